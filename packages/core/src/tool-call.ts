@@ -1,0 +1,27 @@
+import type { Session } from './session'
+
+/** A tool call as a model sends it. `arguments` is a JSON string or an already parsed object. */
+export interface ModelToolCall {
+  id: string
+  name: string
+  arguments?: string | Record<string, unknown> | null
+}
+
+/**
+ * What `run(args, call)` receives: the call's identity, its session, and its controls.
+ * `signal` aborts on cancel, timeout and plugin disposal alike.
+ */
+export interface ToolCall {
+  readonly id: string
+  readonly name: string
+  readonly session: Session
+  readonly signal: AbortSignal
+  /** Epoch milliseconds after which the call counts as timed out. */
+  readonly deadline: number
+  /** Reports progress to hosts (`tools/call-progress`); never reaches the model's history. */
+  progress(message: string): void
+  /** Suspends until a person approves; rejects with a denial the pipeline reports as `denied`. */
+  ask(reason: string): Promise<void>
+  /** Ends the call as `denied` with this reason. */
+  deny(reason: string): never
+}

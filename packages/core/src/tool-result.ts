@@ -1,0 +1,53 @@
+/** How a call ended. */
+export type ToolStatus = 'ok' | 'error' | 'denied' | 'timed_out' | 'cancelled' | 'background'
+
+export interface ToolImage {
+  /** MIME type, e.g. `image/png`. */
+  mimeType: string
+  /** Base64 data. */
+  data: string
+}
+
+/** Host-only output of a call (file changes, diffs): never part of the model's text. */
+export interface ToolArtifact {
+  kind: string
+  [key: string]: unknown
+}
+
+/** The structured form a tool may return. Only `text` and `images` reach the model. */
+export interface ToolOutputObject {
+  text: string
+  images?: ToolImage[]
+  data?: unknown
+  artifacts?: ToolArtifact[]
+}
+
+/** What `run` may return: a string, a JSON-able value, or `{ text, images?, data?, artifacts? }`. */
+export type ToolOutput = string | ToolOutputObject | unknown
+
+/** One result per call, in the calls' order. */
+export interface ToolResult {
+  id: string
+  name: string
+  status: ToolStatus
+  /** The text the model reads. */
+  content: string
+  images?: ToolImage[]
+  data?: unknown
+  artifacts?: ToolArtifact[]
+  /** Set when the call was handed to the background service. */
+  taskId?: string
+  /** A machine-readable reason for `error`, `denied`, `timed_out` and `cancelled`. */
+  code?: ToolResultCode
+  durationMs: number
+}
+
+export type ToolResultCode =
+  | 'unknown_tool'
+  | 'invalid_arguments'
+  | 'tool_error'
+  | 'permission_denied'
+  | 'no_permission_service'
+  | 'timed_out'
+  | 'cancelled'
+  | 'background'

@@ -1,0 +1,68 @@
+import type Schema from 'schemastery'
+import type { Session } from './session'
+import type { ToolCall } from './tool-call'
+import type { ToolOutput } from './tool-result'
+
+/** What a call may change: nothing, files, or anything (a process, a payment). */
+export type Effect = 'read' | 'write' | 'exec'
+
+/**
+ * How the scheduler treats a tool. Undeclared means the worst case:
+ * `effect: 'exec'`, `parallel: effect === 'read'`, `timeout: 180_000`, `background: true`.
+ */
+export interface ToolTraits {
+  /** May run beside other calls of the same turn. @default effect === 'read' */
+  parallel?: boolean
+  /** @default 'exec' */
+  effect?: Effect
+  /** Milliseconds before the call times out (or moves to the background). @default 180_000 */
+  timeout?: number
+  /** On timeout, hand the running call to `ctx.background` when it is loaded. @default true */
+  background?: boolean
+  /** At most this many calls of this tool at once, across all sessions. @default Infinity */
+  concurrency?: number
+}
+
+/** A permission a call needs: a name (`tool:deploy`, `fs.write`) and an optional target. */
+export interface PermissionSpec {
+  name: string
+  target?: string
+}
+
+type Args<S> = Schemastery.TypeT<S>
+
+/** What a plugin author writes. `args` is a schemastery object schema. */
+export interface ToolOptions<S extends Schema = Schema> {
+  /** `/^[a-zA-Z0-9_-]{1,64}$/`. */
+  name: string
+  /** What the tool does, written for a model choosing among tools. */
+  description: string
+  /** The arguments; `run` receives them validated, typed and defaulted. @default Schema.object({}) */
+  args?: S
+  /** The permission this call needs. @default { name: `tool:${name}` } */
+  permission?: (args: Args<S>, call: ToolCall) => PermissionSpec
+  traits?: ToolTraits
+  /** `search` defers the tool behind `tool_search`. @default 'eager' */
+  mode?: 'eager' | 'search'
+  /** Advertised only where a toolset enables one of these groups. Ungrouped tools are always in. */
+  groups?: string[]
+  /** `always`: never reuse a remembered approval for this tool. */
+  confirm?: 'always'
+  /** Hide the tool from sessions where it makes no sense; hidden tools are neither listed nor callable. */
+  visibility?: (session: Session) => boolean
+  run: (args: Args<S>, call: ToolCall) => ToolOutput | Promise<ToolOutput>
+}
+
+/** A tool after `defineTool`: checked, with traits resolved. Immutable. */
+export interface Tool<S extends Schema = Schema> {
+  readonly name: string
+  readonly description: string
+  readonly args: S
+  readonly traits: Readonly<Required<ToolTraits>>
+  readonly mode: 'eager' | 'search'
+  readonly groups: readonly string[]
+  readonly confirm?: 'always'
+  readonly visibility?: (session: Session) => boolean
+  readonly permission?: (args: Args<S>, call: ToolCall) => PermissionSpec
+  readonly run: (args: Args<S>, call: ToolCall) => ToolOutput | Promise<ToolOutput>
+}

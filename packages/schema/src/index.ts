@@ -1,0 +1,6 @@
+export * from './errors'
+export * from './json-schema'
+export * from './to-json-schema'
+export * from './dialects'
+export * from './from-json-schema'
+export * from './compile-validator'

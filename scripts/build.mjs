@@ -1,0 +1,65 @@
+// Builds every workspace with a src/index.ts: esbuild bundles the ESM entry (dependencies
+// stay external), then tsc emits declarations. Order follows the internal dependency graph.
+import { build } from 'esbuild'
+import { spawnSync } from 'node:child_process'
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+
+const root = resolve(import.meta.dirname, '..')
+const only = process.argv.slice(2)
+
+function workspaces() {
+  const result = new Map()
+  for (const base of ['packages', 'external']) {
+    const dir = join(root, base)
+    if (!existsSync(dir)) continue
+    for (const name of readdirSync(dir)) {
+      const folder = join(dir, name)
+      if (!existsSync(join(folder, 'src/index.ts'))) continue
+      const manifest = JSON.parse(readFileSync(join(folder, 'package.json'), 'utf8'))
+      result.set(manifest.name, { folder, manifest })
+    }
+  }
+  return result
+}
+
+function order(all) {
+  const sorted = []
+  const seen = new Set()
+  const visit = (name) => {
+    if (seen.has(name) || !all.has(name)) return
+    seen.add(name)
+    const { manifest } = all.get(name)
+    for (const dep of Object.keys({ ...manifest.dependencies, ...manifest.devDependencies })) visit(dep)
+    sorted.push(name)
+  }
+  for (const name of all.keys()) visit(name)
+  return sorted
+}
+
+const all = workspaces()
+let failed = false
+for (const name of order(all)) {
+  if (only.length && !only.includes(name)) continue
+  const { folder, manifest } = all.get(name)
+  rmSync(join(folder, 'lib'), { recursive: true, force: true })
+  const entries = [join(folder, 'src/index.ts')]
+  if (manifest.bin) entries.push(...Object.values(typeof manifest.bin === 'string' ? { x: manifest.bin } : manifest.bin)
+    .map((file) => join(folder, file.replace(/^\.\/lib\//, 'src/').replace(/\.js$/, '.ts')))
+    .filter((file) => existsSync(file) && !entries.includes(file)))
+  await build({
+    entryPoints: entries,
+    outdir: join(folder, 'lib'),
+    bundle: true,
+    packages: 'external',
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    sourcemap: true,
+    logLevel: 'warning',
+  })
+  const tsc = spawnSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(folder, 'tsconfig.json')], { stdio: 'inherit' })
+  if (tsc.status !== 0) failed = true
+  console.log(`${tsc.status === 0 ? 'built' : 'FAILED'} ${name}`)
+}
+if (failed) process.exit(1)
