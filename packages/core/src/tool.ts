@@ -27,6 +27,11 @@ export interface ToolTraits {
 export interface PermissionSpec {
   name: string
   target?: string
+  /**
+   * What this particular call may change, when it differs from `traits.effect`: a shell
+   * tool classifies `git status` as `read` and `rm -rf build` as `exec`.
+   */
+  effect?: Effect
 }
 
 type Args<S> = Schemastery.TypeT<S>

@@ -1,0 +1,117 @@
+import type { Deadline } from './deadline-timer'
+import type { CallInfo } from './events'
+import type { Session } from './session'
+import type { Tool } from './tool'
+import type { ToolCall } from './tool-call'
+import { ToolDenial } from './tool-denial'
+import type { ToolEntry } from './tool-entry'
+import type { ToolResult, ToolStatus } from './tool-result'
+
+/** Why a call's signal aborted; it decides the status the call ends with. */
+export type AbortKind = 'cancelled' | 'timed_out' | 'disposed'
+
+export interface CallHooks {
+  progress(call: ActiveCall, message: string): void
+  ask(call: ActiveCall, reason: string): Promise<void>
+  /** The signal aborted: settle the call now, whatever the handler does. */
+  aborted(call: ActiveCall, kind: AbortKind, message: string): void
+  /** The deadline passed while the handler was running. */
+  expired(call: ActiveCall): void
+}
+
+/**
+ * One call in flight: the `call` object a tool's `run` receives, and the pipeline's state
+ * for it. Its AbortController is created only when someone reads `signal`, since most
+ * calls finish without anyone looking.
+ */
+export class ActiveCall implements ToolCall, Deadline, CallInfo {
+  at = Infinity
+  startedAt: number
+  /** The last progress message, kept for a `timed_out` result. */
+  lastProgress?: string
+  /** Set once the call has a final result; later outcomes are dropped. */
+  settled = false
+  /** Set when the background service took the call over. */
+  adopted = false
+  abortKind?: AbortKind
+  abortMessage?: string
+  /** Where the final result goes; set once the handler runs, rewired on adoption. */
+  sink?: (result: ToolResult) => void
+  entry?: ToolEntry
+  private controller?: AbortController
+  private t0 = performance.now()
+
+  constructor(
+    public readonly id: string,
+    public readonly tool: Tool,
+    public readonly session: Session,
+    public readonly args: unknown,
+    private hooks: CallHooks,
+  ) {
+    this.startedAt = Date.now()
+  }
+
+  get name() {
+    return this.tool.name
+  }
+
+  get deadline() {
+    return this.at
+  }
+
+  get signal(): AbortSignal {
+    if (!this.controller) {
+      this.controller = new AbortController()
+      if (this.abortKind) this.controller.abort(this.abortError())
+    }
+    return this.controller.signal
+  }
+
+  durationMs(): number {
+    return Math.round((performance.now() - this.t0) * 1000) / 1000
+  }
+
+  get aborted() {
+    return this.abortKind !== undefined
+  }
+
+  /** Aborts the call's signal once; the first reason wins. */
+  abort(kind: AbortKind, message: string): void {
+    if (this.abortKind) return
+    this.abortKind = kind
+    this.abortMessage = message
+    this.controller?.abort(this.abortError())
+    this.hooks.aborted(this, kind, message)
+  }
+
+  fire(): void {
+    this.hooks.expired(this)
+  }
+
+  progress(message: string): void {
+    if (this.settled && !this.adopted) return
+    this.lastProgress = String(message)
+    this.hooks.progress(this, this.lastProgress)
+  }
+
+  ask(reason: string): Promise<void> {
+    if (this.abortKind) return Promise.reject(this.abortError())
+    return this.hooks.ask(this, String(reason))
+  }
+
+  deny(reason: string): never {
+    throw new ToolDenial(String(reason))
+  }
+
+  private abortError() {
+    const error = new Error(this.abortMessage)
+    error.name = this.abortKind === 'timed_out' ? 'TimeoutError' : 'AbortError'
+    return error
+  }
+}
+
+export const ABORT_STATUS: Record<AbortKind, ToolStatus> = {
+  cancelled: 'cancelled',
+  timed_out: 'timed_out',
+  disposed: 'cancelled',
+}

@@ -1,0 +1,308 @@
+import { formatIssues } from '@dogu/schema'
+import { ABORT_STATUS, ActiveCall, type AbortKind, type CallHooks } from './active-call'
+import type { BackgroundPort } from './background-port'
+import { closestNames } from './closest-names'
+import type { DeadlineTimer } from './deadline-timer'
+import type { EmitFunction } from './events'
+import type { Logger } from './logger'
+import { normalizeOutput, truncateContent } from './normalize-output'
+import { parseArguments } from './parse-arguments'
+import type { AuthorizeRequest, AuthorizeResult, PermissionGate } from './permission-gate'
+import type { Session } from './session'
+import type { ModelToolCall } from './tool-call'
+import { ToolDenial } from './tool-denial'
+import type { ToolEntry } from './tool-entry'
+import type { ToolResult, ToolResultCode, ToolStatus } from './tool-result'
+
+/** What a pipeline reads from its registry at call time: services may come and go. */
+export interface PipelineHost {
+  readonly permissions: PermissionGate | undefined
+  readonly background: BackgroundPort | undefined
+  readonly emit: EmitFunction | undefined
+  readonly logger: Logger
+  readonly timer: DeadlineTimer
+}
+
+export interface PipelineLimits {
+  /** Longest content a result may carry before it is cut. */
+  maxContentLength: number
+  /** Longest JSON arguments string accepted. */
+  maxArgumentsLength: number
+  /** An upper bound on every tool's timeout, set by the host. */
+  timeout: number
+}
+
+let callCounter = 0
+
+/**
+ * Runs one call through validate → authorize → run → report. Nothing here throws at the
+ * caller: every failure becomes a result the model can read.
+ */
+export class CallPipeline implements CallHooks {
+  constructor(
+    private host: PipelineHost,
+    private entries: ReadonlyMap<string, ToolEntry>,
+    private session: Session,
+    private limits: PipelineLimits,
+  ) {}
+
+  /** Resolves and validates a call. Returns a final result when the call cannot run. */
+  prepare(input: ModelToolCall): ActiveCall | ToolResult {
+    const id = typeof input?.id === 'string' && input.id ? input.id : `call_${++callCounter}`
+    const name = input?.name
+    const entry = typeof name === 'string' ? this.entries.get(name) : undefined
+    if (!entry) return this.reject(id, name, 'unknown_tool', this.unknownMessage(name))
+    const parsed = parseArguments(input.arguments, this.limits.maxArgumentsLength)
+    if (!parsed.ok) return this.reject(id, name!, 'invalid_arguments', parsed.message)
+    const checked = entry.validator(parsed.value)
+    if (!checked.ok) return this.reject(id, name!, 'invalid_arguments', formatIssues(checked.issues))
+    const call = new ActiveCall(id, entry.tool, this.session, checked.value, this)
+    this.host.emit?.('tools/call-start', call)
+    return call
+  }
+
+  /** Authorizes and runs a prepared call. */
+  async run(call: ActiveCall, entry: ToolEntry): Promise<ToolResult> {
+    if (call.aborted) return this.finishAborted(call)
+    const tool = call.tool
+    let request: AuthorizeRequest
+    try {
+      const permission = tool.permission ? tool.permission(call.args as any, call) : entry.defaultPermission
+      request = {
+        session: call.session,
+        permission,
+        effect: permission.effect ?? tool.traits.effect,
+        tool: tool.name,
+        args: call.args,
+        confirm: tool.confirm,
+      }
+    } catch (error) {
+      return this.finish(call, 'error', `Error: ${messageOf(error)}`, 'tool_error')
+    }
+    const gate = this.host.permissions
+    if (!gate) {
+      if (request.effect !== 'read') {
+        return this.finish(call, 'denied', `Permission denied: no permission service is loaded, so only read-only tools may run ("${tool.name}" has effect "${request.effect}").`, 'no_permission_service')
+      }
+    } else {
+      try {
+        let result = gate.authorize(request)
+        if (typeof (result as Promise<AuthorizeResult>).then === 'function') result = await result
+        const { decision, reason } = result as AuthorizeResult
+        if (decision === 'ask') {
+          const outcome = await gate.approve({ ...request, callId: call.id }, call.signal)
+          if (outcome.decision !== 'allow') return this.denied(call, outcome.reason ?? 'the request was not approved')
+        } else if (decision !== 'allow') {
+          return this.denied(call, reason ?? 'a permission rule denies it')
+        }
+      } catch (error) {
+        if (call.aborted) return this.finishAborted(call)
+        return this.denied(call, `the permission check failed: ${messageOf(error)}`)
+      }
+      if (call.aborted) return this.finishAborted(call)
+    }
+    if (entry.limit) {
+      try {
+        await entry.limit.acquire(call.signal)
+      } catch {
+        return this.finishAborted(call)
+      }
+      try {
+        return await this.invoke(call, entry)
+      } finally {
+        entry.limit.release()
+      }
+    }
+    return this.invoke(call, entry)
+  }
+
+  /** Calls the handler under the call's deadline; settles once, whatever happens later. */
+  private invoke(call: ActiveCall, entry: ToolEntry): Promise<ToolResult> {
+    if (entry.disposed) return Promise.resolve(this.finish(call, 'cancelled', `Cancelled: tool "${call.name}" was unloaded.`, 'cancelled'))
+    return new Promise<ToolResult>((resolve) => {
+      call.sink = resolve
+      entry.inflight.add(call)
+      call.entry = entry
+      call.at = Date.now() + Math.min(call.tool.traits.timeout, this.limits.timeout)
+      this.host.timer.add(call)
+      let output: unknown
+      try {
+        output = call.tool.run(call.args as any, call)
+      } catch (error) {
+        this.settleError(call, error)
+        return
+      }
+      if (output && typeof (output as Promise<unknown>).then === 'function') {
+        ;(output as Promise<unknown>).then(
+          (value) => this.settleOutput(call, value),
+          (error) => this.settleError(call, error),
+        )
+      } else {
+        this.settleOutput(call, output)
+      }
+    })
+  }
+
+  private settleOutput(call: ActiveCall, output: unknown) {
+    if (call.settled) return this.dropLate(call, 'result')
+    const { content, images, data, artifacts } = normalizeOutput(output)
+    const result = this.result(call.id, call.name, 'ok', content, call.durationMs())
+    if (images) result.images = images
+    if (data !== undefined) result.data = data
+    if (artifacts) result.artifacts = artifacts
+    this.settle(call, result)
+  }
+
+  private settleError(call: ActiveCall, error: unknown) {
+    if (call.settled) return this.dropLate(call, 'error')
+    if (call.aborted) return this.settle(call, this.abortedResult(call))
+    if (error instanceof ToolDenial) {
+      return this.settle(call, this.result(call.id, call.name, 'denied', `Permission denied: ${error.reason}`, call.durationMs(), 'permission_denied'))
+    }
+    this.host.logger.debug('tool %s failed: %s', call.name, error)
+    this.settle(call, this.result(call.id, call.name, 'error', `Error: ${messageOf(error)}`, call.durationMs(), 'tool_error'))
+  }
+
+  private settle(call: ActiveCall, result: ToolResult) {
+    call.settled = true
+    this.host.timer.delete(call)
+    call.entry?.inflight.delete(call)
+    // An adopted call already told the model it moved to the background; its end belongs
+    // to the background service, not to `tools/call-end`.
+    if (!call.adopted) this.host.emit?.('tools/call-end', call, result)
+    call.sink!(result)
+  }
+
+  private dropLate(call: ActiveCall, kind: string) {
+    this.host.logger.debug('discarded the late %s of %s (%s) after it ended %s', kind, call.name, call.id, call.abortKind ?? 'already')
+  }
+
+  // CallHooks: the call object reports into the pipeline through these.
+
+  progress(call: ActiveCall, message: string): void {
+    this.host.emit?.('tools/call-progress', call, message)
+  }
+
+  async ask(call: ActiveCall, reason: string): Promise<void> {
+    const gate = this.host.permissions
+    if (!gate) throw new ToolDenial(`no permission service is loaded to approve it (${reason})`)
+    const tool = call.tool
+    const permission = tool.permission ? tool.permission(call.args as any, call) : call.entry!.defaultPermission
+    const outcome = await gate.approve({
+      session: call.session,
+      permission,
+      effect: permission.effect ?? tool.traits.effect,
+      tool: tool.name,
+      args: call.args,
+      // A tool asking from inside `run` wants a person's answer now, not a remembered one.
+      confirm: 'always',
+      callId: call.id,
+      reason,
+    }, call.signal)
+    if (outcome.decision !== 'allow') throw new ToolDenial(outcome.reason ?? 'the request was not approved')
+  }
+
+  aborted(call: ActiveCall, kind: AbortKind): void {
+    // Only a running handler needs settling here; earlier stages check `call.aborted`.
+    if (call.sink && !call.settled) this.settle(call, this.abortedResult(call))
+    if (kind !== 'timed_out') this.host.timer.delete(call)
+  }
+
+  expired(call: ActiveCall): void {
+    if (call.settled || call.adopted || call.aborted) return
+    const background = this.host.background
+    if (call.tool.traits.background && background) {
+      try {
+        this.adopt(call, background)
+        return
+      } catch (error) {
+        this.host.logger.warn('background service refused %s: %s', call.name, error)
+      }
+    }
+    const seconds = Math.round(Math.min(call.tool.traits.timeout, this.limits.timeout) / 100) / 10
+    call.abort('timed_out', `timed out after ${seconds}s`)
+  }
+
+  private adopt(call: ActiveCall, background: BackgroundPort) {
+    const reply = call.sink!
+    const later = new Promise<ToolResult>((resolve) => { call.sink = resolve })
+    call.adopted = true
+    let task: { id: string }
+    try {
+      task = background.adopt({
+        callId: call.id,
+        tool: call.name,
+        session: call.session,
+        args: call.args,
+        startedAt: call.startedAt,
+        result: later,
+        cancel: (reason) => call.abort('cancelled', reason ?? 'the background task was cancelled'),
+      })
+    } catch (error) {
+      call.adopted = false
+      call.sink = reply
+      throw error
+    }
+    const result = this.result(call.id, call.name, 'background', `The call is still running and continues in the background as task ${task.id}. Check it later with task_status({ "id": "${task.id}" }) or stop it with task_cancel.`, call.durationMs(), 'background')
+    result.taskId = task.id
+    this.host.emit?.('tools/call-end', call, result)
+    reply(result)
+  }
+
+  private abortedResult(call: ActiveCall): ToolResult {
+    const status = ABORT_STATUS[call.abortKind!]
+    const label = status === 'timed_out' ? 'Timed out' : 'Cancelled'
+    let content = `${label}: ${call.abortMessage}.`
+    if (call.lastProgress) content += ` Last progress: ${call.lastProgress}`
+    return this.result(call.id, call.name, status, content, call.durationMs(), status as ToolResultCode)
+  }
+
+  private finishAborted(call: ActiveCall): ToolResult {
+    const result = this.abortedResult(call)
+    call.settled = true
+    this.host.emit?.('tools/call-end', call, result)
+    return result
+  }
+
+  private denied(call: ActiveCall, reason: string): ToolResult {
+    return this.finish(call, 'denied', `Permission denied: ${reason}`, 'permission_denied')
+  }
+
+  private finish(call: ActiveCall, status: ToolStatus, content: string, code: ToolResultCode): ToolResult {
+    const result = this.result(call.id, call.name, status, content, call.durationMs(), code)
+    call.settled = true
+    this.host.emit?.('tools/call-end', call, result)
+    return result
+  }
+
+  /** A call that never started: unknown tool or bad arguments. */
+  private reject(id: string, name: unknown, code: ToolResultCode, content: string): ToolResult {
+    const label = typeof name === 'string' ? name : String(name)
+    const result = this.result(id, label, 'error', content, 0, code)
+    const emit = this.host.emit
+    if (emit) {
+      const info = { id, name: label, session: this.session, args: undefined, startedAt: Date.now() }
+      emit('tools/call-start', info)
+      emit('tools/call-end', info, result)
+    }
+    return result
+  }
+
+  private result(id: string, name: string, status: ToolStatus, content: string, durationMs: number, code?: ToolResultCode): ToolResult {
+    const result: ToolResult = { id, name, status, content: truncateContent(content, this.limits.maxContentLength), durationMs }
+    if (code) result.code = code
+    return result
+  }
+
+  private unknownMessage(name: unknown): string {
+    if (typeof name !== 'string' || !name) return 'Unknown tool: the call has no tool name.'
+    const close = closestNames(name, this.entries.keys())
+    const hint = close.length ? ` Did you mean ${close.map((n) => `"${n}"`).join(', ')}?` : ''
+    return `Unknown tool "${name}".${hint} Available tools: ${[...this.entries.keys()].slice(0, 20).join(', ')}${this.entries.size > 20 ? ', …' : ''}.`
+  }
+}
+
+function messageOf(error: unknown): string {
+  if (error instanceof Error) return error.message || error.name
+  return String(error)
+}

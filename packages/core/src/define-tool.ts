@@ -1,0 +1,121 @@
+import { SchemaError, toJsonSchema } from '@dogu/schema'
+import Schema from 'schemastery'
+import { DoguError } from './errors'
+import type { Effect, Tool, ToolOptions, ToolTraits } from './tool'
+
+const NAME = /^[a-zA-Z0-9_-]{1,64}$/
+const EFFECTS = new Set<Effect>(['read', 'write', 'exec'])
+
+/**
+ * Checks a tool definition and fills its defaults. Throws a `DoguError` for a developer's
+ * mistake (bad name, bad traits, a non-object `args` schema) at definition time, not at
+ * the first call.
+ *
+ * @example
+ * const echo = defineTool({
+ *   name: 'echo',
+ *   description: 'Repeat a text',
+ *   args: Schema.object({ text: Schema.string().required() }),
+ *   traits: { effect: 'read' },
+ *   run: ({ text }) => text,
+ * })
+ */
+export function defineTool<S extends Schema = Schema<{}, {}>>(options: ToolOptions<S>): Tool<S> {
+  if (!options || typeof options !== 'object') {
+    throw new DoguError('INVALID_DEFINITION', 'defineTool() expects an options object')
+  }
+  const { name, description, run } = options
+  if (typeof name !== 'string' || !NAME.test(name)) {
+    throw new DoguError('INVALID_NAME', `invalid tool name ${JSON.stringify(name)}: it must match /^[a-zA-Z0-9_-]{1,64}$/`)
+  }
+  if (typeof description !== 'string') {
+    throw new DoguError('INVALID_DEFINITION', `tool "${name}": description must be a string`)
+  }
+  if (typeof run !== 'function') {
+    throw new DoguError('INVALID_DEFINITION', `tool "${name}": run must be a function`)
+  }
+  const args = (options.args ?? Schema.object({})) as S
+  if (!isSchema(args) || !isObjectSchema(args)) {
+    throw new DoguError('INVALID_ARGS_SCHEMA', `tool "${name}": args must be a schemastery object schema (Schema.object, Schema.intersect of objects)`)
+  }
+  for (const key of ['permission', 'visibility'] as const) {
+    if (options[key] !== undefined && typeof options[key] !== 'function') {
+      throw new DoguError('INVALID_DEFINITION', `tool "${name}": ${key} must be a function`)
+    }
+  }
+  const mode = options.mode ?? 'eager'
+  if (mode !== 'eager' && mode !== 'search') {
+    throw new DoguError('INVALID_DEFINITION', `tool "${name}": mode must be "eager" or "search"`)
+  }
+  if (options.confirm !== undefined && options.confirm !== 'always') {
+    throw new DoguError('INVALID_DEFINITION', `tool "${name}": confirm must be "always" when set`)
+  }
+  const groups = options.groups ?? []
+  if (!Array.isArray(groups) || groups.some((group) => typeof group !== 'string' || !group)) {
+    throw new DoguError('INVALID_DEFINITION', `tool "${name}": groups must be an array of non-empty strings`)
+  }
+  try {
+    // Refuse what no model could be told about (`Schema.function()`, `Schema.is(...)`) now,
+    // not at the first definitions() call.
+    toJsonSchema(args)
+  } catch (error) {
+    if (!SchemaError.is(error)) throw error
+    throw new DoguError('INVALID_ARGS_SCHEMA', `tool "${name}": ${error.message}`, { cause: error })
+  }
+  const tool: Tool<S> = Object.freeze({
+    name,
+    description,
+    args,
+    traits: resolveTraits(name, options.traits),
+    mode,
+    groups: Object.freeze([...groups]),
+    confirm: options.confirm,
+    visibility: options.visibility,
+    permission: options.permission,
+    run,
+  })
+  defined.add(tool)
+  return tool
+}
+
+const defined = new WeakSet<object>()
+
+/** True for what `defineTool` returned. */
+export function isTool(value: unknown): value is Tool {
+  return typeof value === 'object' && value !== null && defined.has(value)
+}
+
+function resolveTraits(name: string, traits: ToolTraits = {}): Readonly<Required<ToolTraits>> {
+  const effect = traits.effect ?? 'exec'
+  if (!EFFECTS.has(effect)) {
+    throw new DoguError('INVALID_DEFINITION', `tool "${name}": traits.effect must be "read", "write" or "exec"`)
+  }
+  const timeout = traits.timeout ?? 180_000
+  if (!(timeout > 0) || !Number.isFinite(timeout)) {
+    throw new DoguError('INVALID_DEFINITION', `tool "${name}": traits.timeout must be a positive number of milliseconds`)
+  }
+  const concurrency = traits.concurrency ?? Infinity
+  if (!(concurrency >= 1)) {
+    throw new DoguError('INVALID_DEFINITION', `tool "${name}": traits.concurrency must be at least 1`)
+  }
+  return Object.freeze({
+    effect,
+    parallel: traits.parallel ?? effect === 'read',
+    timeout,
+    background: traits.background ?? true,
+    concurrency,
+  })
+}
+
+const kSchema = Symbol.for('schemastery')
+
+function isSchema(value: unknown): value is Schema {
+  return typeof value === 'function' && (value as any)[kSchema] === true
+}
+
+function isObjectSchema(schema: Schema): boolean {
+  if (schema.type === 'object') return true
+  if (schema.type === 'intersect') return schema.list!.every(isObjectSchema)
+  if (schema.type === 'transform') return isObjectSchema(schema.inner!)
+  return false
+}

@@ -1,0 +1,22 @@
+import type { Session } from './session'
+import type { ToolResult } from './tool-result'
+
+/** What hosts, logs and the WebUI see of a call as it starts. */
+export interface CallInfo {
+  id: string
+  name: string
+  session: Session
+  args: unknown
+  startedAt: number
+}
+
+/** Events the runtime emits; `@dogu/cordis` forwards them as `ctx.emit('tools/…')`. */
+export interface ToolEvents {
+  'tools/call-start'(info: CallInfo): void
+  'tools/call-progress'(info: CallInfo, message: string): void
+  'tools/call-end'(info: CallInfo, result: ToolResult): void
+  /** The registry changed: a tool was defined, replaced or removed. */
+  'tools/changed'(): void
+}
+
+export type EmitFunction = <K extends keyof ToolEvents>(name: K, ...args: Parameters<ToolEvents[K]>) => void

@@ -1,0 +1,44 @@
+import type { Session } from './session'
+import type { Effect, PermissionSpec } from './tool'
+
+export type Decision = 'allow' | 'ask' | 'deny'
+
+/** What the pipeline asks the permission service about one call. */
+export interface AuthorizeRequest {
+  session: Session
+  permission: PermissionSpec
+  effect: Effect
+  tool: string
+  args: unknown
+  /** `always` when the tool demands a fresh answer every time. */
+  confirm?: 'always'
+}
+
+export interface AuthorizeResult {
+  decision: Decision
+  reason?: string
+  /** What decided: a rule, a grant, a mode or the effect default. For audit logs. */
+  rule?: unknown
+}
+
+/** A request for a person's approval, made by the pipeline (`ask`) or by `call.ask(reason)`. */
+export interface ApprovalRequest extends AuthorizeRequest {
+  callId: string
+  reason?: string
+}
+
+export interface ApprovalOutcome {
+  decision: 'allow' | 'deny'
+  reason?: string
+}
+
+/**
+ * The seam between the pipeline and a permission service. The core never decides `ask`
+ * itself: it asks the gate, and without a gate it fails closed (read runs, the rest is
+ * denied).
+ */
+export interface PermissionGate {
+  authorize(request: AuthorizeRequest): AuthorizeResult | Promise<AuthorizeResult>
+  /** Resolves when a person answers, the request expires (deny) or `signal` aborts (deny). */
+  approve(request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalOutcome>
+}

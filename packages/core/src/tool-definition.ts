@@ -1,0 +1,71 @@
+import { type Dialect, type JsonSchema, SchemaError, toDialect, toJsonSchema } from '@dogu/schema'
+import type { Tool } from './tool'
+
+/** OpenAI Chat Completions / Responses `tools[]` entry. */
+export interface OpenAIToolDefinition {
+  type: 'function'
+  function: { name: string; description: string; parameters: JsonSchema; strict: boolean }
+}
+
+/** Anthropic Messages `tools[]` entry. */
+export interface AnthropicToolDefinition {
+  name: string
+  description: string
+  input_schema: JsonSchema
+}
+
+/** Gemini `functionDeclarations[]` entry. */
+export interface GeminiFunctionDeclaration {
+  name: string
+  description: string
+  parameters: JsonSchema
+}
+
+/** Provider-neutral: name, description and JSON Schema 2020-12 parameters. */
+export interface JsonToolDefinition {
+  name: string
+  description: string
+  parameters: JsonSchema
+}
+
+export interface DefinitionMap {
+  openai: OpenAIToolDefinition
+  anthropic: AnthropicToolDefinition
+  gemini: GeminiFunctionDeclaration
+  json: JsonToolDefinition
+}
+
+type Format = { [D in Dialect]: (tool: Tool, locale?: string) => DefinitionMap[D] }
+
+const formats: Format = {
+  json: (tool, locale) => ({ name: tool.name, description: tool.description, parameters: toJsonSchema(tool.args, { locale }) }),
+  anthropic: (tool, locale) => ({
+    name: tool.name,
+    description: tool.description,
+    input_schema: toDialect(toJsonSchema(tool.args, { locale }), 'anthropic'),
+  }),
+  gemini: (tool, locale) => ({
+    name: tool.name,
+    description: tool.description,
+    parameters: toDialect(toJsonSchema(tool.args, { locale }), 'gemini'),
+  }),
+  openai: (tool, locale) => {
+    const json = toJsonSchema(tool.args, { locale })
+    try {
+      return { type: 'function', function: { name: tool.name, description: tool.description, parameters: toDialect(json, 'openai'), strict: true } }
+    } catch (error) {
+      if (!SchemaError.is(error, 'DIALECT_REFUSED')) throw error
+      // Strict mode cannot express this schema (a dict, say): send it non-strict; our own
+      // validation still checks every call.
+      const { $schema, ...parameters } = json
+      return { type: 'function', function: { name: tool.name, description: tool.description, parameters, strict: false } }
+    }
+  },
+}
+
+/** The definition of one tool in a provider's format. */
+export function toolDefinition<D extends Dialect>(tool: Tool, dialect: D, locale?: string): DefinitionMap[D] {
+  const format = formats[dialect]
+  if (!format) throw new TypeError(`unknown dialect ${JSON.stringify(dialect)}: use one of ${Object.keys(formats).join(', ')}`)
+  return format(tool, locale)
+}

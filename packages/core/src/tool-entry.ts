@@ -1,0 +1,25 @@
+import { compileValidator, type Validator } from '@dogu/schema'
+import type { ActiveCall } from './active-call'
+import { ConcurrencyLimit } from './concurrency-limit'
+import type { PermissionSpec, Tool } from './tool'
+
+/** A registered tool with its owner and the state the pipeline keeps for it. */
+export class ToolEntry {
+  /** Calls of this tool in flight, aborted when the owner goes away. */
+  readonly inflight = new Set<ActiveCall>()
+  readonly defaultPermission: PermissionSpec
+  readonly limit?: ConcurrencyLimit
+  /** Provider definitions, computed once per dialect. */
+  readonly definitions = new Map<string, unknown>()
+  disposed = false
+  private _validator?: Validator
+
+  constructor(public readonly tool: Tool, public readonly owner: object, public readonly ownerName: string) {
+    this.defaultPermission = Object.freeze({ name: `tool:${tool.name}` })
+    if (Number.isFinite(tool.traits.concurrency)) this.limit = new ConcurrencyLimit(tool.traits.concurrency)
+  }
+
+  get validator(): Validator {
+    return this._validator ??= compileValidator(this.tool.args)
+  }
+}

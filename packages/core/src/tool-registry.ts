@@ -1,0 +1,189 @@
+import type { BackgroundPort } from './background-port'
+import type { PipelineHost, PipelineLimits } from './call-pipeline'
+import { DeadlineTimer } from './deadline-timer'
+import { defineTool, isTool } from './define-tool'
+import { DoguError } from './errors'
+import type { EmitFunction } from './events'
+import { type Logger, silentLogger } from './logger'
+import { compileNameGlobs } from './name-matcher'
+import type { PermissionGate } from './permission-gate'
+import type { Session } from './session'
+import type { Tool, ToolOptions } from './tool'
+import type { ModelToolCall } from './tool-call'
+import { ToolEntry } from './tool-entry'
+import type { ToolResult } from './tool-result'
+import { type ExecuteOptions, Toolset, type ToolsetOptions } from './toolset'
+
+export interface ToolRegistryOptions {
+  /** Receives `tools/*` events. */
+  emit?: EmitFunction
+  logger?: Logger
+  /** Defaults for every toolset. */
+  limits?: Partial<PipelineLimits>
+}
+
+/** The owner used when `define` is called without one. */
+const ANONYMOUS = { name: 'anonymous' }
+
+/**
+ * All tools the process knows, with their owners. Hosts wrap it (`ctx.tools` on Cordis);
+ * agents work with the toolsets it makes.
+ */
+export class ToolRegistry implements PipelineHost {
+  /** The permission service, when one is loaded. Without it, only `read` tools run. */
+  permissions: PermissionGate | undefined
+  /** The background service, when one is loaded. */
+  background: BackgroundPort | undefined
+  readonly emit: EmitFunction | undefined
+  readonly logger: Logger
+  readonly timer = new DeadlineTimer()
+  private entries = new Map<string, ToolEntry>()
+  private sorted: ToolEntry[] | undefined
+  private limits: PipelineLimits
+  private _version = 0
+
+  constructor(options: ToolRegistryOptions = {}) {
+    this.emit = options.emit
+    this.logger = options.logger ?? silentLogger
+    this.limits = {
+      maxContentLength: 50_000,
+      maxArgumentsLength: 1_000_000,
+      timeout: Infinity,
+      ...options.limits,
+    }
+  }
+
+  /** Increases on every change; caches key on it. */
+  get version(): number {
+    return this._version
+  }
+
+  /**
+   * Registers a tool for `owner` and returns its disposer. The same owner may redefine a
+   * name (it replaces the old tool); another live owner's name is a `NAME_CONFLICT`.
+   */
+  define(tool: Tool | ToolOptions, owner: object = ANONYMOUS, ownerName = nameOf(owner)): () => void {
+    const checked = isTool(tool) ? tool : defineTool(tool as ToolOptions)
+    const existing = this.entries.get(checked.name)
+    if (existing && existing.owner !== owner) {
+      throw new DoguError('NAME_CONFLICT', `tool "${checked.name}" is already defined by ${existing.ownerName}; ${ownerName} cannot define it too`)
+    }
+    const entry = new ToolEntry(checked, owner, ownerName)
+    if (existing) this.retire(existing, `tool "${checked.name}" was replaced`)
+    this.entries.set(checked.name, entry)
+    this.changed()
+    return () => {
+      if (entry.disposed) return
+      if (this.entries.get(checked.name) === entry) this.entries.delete(checked.name)
+      this.retire(entry, `tool "${checked.name}" was unloaded`)
+      this.changed()
+    }
+  }
+
+  /** Removes every tool of `owner` (a plugin being disposed); returns how many. */
+  disposeOwner(owner: object): number {
+    let count = 0
+    for (const [name, entry] of this.entries) {
+      if (entry.owner !== owner) continue
+      this.entries.delete(name)
+      this.retire(entry, `tool "${name}" was unloaded`)
+      count++
+    }
+    if (count) this.changed()
+    return count
+  }
+
+  get(name: string): Tool | undefined {
+    return this.entries.get(name)?.tool
+  }
+
+  has(name: string): boolean {
+    return this.entries.has(name)
+  }
+
+  /** The owner's name of a tool, for UIs and error messages. */
+  ownerOf(name: string): string | undefined {
+    return this.entries.get(name)?.ownerName
+  }
+
+  /** All tools, sorted by name. */
+  list(): Tool[] {
+    return this.sortedEntries().map((entry) => entry.tool)
+  }
+
+  /**
+   * Tools filtered by name globs, sorted by name (ChatLuna's `filter`): not bound to a
+   * session, so `visibility` is not applied.
+   */
+  filter(options: { include?: string[]; exclude?: string[] } = {}): Tool[] {
+    const include = options.include?.length ? compileNameGlobs(options.include) : undefined
+    const exclude = options.exclude?.length ? compileNameGlobs(options.exclude) : undefined
+    return this.sortedEntries()
+      .filter(({ tool }) => (!include || include(tool.name)) && !exclude?.(tool.name))
+      .map((entry) => entry.tool)
+  }
+
+  /** A finalized toolset for one session: see `ToolsetOptions`. */
+  toolset(options: ToolsetOptions): Toolset {
+    if (!options || typeof options !== 'object' || !options.session || typeof options.session.id !== 'string') {
+      throw new DoguError('INVALID_OPTIONS', 'toolset() needs { session: { id: string, ... } }')
+    }
+    const { session } = options
+    const include = options.include?.length ? compileNameGlobs(options.include) : undefined
+    const exclude = options.exclude?.length ? compileNameGlobs(options.exclude) : undefined
+    const groups = new Set(options.groups ?? [])
+    const selected: ToolEntry[] = []
+    for (const entry of this.sortedEntries()) {
+      const { tool } = entry
+      if (include && !include(tool.name)) continue
+      if (exclude?.(tool.name)) continue
+      if (tool.groups.length && !tool.groups.some((group) => groups.has(group))) continue
+      if (tool.visibility && !this.visible(tool, session)) continue
+      selected.push(entry)
+    }
+    return new Toolset(this, selected, options, this.limits)
+  }
+
+  /** Shortcut: a toolset for `options` and its `execute`. */
+  execute(calls: readonly ModelToolCall[], options: ToolsetOptions & ExecuteOptions): Promise<ToolResult[]> {
+    return this.toolset(options).execute(calls, options)
+  }
+
+  /** Aborts every call in flight and stops the timer; the registry stays usable. */
+  dispose(): void {
+    for (const entry of this.entries.values()) {
+      for (const call of entry.inflight) call.abort('disposed', 'the tool service stopped')
+    }
+    this.timer.clear()
+  }
+
+  private visible(tool: Tool, session: Session): boolean {
+    try {
+      return !!tool.visibility!(session)
+    } catch (error) {
+      // A broken visibility check hides the tool rather than exposing it.
+      this.logger.warn('visibility() of tool %s threw: %s', tool.name, error)
+      return false
+    }
+  }
+
+  private retire(entry: ToolEntry, message: string) {
+    entry.disposed = true
+    for (const call of entry.inflight) call.abort('disposed', message)
+  }
+
+  private sortedEntries(): ToolEntry[] {
+    return this.sorted ??= [...this.entries.values()].sort((a, b) => (a.tool.name < b.tool.name ? -1 : 1))
+  }
+
+  private changed() {
+    this._version++
+    this.sorted = undefined
+    this.emit?.('tools/changed')
+  }
+}
+
+function nameOf(owner: object): string {
+  const name = (owner as { name?: unknown }).name
+  return typeof name === 'string' && name ? `plugin "${name}"` : 'another plugin'
+}

@@ -1,0 +1,142 @@
+import type { Dialect } from '@dogu/schema'
+import { ActiveCall } from './active-call'
+import { BatchScheduler } from './batch-scheduler'
+import { CallPipeline, type PipelineHost, type PipelineLimits } from './call-pipeline'
+import { DoguError } from './errors'
+import type { Session } from './session'
+import type { Tool } from './tool'
+import type { ModelToolCall } from './tool-call'
+import { type DefinitionMap, toolDefinition } from './tool-definition'
+import type { ToolEntry } from './tool-entry'
+import type { ToolResult } from './tool-result'
+
+/** How a host picks the tools for one conversation. */
+export interface ToolsetOptions {
+  session: Session
+  /** Name globs to keep (minimatch). @default all */
+  include?: string[]
+  /** Name globs to drop, applied after `include`. */
+  exclude?: string[]
+  /** Groups to enable; ungrouped tools are always in. */
+  groups?: string[]
+  /** Locale for i18n descriptions in definitions. */
+  locale?: string
+  /** Lowers every tool's timeout in this toolset (milliseconds). */
+  timeout?: number
+  /** Parallel-safe calls of one batch that may run at once. @default 8 */
+  concurrency?: number
+  /** Content longer than this is cut with a marker. @default 50_000 */
+  maxContentLength?: number
+  /** JSON arguments longer than this are refused. @default 1_000_000 */
+  maxArgumentsLength?: number
+}
+
+export interface ExecuteOptions {
+  /** Cancels every call of the batch still in flight. */
+  signal?: AbortSignal
+}
+
+/**
+ * A finalized toolset: an immutable snapshot whose definitions and whose dispatch map come
+ * from the same entries. What it advertises is exactly what it can call.
+ */
+export class Toolset {
+  readonly session: Session
+  private entries: ReadonlyMap<string, ToolEntry>
+  private pipeline: CallPipeline
+  private poolSize: number
+  private locale?: string
+  private cache = new Map<Dialect, readonly unknown[]>()
+
+  /** @internal Created by `ToolRegistry.toolset()`. */
+  constructor(host: PipelineHost, entries: ToolEntry[], options: ToolsetOptions, limits: PipelineLimits) {
+    this.session = Object.freeze({ ...options.session })
+    this.entries = new Map(entries.map((entry) => [entry.tool.name, entry]))
+    this.poolSize = options.concurrency ?? 8
+    this.locale = options.locale
+    this.pipeline = new CallPipeline(host, this.entries, this.session, {
+      maxContentLength: options.maxContentLength ?? limits.maxContentLength,
+      maxArgumentsLength: options.maxArgumentsLength ?? limits.maxArgumentsLength,
+      timeout: Math.min(options.timeout ?? Infinity, limits.timeout),
+    })
+  }
+
+  /** Tool names in definition order. */
+  get names(): string[] {
+    return [...this.entries.keys()]
+  }
+
+  get size(): number {
+    return this.entries.size
+  }
+
+  has(name: string): boolean {
+    return this.entries.has(name)
+  }
+
+  get(name: string): Tool | undefined {
+    return this.entries.get(name)?.tool
+  }
+
+  /**
+   * Definitions in a provider's format, in a stable order (prompt caches depend on it).
+   * Computed once per tool and dialect while the tool stays registered.
+   */
+  definitions<D extends Dialect = 'json'>(dialect: D = 'json' as D): readonly DefinitionMap[D][] {
+    let list = this.cache.get(dialect)
+    if (!list) {
+      const key = `${dialect}:${this.locale ?? ''}`
+      list = Object.freeze([...this.entries.values()].map((entry) => {
+        let definition = entry.definitions.get(key)
+        if (!definition) {
+          definition = Object.freeze(toolDefinition(entry.tool, dialect, this.locale))
+          entry.definitions.set(key, definition)
+        }
+        return definition
+      }))
+      this.cache.set(dialect, list)
+    }
+    return list as readonly DefinitionMap[D][]
+  }
+
+  /**
+   * Runs the model's calls: one result per call, in the calls' order. Never throws for a
+   * bad call; parallel-safe calls run together, the others alone.
+   */
+  async execute(calls: readonly ModelToolCall[], options: ExecuteOptions = {}): Promise<ToolResult[]> {
+    if (!Array.isArray(calls)) throw new DoguError('INVALID_OPTIONS', 'execute() expects an array of tool calls')
+    const { signal } = options
+    if (calls.length === 1 && !signal) {
+      const prepared = this.pipeline.prepare(calls[0])
+      if (!(prepared instanceof ActiveCall)) return [prepared]
+      return [await this.pipeline.run(prepared, this.entries.get(prepared.name)!)]
+    }
+    const results: ToolResult[] = new Array(calls.length)
+    const active: ActiveCall[] = []
+    const cancel = () => {
+      for (const call of active) if (!call.settled && !call.adopted) call.abort('cancelled', 'the batch was cancelled')
+    }
+    signal?.addEventListener('abort', cancel, { once: true })
+    try {
+      const scheduler = new BatchScheduler(this.poolSize)
+      const pending: Promise<unknown>[] = []
+      for (let i = 0; i < calls.length; i++) {
+        const prepared = this.pipeline.prepare(calls[i])
+        if (!(prepared instanceof ActiveCall)) {
+          results[i] = prepared
+          continue
+        }
+        active.push(prepared)
+        if (signal?.aborted) prepared.abort('cancelled', 'the batch was cancelled')
+        const entry = this.entries.get(prepared.name)!
+        pending.push(scheduler
+          .schedule(prepared.tool.traits.parallel, () => this.pipeline.run(prepared, entry))
+          .then((result) => { results[i] = result }))
+      }
+      await Promise.all(pending)
+    } finally {
+      signal?.removeEventListener('abort', cancel)
+    }
+    return results
+  }
+}
