@@ -1,0 +1,79 @@
+// The whole cost of one call through `toolset.execute` against the bare floor a call
+// cannot avoid: JSON.parse + a compiled ajv validator + `await handler(args)`.
+import Ajv from 'ajv/dist/2020.js'
+import Schema from 'schemastery'
+import { defineTool, ToolRegistry } from '../../packages/core/lib/index.js'
+import { toJsonSchema } from '../../packages/schema/lib/index.js'
+import { compare, formatNs, measureSync, printTable, writeResults } from './harness.mjs'
+
+const session = { id: 'bench', userId: 'u1' }
+const args = Schema.object({
+  city: Schema.string().required(),
+  unit: Schema.union(['c', 'f']).default('c'),
+  days: Schema.natural().max(14).default(1),
+})
+const handler = async ({ city, unit }) => `${city}: 21°${unit}`
+const payload = '{"city":"Hangzhou","unit":"c","days":3}'
+
+// Floor: what any runtime has to do.
+const validate = new Ajv({ useDefaults: true, strict: false }).compile(toJsonSchema(args))
+const floor = async () => {
+  const value = JSON.parse(payload)
+  if (!validate(value)) throw new Error('invalid')
+  return handler(value)
+}
+
+const allowAll = {
+  authorize: () => ({ decision: 'allow' }),
+  approve: async () => ({ decision: 'allow' }),
+}
+
+function registryFor(effect, gate) {
+  const registry = new ToolRegistry()
+  registry.define(defineTool({ name: 'weather', description: 'Weather for a city', args, traits: { effect }, run: handler }))
+  registry.permissions = gate
+  return registry
+}
+
+const rows = []
+const figures = {}
+
+{
+  const toolset = registryFor('read').toolset({ session })
+  const call = [{ id: 'c1', name: 'weather', arguments: payload }]
+  const check = await toolset.execute(call)
+  if (check[0].status !== 'ok') throw new Error(`bench call failed: ${check[0].content}`)
+  const result = await compare(() => toolset.execute(call), floor)
+  figures.callReadNoGate = result
+  rows.push({ case: 'execute(): read tool, no gate', dogu: formatNs(result.subjectNs), floor: formatNs(result.baselineNs), ratio: result.ratio.toFixed(2) + '×', target: '≤ 2×' })
+}
+{
+  const toolset = registryFor('exec', allowAll).toolset({ session })
+  const call = [{ id: 'c1', name: 'weather', arguments: payload }]
+  const result = await compare(() => toolset.execute(call), floor)
+  figures.callExecAllowGate = result
+  rows.push({ case: 'execute(): exec tool, gate allows', dogu: formatNs(result.subjectNs), floor: formatNs(result.baselineNs), ratio: result.ratio.toFixed(2) + '×', target: '≤ 2×' })
+}
+
+printTable('One call, whole pipeline vs bare floor (median of alternating rounds)', rows)
+
+// Toolset creation over 1,000 tools, and cached definitions().
+const big = new ToolRegistry()
+for (let i = 0; i < 1000; i++) {
+  big.define(defineTool({ name: `tool_${i}`, description: `Tool number ${i}`, args, traits: { effect: 'read' }, run: handler }))
+}
+const createNs = measureSync(() => big.toolset({ session }), { iterations: 200 })
+const warm = big.toolset({ session })
+warm.definitions('openai')
+const cachedNs = measureSync(() => warm.definitions('openai'), { iterations: 100_000 })
+const freshNs = measureSync(() => big.toolset({ session }).definitions('openai'), { iterations: 200 })
+figures.toolsetCreate1000Ns = createNs
+figures.definitionsCachedNs = cachedNs
+figures.toolsetPlusDefinitions1000Ns = freshNs
+printTable('Toolsets over 1,000 tools', [
+  { case: 'create toolset', time: formatNs(createNs) },
+  { case: 'definitions(openai), cached on the toolset', time: formatNs(cachedNs) },
+  { case: 'new toolset + definitions(openai), per-tool cache', time: formatNs(freshNs) },
+])
+
+writeResults('core', figures)

@@ -1,0 +1,76 @@
+// Shared measuring helpers for `yarn bench`: every figure is a median over rounds, and
+// every comparison is a ratio against a baseline measured in the same run.
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { dirname, resolve } from 'node:path'
+
+export const root = resolve(import.meta.dirname, '../..')
+
+/** Median nanoseconds per iteration of an async or sync function. */
+export async function measure(fn, { iterations = 20_000, rounds = 9, warmup = 2 } = {}) {
+  const samples = []
+  for (let round = 0; round < rounds + warmup; round++) {
+    const start = process.hrtime.bigint()
+    for (let i = 0; i < iterations; i++) await fn(i)
+    const elapsed = Number(process.hrtime.bigint() - start) / iterations
+    if (round >= warmup) samples.push(elapsed)
+  }
+  return median(samples)
+}
+
+/** Median nanoseconds per iteration of a synchronous function (no await overhead). */
+export function measureSync(fn, { iterations = 20_000, rounds = 9, warmup = 2 } = {}) {
+  const samples = []
+  for (let round = 0; round < rounds + warmup; round++) {
+    const start = process.hrtime.bigint()
+    for (let i = 0; i < iterations; i++) fn(i)
+    const elapsed = Number(process.hrtime.bigint() - start) / iterations
+    if (round >= warmup) samples.push(elapsed)
+  }
+  return median(samples)
+}
+
+/** Measures two functions in alternating rounds so drift hits both alike. */
+export async function compare(subject, baseline, options = {}) {
+  const { rounds = 9 } = options
+  const a = []
+  const b = []
+  for (let round = 0; round < rounds; round++) {
+    b.push(await measure(baseline, { ...options, rounds: 1, warmup: round ? 0 : 2 }))
+    a.push(await measure(subject, { ...options, rounds: 1, warmup: round ? 0 : 2 }))
+  }
+  const subjectNs = median(a)
+  const baselineNs = median(b)
+  return { subjectNs, baselineNs, ratio: subjectNs / baselineNs }
+}
+
+export function median(values) {
+  const sorted = [...values].sort((x, y) => x - y)
+  const mid = sorted.length >> 1
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2
+}
+
+export function formatNs(ns) {
+  if (ns >= 1e6) return `${(ns / 1e6).toFixed(2)} ms`
+  if (ns >= 1e3) return `${(ns / 1e3).toFixed(2)} µs`
+  return `${ns.toFixed(0)} ns`
+}
+
+/** Prints rows as an aligned table. */
+export function printTable(title, rows) {
+  console.log(`\n${title}`)
+  if (!rows.length) return
+  const keys = Object.keys(rows[0])
+  const widths = keys.map((key) => Math.max(key.length, ...rows.map((row) => String(row[key]).length)))
+  const line = (cells) => cells.map((cell, i) => String(cell).padEnd(widths[i])).join('  ')
+  console.log(line(keys))
+  console.log(line(widths.map((w) => '-'.repeat(w))))
+  for (const row of rows) console.log(line(keys.map((key) => row[key])))
+}
+
+/** Writes a bench's figures to bench-results/<name>.json. */
+export function writeResults(name, figures) {
+  const file = resolve(root, 'bench-results', `${name}.json`)
+  mkdirSync(dirname(file), { recursive: true })
+  writeFileSync(file, JSON.stringify({ date: new Date().toISOString(), node: process.version, ...figures }, null, 2) + '\n')
+  console.log(`\nfigures written to ${file}`)
+}
