@@ -8,7 +8,8 @@ module.exports = {
     for (const workspace of workspaces) {
       // Every workspace is an ES module package for Node 20 and later.
       workspace.set('type', 'module')
-      workspace.set('engines.node', '>=20')
+      // Node 20 or later; a workspace may ask for a later 20.x minor (html-to-text needs 20.19).
+      if (!/^>=20(\.\d+){0,2}$/.test(workspace.manifest.engines?.node ?? '')) workspace.set('engines.node', '>=20')
     }
 
     for (const dependency of Yarn.dependencies()) {

@@ -38,6 +38,8 @@ export class ActiveCall implements ToolCall, Deadline, CallInfo {
   /** Where the final result goes; set once the handler runs, rewired on adoption. */
   sink?: (result: ToolResult) => void
   entry?: ToolEntry
+  /** Frees the tool's concurrency slot, once. */
+  release?: () => void
   private controller?: AbortController
   private t0 = performance.now()
 
@@ -67,6 +69,12 @@ export class ActiveCall implements ToolCall, Deadline, CallInfo {
     return this.controller.signal
   }
 
+  releaseSlot(): void {
+    const release = this.release
+    this.release = undefined
+    release?.()
+  }
+
   durationMs(): number {
     return Math.round((performance.now() - this.t0) * 1000) / 1000
   }
@@ -89,9 +97,10 @@ export class ActiveCall implements ToolCall, Deadline, CallInfo {
   }
 
   progress(message: string): void {
-    if (this.settled && !this.adopted) return
+    if (this.settled) return
     this.lastProgress = String(message)
-    this.hooks.progress(this, this.lastProgress)
+    // After adoption the model has its answer; progress stays on the task, not the chat.
+    if (!this.adopted) this.hooks.progress(this, this.lastProgress)
   }
 
   ask(reason: string): Promise<void> {

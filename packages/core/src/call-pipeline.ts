@@ -90,7 +90,9 @@ export class CallPipeline implements CallHooks {
         if (typeof (result as Promise<AuthorizeResult>).then === 'function') result = await result
         const { decision, reason } = result as AuthorizeResult
         if (decision === 'ask') {
-          const outcome = await gate.approve({ ...request, callId: call.id }, call.signal)
+          const outcome = await gate.approve({ ...request, callId: call.id, reason: request.permission.reason }, call.signal)
+          // A request dropped because the call was cancelled ends `cancelled`, not `denied`.
+          if (call.aborted) return this.finishAborted(call)
           if (outcome.decision !== 'allow') return this.denied(call, outcome.reason ?? 'the request was not approved')
         } else if (decision !== 'allow') {
           return this.denied(call, reason ?? 'a permission rule denies it')
@@ -107,18 +109,20 @@ export class CallPipeline implements CallHooks {
       } catch {
         return this.finishAborted(call)
       }
-      try {
-        return await this.invoke(call, entry)
-      } finally {
-        entry.limit.release()
-      }
+      // Released when the handler settles, not when the model is answered: an adopted
+      // call still occupies its slot while it runs in the background.
+      const limit = entry.limit
+      call.release = () => limit.release()
     }
     return this.invoke(call, entry)
   }
 
   /** Calls the handler under the call's deadline; settles once, whatever happens later. */
   private invoke(call: ActiveCall, entry: ToolEntry): Promise<ToolResult> {
-    if (entry.disposed) return Promise.resolve(this.finish(call, 'cancelled', `Cancelled: tool "${call.name}" was unloaded.`, 'cancelled'))
+    if (entry.disposed) {
+      call.releaseSlot()
+      return Promise.resolve(this.finish(call, 'cancelled', `Cancelled: tool "${call.name}" was unloaded.`, 'cancelled'))
+    }
     return new Promise<ToolResult>((resolve) => {
       call.sink = resolve
       entry.inflight.add(call)
@@ -165,6 +169,7 @@ export class CallPipeline implements CallHooks {
 
   private settle(call: ActiveCall, result: ToolResult) {
     call.settled = true
+    call.releaseSlot()
     this.host.timer.delete(call)
     call.entry?.inflight.delete(call)
     // An adopted call already told the model it moved to the background; its end belongs

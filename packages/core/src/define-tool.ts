@@ -20,7 +20,7 @@ const EFFECTS = new Set<Effect>(['read', 'write', 'exec'])
  *   run: ({ text }) => text,
  * })
  */
-export function defineTool<S extends Schema = Schema<{}, {}>>(options: ToolOptions<S>): Tool<S> {
+export function defineTool<A = any>(options: ToolOptions<A>): Tool<A> {
   if (!options || typeof options !== 'object') {
     throw new DoguError('INVALID_DEFINITION', 'defineTool() expects an options object')
   }
@@ -34,7 +34,7 @@ export function defineTool<S extends Schema = Schema<{}, {}>>(options: ToolOptio
   if (typeof run !== 'function') {
     throw new DoguError('INVALID_DEFINITION', `tool "${name}": run must be a function`)
   }
-  const args = (options.args ?? Schema.object({})) as S
+  const args = (options.args ?? Schema.object({})) as Schema<any, A>
   if (!isSchema(args) || !isObjectSchema(args)) {
     throw new DoguError('INVALID_ARGS_SCHEMA', `tool "${name}": args must be a schemastery object schema (Schema.object, Schema.intersect of objects)`)
   }
@@ -62,7 +62,7 @@ export function defineTool<S extends Schema = Schema<{}, {}>>(options: ToolOptio
     if (!SchemaError.is(error)) throw error
     throw new DoguError('INVALID_ARGS_SCHEMA', `tool "${name}": ${error.message}`, { cause: error })
   }
-  const tool: Tool<S> = Object.freeze({
+  const tool: Tool<A> = Object.freeze({
     name,
     description,
     args,

@@ -19,4 +19,5 @@ export interface ToolEvents {
   'tools/changed'(): void
 }
 
-export type EmitFunction = <K extends keyof ToolEvents>(name: K, ...args: Parameters<ToolEvents[K]>) => void
+/** Where the runtime sends its events; a host forwards them (`ctx.emit`). */
+export type EmitFunction = (name: keyof ToolEvents, ...args: any[]) => void

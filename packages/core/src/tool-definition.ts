@@ -39,16 +39,11 @@ type Format = { [D in Dialect]: (tool: Tool, locale?: string) => DefinitionMap[D
 
 const formats: Format = {
   json: (tool, locale) => ({ name: tool.name, description: tool.description, parameters: toJsonSchema(tool.args, { locale }) }),
-  anthropic: (tool, locale) => ({
-    name: tool.name,
-    description: tool.description,
-    input_schema: toDialect(toJsonSchema(tool.args, { locale }), 'anthropic'),
-  }),
-  gemini: (tool, locale) => ({
-    name: tool.name,
-    description: tool.description,
-    parameters: toDialect(toJsonSchema(tool.args, { locale }), 'gemini'),
-  }),
+  anthropic: (tool, locale) => {
+    const { description, parameters } = withFallback(tool, locale, 'anthropic')
+    return { name: tool.name, description, input_schema: parameters }
+  },
+  gemini: (tool, locale) => ({ name: tool.name, ...withFallback(tool, locale, 'gemini') }),
   openai: (tool, locale) => {
     const json = toJsonSchema(tool.args, { locale })
     try {
@@ -61,6 +56,25 @@ const formats: Format = {
       return { type: 'function', function: { name: tool.name, description: tool.description, parameters, strict: false } }
     }
   },
+}
+
+/**
+ * Some schemas have no form in a provider's subset (a tuple or a dict for Gemini). Rather
+ * than drop the tool, send an open object and put the full JSON Schema in the description:
+ * the model still learns the shape, and our own validation still checks every call.
+ */
+function withFallback(tool: Tool, locale: string | undefined, dialect: 'anthropic' | 'gemini') {
+  const json = toJsonSchema(tool.args, { locale })
+  try {
+    return { description: tool.description, parameters: toDialect(json, dialect) }
+  } catch (error) {
+    if (!SchemaError.is(error, 'DIALECT_REFUSED')) throw error
+    const { $schema, ...parameters } = json
+    return {
+      description: `${tool.description}\n\nArguments (JSON Schema): ${JSON.stringify(parameters)}`,
+      parameters: { type: 'object' },
+    }
+  }
 }
 
 /** The definition of one tool in a provider's format. */

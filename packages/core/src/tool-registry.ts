@@ -7,6 +7,7 @@ import type { EmitFunction } from './events'
 import { type Logger, silentLogger } from './logger'
 import { compileNameGlobs } from './name-matcher'
 import type { PermissionGate } from './permission-gate'
+import { ToolSearchIndex } from './search'
 import type { Session } from './session'
 import type { Tool, ToolOptions } from './tool'
 import type { ModelToolCall } from './tool-call'
@@ -41,6 +42,8 @@ export class ToolRegistry implements PipelineHost {
   private sorted: ToolEntry[] | undefined
   private limits: PipelineLimits
   private _version = 0
+  /** Built by the first toolset that defers a tool, then kept in step with define/dispose. */
+  private index: ToolSearchIndex | undefined
 
   constructor(options: ToolRegistryOptions = {}) {
     this.emit = options.emit
@@ -71,10 +74,14 @@ export class ToolRegistry implements PipelineHost {
     const entry = new ToolEntry(checked, owner, ownerName)
     if (existing) this.retire(existing, `tool "${checked.name}" was replaced`)
     this.entries.set(checked.name, entry)
+    this.index?.add(checked)
     this.changed()
     return () => {
       if (entry.disposed) return
-      if (this.entries.get(checked.name) === entry) this.entries.delete(checked.name)
+      if (this.entries.get(checked.name) === entry) {
+        this.entries.delete(checked.name)
+        this.index?.remove(checked.name)
+      }
       this.retire(entry, `tool "${checked.name}" was unloaded`)
       this.changed()
     }
@@ -86,6 +93,7 @@ export class ToolRegistry implements PipelineHost {
     for (const [name, entry] of this.entries) {
       if (entry.owner !== owner) continue
       this.entries.delete(name)
+      this.index?.remove(name)
       this.retire(entry, `tool "${name}" was unloaded`)
       count++
     }
@@ -141,7 +149,16 @@ export class ToolRegistry implements PipelineHost {
       if (tool.visibility && !this.visible(tool, session)) continue
       selected.push(entry)
     }
-    return new Toolset(this, selected, options, this.limits)
+    return new Toolset(this, selected, options, this.limits, () => this.searchIndex())
+  }
+
+  /** The index `tool_search` ranks with, over every registered tool. */
+  private searchIndex(): ToolSearchIndex {
+    if (!this.index) {
+      this.index = new ToolSearchIndex()
+      for (const { tool } of this.entries.values()) this.index.add(tool)
+    }
+    return this.index
   }
 
   /** Shortcut: a toolset for `options` and its `execute`. */

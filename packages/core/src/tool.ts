@@ -32,20 +32,23 @@ export interface PermissionSpec {
    * tool classifies `git status` as `read` and `rm -rf build` as `exec`.
    */
   effect?: Effect
+  /** Why this call needs approval, shown on the ask card (`it writes to ../out.txt`). */
+  reason?: string
 }
 
-type Args<S> = Schemastery.TypeT<S>
-
-/** What a plugin author writes. `args` is a schemastery object schema. */
-export interface ToolOptions<S extends Schema = Schema> {
+/**
+ * What a plugin author writes. `args` is a schemastery object schema; `A` is what it
+ * returns, the type `run` receives.
+ */
+export interface ToolOptions<A = any> {
   /** `/^[a-zA-Z0-9_-]{1,64}$/`. */
   name: string
   /** What the tool does, written for a model choosing among tools. */
   description: string
   /** The arguments; `run` receives them validated, typed and defaulted. @default Schema.object({}) */
-  args?: S
+  args?: Schema<any, A>
   /** The permission this call needs. @default { name: `tool:${name}` } */
-  permission?: (args: Args<S>, call: ToolCall) => PermissionSpec
+  permission?: (args: A, call: ToolCall) => PermissionSpec
   traits?: ToolTraits
   /** `search` defers the tool behind `tool_search`. @default 'eager' */
   mode?: 'eager' | 'search'
@@ -55,19 +58,19 @@ export interface ToolOptions<S extends Schema = Schema> {
   confirm?: 'always'
   /** Hide the tool from sessions where it makes no sense; hidden tools are neither listed nor callable. */
   visibility?: (session: Session) => boolean
-  run: (args: Args<S>, call: ToolCall) => ToolOutput | Promise<ToolOutput>
+  run: (args: A, call: ToolCall) => ToolOutput | Promise<ToolOutput>
 }
 
-/** A tool after `defineTool`: checked, with traits resolved. Immutable. */
-export interface Tool<S extends Schema = Schema> {
+/** A tool after `defineTool`: checked, with traits resolved. Immutable. `A` is its arguments' type. */
+export interface Tool<A = any> {
   readonly name: string
   readonly description: string
-  readonly args: S
+  readonly args: Schema<any, A>
   readonly traits: Readonly<Required<ToolTraits>>
   readonly mode: 'eager' | 'search'
   readonly groups: readonly string[]
   readonly confirm?: 'always'
   readonly visibility?: (session: Session) => boolean
-  readonly permission?: (args: Args<S>, call: ToolCall) => PermissionSpec
-  readonly run: (args: Args<S>, call: ToolCall) => ToolOutput | Promise<ToolOutput>
+  readonly permission?: (args: A, call: ToolCall) => PermissionSpec
+  readonly run: (args: A, call: ToolCall) => ToolOutput | Promise<ToolOutput>
 }

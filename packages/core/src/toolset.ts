@@ -3,11 +3,13 @@ import { ActiveCall } from './active-call'
 import { BatchScheduler } from './batch-scheduler'
 import { CallPipeline, type PipelineHost, type PipelineLimits } from './call-pipeline'
 import { DoguError } from './errors'
+import { compileNameGlobs } from './name-matcher'
+import { createToolSearchTool, type SummaryStyle, TOOL_SEARCH_NAME, type ToolSearchIndex } from './search'
 import type { Session } from './session'
 import type { Tool } from './tool'
 import type { ModelToolCall } from './tool-call'
 import { type DefinitionMap, toolDefinition } from './tool-definition'
-import type { ToolEntry } from './tool-entry'
+import { ToolEntry } from './tool-entry'
 import type { ToolResult } from './tool-result'
 
 /** How a host picks the tools for one conversation. */
@@ -29,6 +31,16 @@ export interface ToolsetOptions {
   maxContentLength?: number
   /** JSON arguments longer than this are refused. @default 1_000_000 */
   maxArgumentsLength?: number
+  /**
+   * `search` defers every tool behind `tool_search` except the `eager` ones; otherwise only
+   * tools defined with `mode: 'search'` are deferred. Deferred tools stay callable.
+   * @default 'eager'
+   */
+  mode?: 'eager' | 'search'
+  /** Name globs of tools never deferred, whatever their mode. */
+  eager?: string[]
+  /** How `tool_search`'s description lists the deferred tools. @default 'brief' */
+  summary?: SummaryStyle
 }
 
 export interface ExecuteOptions {
@@ -43,15 +55,39 @@ export interface ExecuteOptions {
 export class Toolset {
   readonly session: Session
   private entries: ReadonlyMap<string, ToolEntry>
+  /** What `definitions` lists: the eager tools, then `tool_search` when any are deferred. */
+  private advertised: ToolEntry[]
+  private deferredNames: string[] = []
+  /** The dialect definitions were last asked in: `tool_search` answers in it too. */
+  private dialect: Dialect = 'json'
   private pipeline: CallPipeline
   private poolSize: number
   private locale?: string
   private cache = new Map<Dialect, readonly unknown[]>()
 
   /** @internal Created by `ToolRegistry.toolset()`. */
-  constructor(host: PipelineHost, entries: ToolEntry[], options: ToolsetOptions, limits: PipelineLimits) {
+  constructor(host: PipelineHost, entries: ToolEntry[], options: ToolsetOptions, limits: PipelineLimits, searchIndex?: () => ToolSearchIndex) {
     this.session = Object.freeze({ ...options.session })
-    this.entries = new Map(entries.map((entry) => [entry.tool.name, entry]))
+    const map = new Map(entries.map((entry) => [entry.tool.name, entry]))
+    this.advertised = entries
+    const pinned = options.eager?.length ? compileNameGlobs(options.eager) : undefined
+    const deferred = searchIndex
+      ? entries.filter(({ tool }) => (options.mode === 'search' || tool.mode === 'search') && !pinned?.(tool.name))
+      : []
+    if (deferred.length) {
+      const set = new Set(deferred)
+      this.deferredNames = deferred.map((entry) => entry.tool.name)
+      const search = new ToolEntry(createToolSearchTool({
+        index: searchIndex!(),
+        tools: deferred.map((entry) => entry.tool),
+        summary: options.summary,
+        definitionsOf: (names) => names.map((name) => this.definitionOf(map.get(name)!, this.dialect)),
+      }), this, 'the toolset')
+      // The built-in takes the name over from a registered tool in a toolset that defers.
+      this.advertised = [...entries.filter((entry) => !set.has(entry) && entry.tool.name !== TOOL_SEARCH_NAME), search]
+      map.set(TOOL_SEARCH_NAME, search)
+    }
+    this.entries = map
     this.poolSize = options.concurrency ?? 8
     this.locale = options.locale
     this.pipeline = new CallPipeline(host, this.entries, this.session, {
@@ -70,6 +106,11 @@ export class Toolset {
     return this.entries.size
   }
 
+  /** Tools behind `tool_search`: callable, but not in `definitions`. */
+  get deferred(): string[] {
+    return [...this.deferredNames]
+  }
+
   has(name: string): boolean {
     return this.entries.has(name)
   }
@@ -85,18 +126,21 @@ export class Toolset {
   definitions<D extends Dialect = 'json'>(dialect: D = 'json' as D): readonly DefinitionMap[D][] {
     let list = this.cache.get(dialect)
     if (!list) {
-      const key = `${dialect}:${this.locale ?? ''}`
-      list = Object.freeze([...this.entries.values()].map((entry) => {
-        let definition = entry.definitions.get(key)
-        if (!definition) {
-          definition = Object.freeze(toolDefinition(entry.tool, dialect, this.locale))
-          entry.definitions.set(key, definition)
-        }
-        return definition
-      }))
+      list = Object.freeze(this.advertised.map((entry) => this.definitionOf(entry, dialect)))
       this.cache.set(dialect, list)
     }
+    this.dialect = dialect
     return list as readonly DefinitionMap[D][]
+  }
+
+  private definitionOf(entry: ToolEntry, dialect: Dialect): unknown {
+    const key = `${dialect}:${this.locale ?? ''}`
+    let definition = entry.definitions.get(key)
+    if (!definition) {
+      definition = Object.freeze(toolDefinition(entry.tool, dialect, this.locale))
+      entry.definitions.set(key, definition)
+    }
+    return definition
   }
 
   /**

@@ -83,7 +83,7 @@ describe('execute: resolve and validate', () => {
     registry.define(defineTool({ name: 'echo', description: '', args: Schema.object({ text: String }), traits: { effect: 'read' }, run: ({ text }) => text }))
     const [result] = await registry.toolset({ session }).execute([{ id: '1', name: 'echo', arguments: JSON.stringify({ text: 'x'.repeat(200) }) }])
     expect(result).toMatchObject({ status: 'error', code: 'invalid_arguments' })
-    expect(result.content).toBe('Arguments are too large: 213 characters, at most 100 are accepted.')
+    expect(result.content).toBe('Arguments are too large: 211 characters, at most 100 are accepted.')
   })
 
   it('keeps string values that merely mention a forbidden word', async () => {

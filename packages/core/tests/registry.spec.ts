@@ -7,7 +7,7 @@ const tool = (name: string, extra: object = {}) => defineTool({ name, descriptio
 describe('ToolRegistry', () => {
   it('defines, lists in name order and disposes', () => {
     const changes: string[] = []
-    const registry = new ToolRegistry({ emit: (name) => changes.push(name) })
+    const registry = new ToolRegistry({ emit: (name: string) => { changes.push(name) } })
     const owner = { name: 'a' }
     const disposeB = registry.define(tool('b'), owner)
     registry.define(tool('a'), owner)

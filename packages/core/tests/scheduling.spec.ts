@@ -40,7 +40,7 @@ function tracked() {
         }
       },
     }))
-  return { registry, log, peak: () => peak }
+  return { registry, log, define, peak: () => peak }
 }
 
 const calls = (...specs: [string, string][]) => specs.map(([name, tag], i) => ({ id: `c${i}`, name, arguments: { tag } }))

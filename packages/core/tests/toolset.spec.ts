@@ -85,6 +85,25 @@ describe('Toolset', () => {
     expect(() => toolset.definitions('mistral' as any)).toThrow('unknown dialect "mistral"')
   })
 
+  it('keeps a tool whose schema a provider cannot express, and says how to call it', () => {
+    const registry = new ToolRegistry()
+    registry.define(defineTool({
+      name: 'tag',
+      description: 'Tag things',
+      args: Schema.object({ labels: Schema.dict(Schema.string()), point: Schema.tuple([Number, Number]) }),
+      traits: { effect: 'read' },
+      run: () => '',
+    }))
+    const toolset = registry.toolset({ session })
+    const [openai] = toolset.definitions('openai')
+    expect(openai.function.strict).toBe(false)
+    expect(Object.keys(openai.function.parameters.properties as object)).toEqual(['labels', 'point'])
+    expect(openai.function.parameters).not.toHaveProperty('$schema')
+    const [gemini] = toolset.definitions('gemini')
+    expect(gemini.parameters).toEqual({ type: 'object' })
+    expect(gemini.description).toMatch(/^Tag things\n\nArguments \(JSON Schema\): \{"type":"object"/)
+  })
+
   it('refuses a toolset without a session', () => {
     const registry = registryWith('a')
     expect(() => registry.toolset({} as any)).toThrow(DoguError)

@@ -15,6 +15,7 @@ export namespace SchemaError {
   export const Code = {
     UNSUPPORTED_TYPE: 'this schemastery type has no JSON Schema form',
     UNSUPPORTED_KEYWORD: 'this JSON Schema keyword has no schemastery form',
+    UNSUPPORTED_CONSTRAINT: 'this schemastery constraint has no JSON Schema form',
     DIALECT_REFUSED: 'the provider dialect cannot express this schema',
     INVALID_NAME: 'the name is outside the provider limits',
     INVALID_SCHEMA: 'the schema is malformed',

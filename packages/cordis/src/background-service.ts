@@ -1,0 +1,131 @@
+import { resolve } from 'node:path'
+import {
+  BackgroundEngine,
+  type BackgroundEvents,
+  type BackgroundTask,
+  createTaskTools,
+  JsonFileTaskStore,
+  type ListTasksOptions,
+  type Logger,
+  type RunningCall,
+  type WaitTaskOptions,
+} from '@dogu/core'
+import { type Context, Service } from 'cordis'
+import Schema from 'schemastery'
+// For the `ctx.tools` declaration this service injects.
+import type {} from './tools-service'
+
+declare module 'cordis' {
+  interface Context {
+    background: BackgroundService
+  }
+
+  // `ctx.on('background/settled', (task) => ...)`: a task ended; `task.session` says where.
+  interface Events<in C extends Context = Context> extends BackgroundEvents {}
+}
+
+/**
+ * `ctx.background`: calls that outlive their timeout continue here as tasks. While this
+ * service is loaded it is `ctx.tools.registry.background`, and the model gets the tools
+ * `task_status` and `task_cancel`. Task records persist in a JSON file; after a restart a
+ * task that was running is `interrupted`.
+ *
+ * On unload or reload, running tasks are aborted and recorded as `interrupted`.
+ *
+ * @example
+ * ctx.on('background/settled', (task) => {
+ *   ctx.logger.info('task %s (%s) %s', task.id, task.tool, task.status)
+ * })
+ * const task = await ctx.background.wait(taskId, { timeout: 30_000 })
+ */
+export class BackgroundService extends Service {
+  static inject = ['tools']
+
+  static Config: Schema<BackgroundService.Config> = Schema.object({
+    storePath: Schema.string()
+      .description('JSON file for task records. Default: data/dogu/background.json under the working directory.'),
+    maxTasks: Schema.natural().min(1).default(200)
+      .description('Most tasks kept; beyond it the oldest settled tasks are removed (running ones never).'),
+    maxAgeMs: Schema.natural().min(1).role('ms').default(7 * 24 * 3600_000)
+      .description('Settled tasks older than this (since they ended) are removed.'),
+    maxResultLength: Schema.natural().min(1).default(50_000)
+      .description('Longest stored result content; longer content is cut with a marker.'),
+  })
+
+  /** The host-free engine; it is `ctx.tools.registry.background` while this service is loaded. */
+  readonly engine: BackgroundEngine
+
+  constructor(ctx: Context, config: BackgroundService.Config = {}) {
+    super(ctx, 'background')
+    const logger: Logger = {
+      debug() {},
+      warn: (format, ...args) => ctx.emit(ctx, 'internal/warn', format, ...args),
+    }
+    this.engine = new BackgroundEngine({
+      store: new JsonFileTaskStore(resolve(config.storePath ?? 'data/dogu/background.json'), { logger }),
+      limits: { maxTasks: config.maxTasks, maxAgeMs: config.maxAgeMs, maxResultLength: config.maxResultLength },
+      onSettled: (task) => {
+        try {
+          ctx.emit('background/settled', task)
+        } catch (error) {
+          ctx.emit(ctx, 'internal/error', error)
+        }
+      },
+      logger,
+    })
+  }
+
+  /** Active once the stored tasks are loaded; only then are calls handed over. */
+  async [Service.init]() {
+    const { ctx, engine } = this
+    await engine.load()
+    // One effect, so teardown runs in this order: no new hand-overs, then stop the tasks.
+    ctx.effect(() => {
+      const registry = ctx.tools.registry
+      registry.background = engine
+      return () => {
+        if (registry.background === engine) registry.background = undefined
+        return engine.dispose()
+      }
+    }, 'ctx.background: adopt timed-out calls of ctx.tools')
+    for (const tool of createTaskTools(engine)) ctx.tools.define(tool)
+  }
+
+  /** Takes over a running call (the tool pipeline does this on timeout). */
+  adopt(call: RunningCall): BackgroundTask {
+    return this.engine.adopt(call)
+  }
+
+  /** A task by id, or `undefined` when unknown or evicted. */
+  get(id: string): BackgroundTask | undefined {
+    return this.engine.get(id)
+  }
+
+  /** Tasks in the order they started, filtered by session and status. */
+  list(options?: ListTasksOptions): BackgroundTask[] {
+    return this.engine.list(options)
+  }
+
+  /** Resolves with the task once it settles, or as it is after `timeout` ms. See `BackgroundEngine.wait`. */
+  wait(id: string, options: WaitTaskOptions): Promise<BackgroundTask | undefined> {
+    return this.engine.wait(id, options)
+  }
+
+  /** Aborts a running task's call and resolves with the task once it has settled. */
+  cancel(id: string, reason?: string): Promise<BackgroundTask | undefined> {
+    return this.engine.cancel(id, reason)
+  }
+}
+
+export namespace BackgroundService {
+  export interface Config {
+    /** @default 'data/dogu/background.json' (relative to the working directory) */
+    storePath?: string
+    /** @default 200 */
+    maxTasks?: number
+    /** @default 7 days */
+    maxAgeMs?: number
+    /** @default 50_000 */
+    maxResultLength?: number
+  }
+}

@@ -1,0 +1,5 @@
+export * from './dogu-plugin'
+export * from './background-service'
+export * from './permissions-service'
+export * from './tools-service'
+export { DoguPlugin as default } from './dogu-plugin'

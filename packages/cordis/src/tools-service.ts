@@ -1,0 +1,139 @@
+import {
+  DoguError,
+  type ExecuteOptions,
+  type Logger,
+  type ModelToolCall,
+  type Tool,
+  type ToolEvents,
+  type ToolOptions,
+  ToolRegistry,
+  type ToolResult,
+  type Toolset,
+  type ToolsetOptions,
+} from '@dogu/core'
+import { type Context, Service } from 'cordis'
+import Schema from 'schemastery'
+
+declare module 'cordis' {
+  interface Context {
+    tools: ToolService
+  }
+
+  // Cordis' own event table, extended with the runtime's: `ctx.on('tools/call-end', …)`.
+  interface Events<in C extends Context = Context> extends ToolEvents {}
+}
+
+/**
+ * `ctx.tools`: the tool registry of a Cordis app. Plugins define tools through it; agent
+ * hosts take toolsets from it.
+ *
+ * Methods called as `ctx.tools.x()` see the caller's context as `this.ctx` (Cordis'
+ * tracker), which is how `define` ties a tool to the plugin that defined it.
+ */
+export class ToolService extends Service {
+  static Config: Schema<ToolService.Config> = Schema.object({
+    maxContentLength: Schema.natural().min(1).default(50_000)
+      .description('Longest result content, in characters, before it is cut with a marker.'),
+    maxArgumentsLength: Schema.natural().min(1).default(1_000_000)
+      .description('Longest JSON arguments string a call may carry.'),
+    timeout: Schema.natural().min(1).role('ms')
+      .description('Upper bound on every tool\'s timeout, in milliseconds. Unset: each tool\'s own timeout.'),
+  })
+
+  /**
+   * The host-free registry behind the service. The `permissions` and `background`
+   * services set `registry.permissions` / `registry.background` while they are loaded.
+   */
+  readonly registry: ToolRegistry
+
+  constructor(ctx: Context, config: ToolService.Config = {}) {
+    super(ctx, 'tools')
+    const emit = (name: string, ...args: unknown[]) => {
+      try {
+        ;(ctx.emit as (name: string, ...args: unknown[]) => void)(name, ...args)
+      } catch (error) {
+        // A throwing listener must not break a call: the pipeline emits from inside it.
+        ctx.emit(ctx, 'internal/error', error)
+      }
+    }
+    const logger: Logger = {
+      debug() {},
+      warn: (format, ...args) => ctx.emit(ctx, 'internal/warn', format, ...args),
+    }
+    this.registry = new ToolRegistry({ emit, logger, limits: definedOnly(config) })
+    // Calls still running when the service stops end as `cancelled`, not as a hang.
+    ctx.effect(() => () => this.registry.dispose(), 'ctx.tools: abort calls in flight')
+  }
+
+  /**
+   * Defines a tool for the calling plugin and returns its disposer. The tool is removed
+   * when that plugin is disposed or reloaded; calling the disposer twice is harmless.
+   * Redefining a name from the same plugin replaces the tool; a name held by another
+   * live plugin throws a `DoguError` with code `NAME_CONFLICT` naming both plugins.
+   *
+   * @example
+   * ctx.tools.define(defineTool({ name: 'echo', description: 'Repeat a text', ... }))
+   */
+  define(tool: Tool | ToolOptions): () => void {
+    const fiber = this.ctx.fiber
+    if (fiber.uid === null) {
+      // A plugin kept `ctx.tools` past its own disposal: nothing would ever remove the tool.
+      throw new DoguError('INACTIVE', `plugin "${fiber.name}" is no longer active; it cannot define tool "${toolName(tool)}"`)
+    }
+    const label = `ctx.tools.define(${JSON.stringify(toolName(tool))})`
+    const dispose = this.ctx.effect(() => this.registry.define(tool, fiber, `plugin "${fiber.name}"`), label)
+    // The effect's disposer is also a thenable; hand out a plain function instead.
+    return () => {
+      dispose()
+    }
+  }
+
+  /** A finalized toolset for one session. See `ToolsetOptions`. */
+  toolset(options: ToolsetOptions): Toolset {
+    return this.registry.toolset(options)
+  }
+
+  /** Shortcut: makes a toolset for `options` and runs `calls` through it. */
+  execute(calls: readonly ModelToolCall[], options: ToolsetOptions & ExecuteOptions): Promise<ToolResult[]> {
+    return this.registry.execute(calls, options)
+  }
+
+  /** All tools, sorted by name. */
+  list(): Tool[] {
+    return this.registry.list()
+  }
+
+  /** The tool of this name, if one is defined. */
+  get(name: string): Tool | undefined {
+    return this.registry.get(name)
+  }
+
+  /** Tools filtered by name globs (ChatLuna's `filter`); `visibility` is not applied. */
+  filter(options: { include?: string[]; exclude?: string[] } = {}): Tool[] {
+    return this.registry.filter(options)
+  }
+}
+
+export namespace ToolService {
+  export interface Config {
+    /** @default 50_000 */
+    maxContentLength?: number
+    /** @default 1_000_000 */
+    maxArgumentsLength?: number
+    /** Upper bound on every tool's timeout (ms). */
+    timeout?: number
+  }
+}
+
+function toolName(tool: Tool | ToolOptions): string {
+  return typeof tool?.name === 'string' ? tool.name : '?'
+}
+
+// The registry spreads its limits over its defaults, so an unset key must be absent.
+function definedOnly(config: ToolService.Config) {
+  const limits: Record<string, number> = {}
+  for (const key of ['maxContentLength', 'maxArgumentsLength', 'timeout'] as const) {
+    if (typeof config[key] === 'number') limits[key] = config[key]
+  }
+  return limits
+}

@@ -1,0 +1,27 @@
+import type { CallInfo, Tool, ToolResult } from '@dogu/core'
+import type { Context } from 'cordis'
+import { expectTypeOf, test } from 'vitest'
+import type { ToolService } from '../src'
+
+declare const ctx: Context
+
+test('ctx.tools is the tool service', () => {
+  expectTypeOf(ctx.tools).toEqualTypeOf<ToolService>()
+  expectTypeOf(ctx.tools.define).returns.toEqualTypeOf<() => void>()
+  expectTypeOf(ctx.tools.list()).toEqualTypeOf<Tool[]>()
+})
+
+test('the runtime events are Cordis events', () => {
+  ctx.on('tools/call-start', (info) => {
+    expectTypeOf(info).toEqualTypeOf<CallInfo>()
+  })
+  ctx.on('tools/call-progress', (info, message) => {
+    expectTypeOf(message).toEqualTypeOf<string>()
+  })
+  ctx.on('tools/call-end', (info, result) => {
+    expectTypeOf(result).toEqualTypeOf<ToolResult>()
+  })
+  ctx.on('tools/changed', () => {})
+  // @ts-expect-error: not an event of the runtime
+  ctx.on('tools/call-middle', () => {})
+})

@@ -1,0 +1,74 @@
+import type { Session } from '../session'
+import type { Effect, PermissionSpec } from '../tool'
+
+/** How long an `allow` answer lasts. `once` (the default) covers only the request answered. */
+export type AskScope = 'once' | 'session' | 'always'
+
+/**
+ * Who answered. Askers report it from what their host knows (a chat platform's user id
+ * and authority); the engine decides whether that person may answer.
+ */
+export interface Approver {
+  id: string
+  platform?: string
+  authority?: number
+}
+
+/** An answer to a permission request. */
+export interface AskAnswer {
+  decision: 'allow' | 'deny'
+  /** @default 'once' */
+  scope?: AskScope
+  /** The answering user: an id, or an id with platform and authority. */
+  by: string | Approver
+  /** Shown to the model with a denial. */
+  reason?: string
+}
+
+/** Who may answer a request: the caller (when `userId` is set) or anyone at or above `authority`. */
+export interface ApproverPolicy {
+  userId?: string
+  platform?: string
+  authority: number
+}
+
+/** What askers are shown. Immutable. */
+export interface PermissionRequest {
+  /** Random and unguessable; answers are bound to the request by `respond`, not by id. */
+  id: string
+  callId: string
+  session: Session
+  tool: string
+  permission: PermissionSpec
+  effect: Effect
+  /** A short human summary of the call: `deploy(env=prod)`. */
+  summary: string
+  /** Why a person is asked: the rule or default that asked, or the tool's own reason. */
+  reason: string
+  approvers: ApproverPolicy
+  /** Set when remembered answers do not apply: `session`/`always` answers count as `once`. */
+  confirm?: 'always'
+  createdAt: number
+  expiresAt: number
+}
+
+/** What `respond` made of an answer. Only `accepted` ends the request. */
+export type RespondStatus = 'accepted' | 'not-allowed' | 'invalid' | 'closed'
+
+export interface AskerContext {
+  /** Aborts when the request ends for any reason: answered, expired, cancelled, stopped. */
+  signal: AbortSignal
+  /**
+   * Delivers an answer; may be called many times (each reply in a chat). An answer from
+   * someone who may not answer is ignored and logged, and the request keeps waiting.
+   */
+  respond(answer: AskAnswer): RespondStatus
+}
+
+/**
+ * Shows a permission request to people (chat, WebUI, terminal) and reports their
+ * answers. It may resolve with an answer (same as `respond(answer)`), or resolve with
+ * nothing and answer through `respond` later. Rejecting is logged; when every asker
+ * rejects, the request is denied at once.
+ */
+export type Asker = (request: PermissionRequest, context: AskerContext) => Promise<AskAnswer | void> | AskAnswer | void

@@ -1,0 +1,149 @@
+import { minimatch, type MinimatchOptions } from 'minimatch'
+import type { AuthorizeResult, Decision } from '../permission-gate'
+import type { Session } from '../session'
+import { compileCommandGlob } from './command-glob'
+import type { RuleSource } from './permission-decision'
+import { PermissionError } from './permission-error'
+import type { PermissionRule } from './permission-rule'
+
+/**
+ * Permission names (`fs.write`, `deploy:run`) contain no `/`, so path semantics cost them
+ * nothing; targets are paths or URLs, which need `dot` files and `//` kept as written.
+ */
+const GLOB: MinimatchOptions = { dot: true, nocomment: true, nonegate: true, preserveMultipleSlashes: true }
+/** Characters that make a permission glob more than a literal. */
+const MAGIC = /[*?[\]{}()!+@\\]/
+const DECISIONS = new Set<Decision>(['allow', 'ask', 'deny'])
+const LIST_FIELDS = ['users', 'channels', 'guilds', 'platforms'] as const
+const FIELDS = new Set(['permission', 'target', 'command', ...LIST_FIELDS, 'authority', 'decision', 'name'])
+const VERB: Record<Decision, string> = { allow: 'allows', ask: 'asks for', deny: 'denies' }
+
+let ruleCounter = 0
+
+/** A rule with its globs compiled once, ready for the index. */
+export interface CompiledRule {
+  readonly id: string
+  readonly decision: Decision
+  /** The permission name when the glob is a plain literal: indexed by exact name. */
+  readonly exact?: string
+  /** The literal text before the first glob character: indexed by prefix. */
+  readonly prefix: string
+  readonly source: RuleSource
+  /** The result `authorize` returns when this rule decides, built once. */
+  readonly result: Readonly<AuthorizeResult>
+  matchName(name: string): boolean
+  /**
+   * Target and subject; the name already matched. `path` is the target with `.` and `..`
+   * segments resolved (see `normalizeTarget`), for path globs; command globs see `target`.
+   */
+  matchCall(session: Session, target: string | undefined, path: string | undefined): boolean
+}
+
+/**
+ * Checks and compiles a rule. Throws `PermissionError('INVALID_RULE')` naming the field
+ * and where the rule came from, so a typo in config fails at load, not at the first call.
+ */
+export function compileRule(rule: PermissionRule, origin: string): CompiledRule {
+  const fail = (message: string): never => {
+    throw new PermissionError('INVALID_RULE', `${origin}: ${message}`)
+  }
+  if (!rule || typeof rule !== 'object' || Array.isArray(rule)) fail('a rule must be an object like { permission, decision }')
+  for (const key of Object.keys(rule)) {
+    if (!FIELDS.has(key)) fail(`unknown field "${key}" (known: ${[...FIELDS].join(', ')})`)
+  }
+  const { permission, target, command, decision, authority, name } = rule
+  if (typeof permission !== 'string' || !permission.trim()) fail('"permission" must be a non-empty glob string, e.g. "tool:deploy" or "fs.*"')
+  if (!DECISIONS.has(decision)) fail(`"decision" must be "allow", "ask" or "deny", got ${JSON.stringify(decision)}`)
+  if (target !== undefined && (typeof target !== 'string' || !target)) fail('"target" must be a non-empty glob string when set')
+  if (command !== undefined && (typeof command !== 'string' || !command)) fail('"command" must be a non-empty glob string when set')
+  if (target !== undefined && command !== undefined) fail('set "target" (a path glob) or "command" (a command-line glob), not both')
+  if (authority !== undefined && !(typeof authority === 'number' && authority >= 0 && Number.isFinite(authority))) fail('"authority" must be a number ≥ 0 when set')
+  if (name !== undefined && typeof name !== 'string') fail('"name" must be a string when set')
+  const lists: Partial<Record<typeof LIST_FIELDS[number], ReadonlySet<string>>> = {}
+  for (const key of LIST_FIELDS) {
+    const list = rule[key]
+    if (list === undefined) continue
+    if (!Array.isArray(list) || list.some((item) => typeof item !== 'string' || !item)) fail(`"${key}" must be an array of non-empty strings when set`)
+    // Config forms give `[]` for a field left blank: an empty list does not narrow.
+    if (list.length) lists[key] = new Set(list)
+  }
+
+  const nameRe = MAGIC.test(permission) ? makeRe(permission, fail, 'permission') : undefined
+  // A target glob with whitespace is a command line (`*rm -rf*`, `POST https://x/*`), where
+  // a path glob's `*` stopping at `/` would let a deny rule miss.
+  const text = command ?? (target !== undefined && /\s/.test(target) ? target : undefined)
+  const pathRe = target !== undefined && text === undefined ? makeRe(target, fail, 'target') : undefined
+  const commandRe = text !== undefined ? compileCommandGlob(text) : undefined
+  const { users, channels, guilds, platforms } = lists
+
+  const frozen: PermissionRule = Object.freeze({
+    ...rule,
+    ...Object.fromEntries(LIST_FIELDS.filter((key) => rule[key]).map((key) => [key, Object.freeze([...rule[key]!])])),
+  })
+  const id = `rule_${++ruleCounter}`
+  const source: RuleSource = Object.freeze({ kind: 'rule', id, rule: frozen, origin })
+  const what = `${permission}${target ? ` on ${target}` : command ? ` on ${command}` : ''}`
+  const reason = `rule ${name ? `"${name}"` : `(${what})`} from ${origin} ${VERB[decision]} it`
+
+  return {
+    id,
+    decision,
+    exact: nameRe ? undefined : permission,
+    prefix: nameRe ? permission.slice(0, permission.search(MAGIC)) : permission,
+    source,
+    result: Object.freeze({ decision, reason, rule: source }),
+    matchName: nameRe ? (value) => nameRe.test(value) : (value) => value === permission,
+    matchCall(session, value, path) {
+      if (pathRe && (path === undefined || !pathRe.test(path))) return false
+      if (commandRe && (value === undefined || !commandRe.test(value))) return false
+      if (authority !== undefined && !((session.authority ?? 0) >= authority)) return false
+      if (platforms && !(session.platform !== undefined && platforms.has(session.platform))) return false
+      if (users && !inList(users, session.platform, session.userId)) return false
+      if (channels && !inList(channels, session.platform, session.channelId)) return false
+      if (guilds && !inList(guilds, session.platform, session.guildId)) return false
+      return true
+    },
+  }
+}
+
+// Rules repeat their globs (`src/**` for many users); a RegExp without flags is stateless.
+const compiled = new Map<string, RegExp>()
+
+function makeRe(pattern: string, fail: (message: string) => never, field: string): RegExp {
+  let re = compiled.get(pattern)
+  if (!re) {
+    const made = minimatch.makeRe(pattern, GLOB)
+    if (!made) fail(`"${field}" ${JSON.stringify(pattern)} is not a valid glob`)
+    re = made as RegExp
+    if (compiled.size >= 4096) compiled.clear()
+    compiled.set(pattern, re)
+  }
+  return re
+}
+
+function inList(list: ReadonlySet<string>, platform: string | undefined, id: string | undefined): boolean {
+  if (id === undefined) return false
+  return list.has(id) || (platform !== undefined && list.has(`${platform}:${id}`))
+}
+
+const DOT_SEGMENT = /(?:^|\/)\.\.?(?:\/|$)/
+
+/**
+ * Resolves `.` and `..` segments lexically, so `src/../etc/passwd` meets the rules for
+ * `etc/passwd`, not those for `src/**`. Repeated slashes stay (URLs need `//`); a `..`
+ * that climbs above the start stays too, and path globs never match it.
+ */
+export function normalizeTarget(target: string): string {
+  if (!DOT_SEGMENT.test(target)) return target
+  const out: string[] = []
+  const parts = target.split('/')
+  for (const part of parts) {
+    if (part === '.') continue
+    if (part === '..' && out.length && out[out.length - 1] !== '..' && out[out.length - 1] !== '') {
+      out.pop()
+      continue
+    }
+    out.push(part)
+  }
+  return out.join('/') || '.'
+}

@@ -1,0 +1,11 @@
+// The permission engine's public surface; compiling, indexing and keys stay internal.
+export type { Approver, ApproverPolicy, AskAnswer, Asker, AskerContext, AskScope, PermissionRequest, RespondStatus } from './asker'
+export type { Grant, GrantSubject } from './grant'
+export { type GrantStore, type GrantStoreLoad, MemoryGrantStore } from './grant-store'
+export { JsonFileGrantStore } from './json-file-grant-store'
+export type { DecisionEvent, DecisionSource, RuleSource } from './permission-decision'
+export { PermissionEngine, type PermissionEngineOptions } from './permission-engine'
+export { PermissionError } from './permission-error'
+export { EFFECT_DEFAULTS, isPermissionMode, PERMISSION_MODES, type PermissionMode } from './permission-modes'
+export type { PermissionRule } from './permission-rule'
+export { summarizeArgs } from './summarize-args'

@@ -1,0 +1,157 @@
+import type { Logger } from '../logger'
+import type { ApprovalOutcome, ApprovalRequest } from '../permission-gate'
+import type { Approver, ApproverPolicy, AskAnswer, Asker, AskScope, PermissionRequest, RespondStatus } from './asker'
+import type { DecisionSource } from './permission-decision'
+
+const DECISIONS = new Set(['allow', 'deny'])
+const SCOPES = new Set<AskScope>(['once', 'session', 'always'])
+
+/** The engine's side of a pending approval. */
+export interface ApprovalHost {
+  readonly logger: Logger
+  /** Called once when the approval ends, whatever ended it. */
+  settled(pending: PendingApproval, outcome: ApprovalOutcome, source: DecisionSource): void
+}
+
+/**
+ * One permission request waiting for a person: it shows the request to every asker,
+ * accepts the first answer from someone allowed to give it, and otherwise ends as a
+ * denial on timeout, on the call's abort, when every asker failed or went away, or when
+ * the engine stops. Whatever ends it aborts the askers' signal and clears the timer.
+ */
+export class PendingApproval {
+  readonly controller = new AbortController()
+  readonly promise: Promise<ApprovalOutcome>
+  private resolve!: (outcome: ApprovalOutcome) => void
+  private timer: ReturnType<typeof setTimeout>
+  private live: Set<Asker>
+  private done = false
+  private onAbort = () => this.end({ decision: 'deny', reason: 'the call was cancelled while waiting for approval' }, { kind: 'cancelled' })
+
+  constructor(
+    private host: ApprovalHost,
+    readonly request: Readonly<PermissionRequest>,
+    /** What the pipeline passed in; re-evaluated when a new grant could cover it. */
+    readonly input: ApprovalRequest,
+    askers: readonly Asker[],
+    private signal: AbortSignal | undefined,
+    timeout: number,
+  ) {
+    this.promise = new Promise((resolve) => { this.resolve = resolve })
+    this.live = new Set(askers)
+    this.timer = setTimeout(() => this.end(
+      { decision: 'deny', reason: `nobody answered the permission request within ${duration(timeout)}` },
+      { kind: 'timeout', timeout },
+    ), timeout)
+    signal?.addEventListener('abort', this.onAbort, { once: true })
+    const context = { signal: this.controller.signal, respond: (answer: AskAnswer) => this.respond(answer) }
+    for (const asker of askers) {
+      let returned: ReturnType<Asker>
+      try {
+        returned = asker(request, context)
+      } catch (error) {
+        this.failed(asker, error)
+        continue
+      }
+      if (returned && typeof (returned as Promise<unknown>).then === 'function') {
+        ;(returned as Promise<AskAnswer | void>).then(
+          (answer) => { if (answer && !this.done) this.respond(answer) },
+          (error) => this.failed(asker, error),
+        )
+      } else if (returned) {
+        this.respond(returned as AskAnswer)
+      }
+    }
+  }
+
+  get ended(): boolean {
+    return this.done
+  }
+
+  /**
+   * Checks an answer and ends the request with it when its author may answer. Anything
+   * else is ignored (and logged): a spoofed or malformed answer never ends a request.
+   */
+  respond(answer: AskAnswer): RespondStatus {
+    if (this.done) return 'closed'
+    const by = approverOf(answer?.by)
+    if (!answer || typeof answer !== 'object' || !DECISIONS.has(answer.decision) || !by
+      || (answer.scope !== undefined && !SCOPES.has(answer.scope))
+      || (answer.reason !== undefined && typeof answer.reason !== 'string')) {
+      this.host.logger.warn('ignored a malformed answer to permission request %s (%s): %o', this.request.id, this.request.summary, answer)
+      return 'invalid'
+    }
+    if (!mayAnswer(this.request.approvers, by)) {
+      this.host.logger.warn('ignored an answer from %s to permission request %s (%s): only %s may answer', label(by), this.request.id, this.request.summary, describePolicy(this.request.approvers))
+      return 'not-allowed'
+    }
+    let scope: AskScope = answer.decision === 'allow' ? answer.scope ?? 'once' : 'once'
+    // A tool that demands a fresh answer every time cannot be remembered.
+    if (this.request.confirm === 'always') scope = 'once'
+    const reason = answer.decision === 'allow'
+      ? `approved by ${label(by)} (${scope})`
+      : `${label(by)} declined it${answer.reason ? `: ${answer.reason}` : ''}`
+    this.end({ decision: answer.decision, reason }, { kind: 'answer', by, scope })
+    return 'accepted'
+  }
+
+  /** An asker was removed; with none left, nobody can answer. */
+  askerGone(asker: Asker): void {
+    if (!this.live.delete(asker) || this.live.size || this.done) return
+    this.end({ decision: 'deny', reason: 'every asker showing the permission request was unloaded before anyone answered' }, { kind: 'askers-failed' })
+  }
+
+  /** Ends the request once; later calls do nothing. */
+  end(outcome: ApprovalOutcome, source: DecisionSource): void {
+    if (this.done) return
+    this.done = true
+    clearTimeout(this.timer)
+    this.signal?.removeEventListener('abort', this.onAbort)
+    this.controller.abort(new Error(`permission request ended: ${outcome.reason ?? outcome.decision}`))
+    this.host.settled(this, outcome, source)
+    this.resolve(outcome)
+  }
+
+  private failed(asker: Asker, error: unknown) {
+    if (this.done) return
+    this.host.logger.warn('an asker failed on permission request %s (%s): %s', this.request.id, this.request.summary, error)
+    if (!this.live.delete(asker) || this.live.size) return
+    this.end({ decision: 'deny', reason: `every asker failed to show the permission request (last error: ${error instanceof Error ? error.message : String(error)})` }, { kind: 'askers-failed' })
+  }
+}
+
+function approverOf(by: unknown): Approver | undefined {
+  if (typeof by === 'string') return by ? { id: by } : undefined
+  if (!by || typeof by !== 'object') return undefined
+  const { id, platform, authority } = by as Approver
+  if (typeof id !== 'string' || !id) return undefined
+  if (platform !== undefined && typeof platform !== 'string') return undefined
+  if (authority !== undefined && typeof authority !== 'number') return undefined
+  const approver: Approver = { id }
+  if (platform !== undefined) approver.platform = platform
+  if (authority !== undefined) approver.authority = authority
+  return approver
+}
+
+/** The caller (same id, and same platform when both are known) or anyone at or above the authority. */
+export function mayAnswer(policy: ApproverPolicy, by: Approver): boolean {
+  if (policy.userId !== undefined && by.id === policy.userId
+    && (by.platform === undefined || policy.platform === undefined || by.platform === policy.platform)) return true
+  return by.authority !== undefined && by.authority >= policy.authority
+}
+
+function describePolicy(policy: ApproverPolicy): string {
+  const caller = policy.userId !== undefined ? `the caller (${policy.platform ? policy.platform + ':' : ''}${policy.userId}) or ` : ''
+  return `${caller}users with authority ≥ ${policy.authority}`
+}
+
+/** `discord:123`, or `123` without a platform. */
+export function label(by: Approver): string {
+  return by.platform ? `${by.platform}:${by.id}` : by.id
+}
+
+function duration(ms: number): string {
+  if (ms % 60_000 === 0) return `${ms / 60_000} min`
+  if (ms % 1000 === 0) return `${ms / 1000}s`
+  return `${ms} ms`
+}

@@ -1,0 +1,43 @@
+import type { AuthorizeRequest, Decision } from '../permission-gate'
+import type { Effect } from '../tool'
+import type { Approver, AskScope } from './asker'
+import type { Grant } from './grant'
+import type { PermissionMode } from './permission-modes'
+import type { PermissionRule } from './permission-rule'
+
+export interface RuleSource {
+  kind: 'rule'
+  id: string
+  rule: Readonly<PermissionRule>
+  /** Where the rule came from: `config.rules[2]`, `plugin "ops"`. */
+  origin: string
+}
+
+/**
+ * What decided a call — the `rule` of an `AuthorizeResult` and of every
+ * `permissions/decision` event, so an audit log can answer "why did this run?".
+ */
+export type DecisionSource =
+  | RuleSource
+  | { kind: 'grant'; grant: Readonly<Grant> }
+  | { kind: 'mode'; mode: PermissionMode }
+  | { kind: 'default'; effect: Effect }
+  | { kind: 'answer'; by: Approver; scope: AskScope; grant?: Readonly<Grant> }
+  | { kind: 'timeout'; timeout: number }
+  | { kind: 'cancelled' }
+  | { kind: 'no-asker' }
+  | { kind: 'askers-failed' }
+  | { kind: 'stopped' }
+
+/** The payload of `permissions/decision`. */
+export interface DecisionEvent {
+  /** `authorize`: a rule, grant, mode or default decided; `approve`: an ask ended. */
+  phase: 'authorize' | 'approve'
+  decision: Decision
+  reason?: string
+  source: DecisionSource
+  request: Readonly<AuthorizeRequest & { callId?: string; reason?: string }>
+  /** The permission request's id, for `approve` decisions that reached the askers. */
+  requestId?: string
+  at: number
+}

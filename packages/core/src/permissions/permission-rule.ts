@@ -1,0 +1,42 @@
+import type { Decision } from '../permission-gate'
+
+/**
+ * One permission rule, as written in config or passed to `ctx.permissions.rule()`.
+ * Every field but `permission` and `decision` narrows the rule; a rule matches a call
+ * when all of its fields match.
+ *
+ * @example
+ * // Only admins may deploy to prod; everybody else is asked.
+ * { permission: 'deploy:run', target: 'prod', authority: 4, decision: 'allow' }
+ * { permission: 'deploy:run', decision: 'ask' }
+ */
+export interface PermissionRule {
+  /** A glob over permission names (`tool:deploy`, `fs.*`, `deploy:*`). */
+  permission: string
+  /**
+   * A glob over the call's target. Without whitespace it is a path glob (minimatch: `*`
+   * stops at `/`, `**` crosses it, `.`/`..` segments of the target are resolved first):
+   * `src/**`, `prod`, `https://api.example.com/**`. With whitespace it is a command-line
+   * glob like `command`: `*rm -rf*`, `POST https://api.example.com/*`. A rule with a
+   * target never matches a call without one.
+   */
+  target?: string
+  /**
+   * A command-line glob over the call's target, where `*` matches any run of characters,
+   * `/` and spaces included, `?` one character and `\` escapes: `git status*`, `rm *`.
+   * Exclusive with `target`; use it for command lines, where a path glob could miss.
+   */
+  command?: string
+  /** User ids (`123`) or platform-qualified ids (`discord:123`). An empty list, like a missing one, does not narrow. */
+  users?: string[]
+  /** Channel ids, plain or platform-qualified. */
+  channels?: string[]
+  /** Guild ids, plain or platform-qualified. */
+  guilds?: string[]
+  platforms?: string[]
+  /** Minimum session authority (Koishi: 1 user, 4 admin, 5 owner). A session without one counts as 0. */
+  authority?: number
+  decision: Decision
+  /** A label for audit logs and denial messages. */
+  name?: string
+}

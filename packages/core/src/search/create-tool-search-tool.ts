@@ -1,0 +1,79 @@
+import Schema from 'schemastery'
+import { defineTool } from '../define-tool'
+import type { Tool } from '../tool'
+import { type SummaryStyle, summarizeTools } from './summarize-tools'
+import type { SearchHit, ToolSearchIndex } from './tool-search-index'
+
+/** The name of the built-in search tool. */
+export const TOOL_SEARCH_NAME = 'tool_search'
+
+/**
+ * A best match scoring below this, that lacks some of the query's words, is no good match:
+ * `tool_search` says so rather than returning noise. Chosen on half of BFCL's irrelevance and pool queries, to keep 95% of
+ * the true matches (see docs/search-mode.md).
+ */
+export const NO_MATCH_THRESHOLD = 0.7
+
+export interface ToolSearchToolOptions {
+  /** The index to rank with; usually the registry's, holding more tools than this toolset. */
+  index: ToolSearchIndex
+  /** The deferred tools: what the summary lists and what a search may return. */
+  tools: readonly Pick<Tool, 'name' | 'description'>[]
+  /** Narrows what a search may return further. @default every name in `tools` */
+  accept?: (name: string) => boolean
+  /** Full definitions of the named tools, in the toolset's dialect and the names' order. */
+  definitionsOf: (names: string[]) => readonly unknown[]
+  /** How the description lists the deferred tools. @default 'brief' */
+  summary?: SummaryStyle
+  /** The no-good-match score. @default NO_MATCH_THRESHOLD */
+  threshold?: number
+}
+
+/** What `tool_search` returns besides its text, for hosts and logs. */
+export interface ToolSearchData {
+  query: string
+  matches: SearchHit[]
+}
+
+/**
+ * The `tool_search` tool of a toolset in search mode. Its description lists the deferred
+ * tools compactly; a call returns the best matches' full definitions as JSON text, ready
+ * for the model to call. It only ranks: the returned tools are callable (and governed by
+ * permissions) whether or not they were searched.
+ */
+export function createToolSearchTool(options: ToolSearchToolOptions): Tool {
+  const { index, tools, definitionsOf } = options
+  const names = new Set(tools.map((tool) => tool.name))
+  const accept = options.accept
+    ? (name: string) => names.has(name) && options.accept!(name)
+    : (name: string) => names.has(name)
+  const threshold = options.threshold ?? NO_MATCH_THRESHOLD
+  const summary = summarizeTools(tools, options.summary ?? 'brief')
+  const count = `${tools.length} tool${tools.length === 1 ? ' is' : 's are'}`
+  return defineTool({
+    name: TOOL_SEARCH_NAME,
+    description: 'Finds tools that are not listed with the others and returns their full definitions '
+      + '(name, description, JSON Schema parameters); you can then call them by name. Describe the task '
+      + `in a few words, or give a tool's name. ${count} available this way${summary ? ':\n' + summary : '.'}`,
+    args: Schema.object({
+      query: Schema.string().required().description('What you want to do, or a tool name.'),
+      limit: Schema.natural().min(1).max(20).default(5).description('How many tools to return.'),
+    }),
+    traits: { effect: 'read' },
+    run({ query, limit }) {
+      const matches = index.search(query, { limit, accept })
+      const data: ToolSearchData = { query, matches }
+      // A tool that has every word of the query matches, however common the words.
+      if (!matches.length || (matches[0].score < threshold && matches[0].coverage < 1)) {
+        return {
+          text: JSON.stringify({
+            tools: [],
+            message: `No tool matches ${JSON.stringify(query)} well. Try other words for the task, or a name from the list in this tool's description.`,
+          }),
+          data: { query, matches: [] } satisfies ToolSearchData,
+        }
+      }
+      return { text: JSON.stringify({ tools: definitionsOf(matches.map((match) => match.name)) }), data }
+    },
+  })
+}

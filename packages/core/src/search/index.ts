@@ -1,0 +1,5 @@
+export * from './create-tool-search-tool'
+export * from './search-document'
+export * from './summarize-tools'
+export * from './tokenize'
+export * from './tool-search-index'

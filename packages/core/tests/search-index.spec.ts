@@ -1,0 +1,203 @@
+import Schema from 'schemastery'
+import { describe, expect, it } from 'vitest'
+import { defineTool } from '../src'
+import { briefDescription, EXACT_NAME_BOOST, type SearchDocument, searchFields, summarizeTools, tokenize, ToolSearchIndex } from '../src/search'
+
+describe('tokenize', () => {
+  it('splits identifiers on camelCase, snake_case, dots and dashes', () => {
+    expect(tokenize('getWeatherForecast')).toEqual(['get', 'weather', 'forecast'])
+    expect(tokenize('get_weather_forecast')).toEqual(['get', 'weather', 'forecast'])
+    expect(tokenize('weather.forecast-daily')).toEqual(['weather', 'forecast', 'daili'])
+    expect(tokenize('HTTPServerConfig')).toEqual(['http', 'server', 'config'])
+    expect(tokenize('getPM2.5Level')).toEqual(['get', 'pm2', '5', 'level'])
+  })
+
+  it('lowercases, stems and drops stop words and e.g.', () => {
+    expect(tokenize('Calculates the calculation of a Calculator, e.g. sums')).toEqual(['calcul', 'calcul', 'calcul', 'sum'])
+    expect(tokenize('running files, searching directories')).toEqual(['run', 'file', 'search', 'directori'])
+    expect(tokenize('the of and')).toEqual([])
+  })
+
+  it('segments Chinese into words, with the bigrams of longer words', () => {
+    expect(tokenize('查询城市的天气预报')).toEqual(['查询', '城市', '天气', '预报'])
+    // A word longer than two characters also yields its bigrams, so `克力` finds it.
+    expect(tokenize('巧克力')).toEqual(['巧克力', '巧克', '克力'])
+    expect(tokenize('明天天气怎么样')).toEqual(['明天', '天气', '样'])
+  })
+
+  it('handles mixed Chinese and English', () => {
+    expect(tokenize('用 getWeather 查询天气')).toEqual(expect.arrayContaining(['get', 'weather', '查询', '天气']))
+  })
+})
+
+describe('searchFields', () => {
+  it('reads parameter names, descriptions and enum values from JSON Schema, nested too', () => {
+    expect(searchFields({
+      name: 'book_hotel',
+      description: 'Books a room.',
+      parameters: {
+        type: 'object',
+        properties: {
+          city: { type: 'string', description: 'Where to stay' },
+          room: { type: 'string', enum: ['single', 'double'] },
+          guest: { type: 'object', properties: { fullName: { type: 'string', title: 'Name on the booking' } } },
+          dates: { type: 'array', items: { type: 'object', properties: { checkIn: { description: 'Arrival day' } } } },
+        },
+      },
+    })).toEqual({
+      name: 'book_hotel',
+      description: 'Books a room.',
+      parameterNames: 'city room guest fullName dates checkIn',
+      parameterText: 'Where to stay \nsingle \ndouble \nName on the booking \nArrival day',
+    })
+  })
+
+  it('reads a defined tool through its schemastery args', () => {
+    const tool = defineTool({
+      name: 'send_mail',
+      description: 'Sends an e-mail.',
+      args: Schema.object({ recipient: Schema.string().description('Address to send to').required() }),
+      run: () => '',
+    })
+    expect(searchFields(tool)).toMatchObject({ parameterNames: 'recipient', parameterText: 'Address to send to' })
+  })
+})
+
+const catalog: SearchDocument[] = [
+  { name: 'get_weather', description: 'Current weather and forecast for a city.', parameters: { type: 'object', properties: { city: { type: 'string', description: 'City name' } } } },
+  { name: 'sendMessage', description: 'Send a chat message to a user or a channel.', parameters: { type: 'object', properties: { text: { type: 'string' }, channel: { type: 'string' } } } },
+  { name: 'fs.read_file', description: 'Read a text file from the workspace.', parameters: { type: 'object', properties: { path: { type: 'string', description: 'Relative file path' } } } },
+  { name: 'convert_currency', description: 'Convert an amount between currencies at today\'s exchange rate.', parameters: { type: 'object', properties: { amount: { type: 'number' }, from: { type: 'string', description: 'ISO 4217 code' }, to: { type: 'string' } } } },
+  { name: 'find', description: 'Find files by glob pattern.', parameters: { type: 'object', properties: { pattern: { type: 'string' } } } },
+  { name: 'translate_text', description: '把文本翻译成另一种语言', parameters: { type: 'object', properties: { text: { type: 'string', description: '要翻译的文本' }, target: { type: 'string', description: '目标语言' } } } },
+  { name: 'query_weather_cn', description: '查询指定城市的天气预报', parameters: { type: 'object', properties: { city: { type: 'string', description: '城市名称' } } } },
+]
+
+function indexOf(list = catalog) {
+  const index = new ToolSearchIndex()
+  for (const document of list) index.add(document)
+  return index
+}
+
+const names = (hits: { name: string }[]) => hits.map((hit) => hit.name)
+
+describe('ToolSearchIndex', () => {
+  it('ranks by names, descriptions and parameters', () => {
+    const index = indexOf()
+    expect(names(index.search('what is the weather like in Paris tomorrow', { limit: 1 }))).toEqual(['get_weather'])
+    expect(names(index.search('post a message in the team channel', { limit: 1 }))).toEqual(['sendMessage'])
+    expect(names(index.search('how many yen is 30 euros at the current exchange rate', { limit: 1 }))).toEqual(['convert_currency'])
+    // Only a parameter description says "relative path".
+    expect(names(index.search('open the relative path docs/a.md', { limit: 1 }))).toEqual(['fs.read_file'])
+  })
+
+  it('ranks Chinese queries against Chinese descriptions', () => {
+    const index = indexOf()
+    expect(names(index.search('明天杭州天气怎么样', { limit: 1 }))).toEqual(['query_weather_cn'])
+    expect(names(index.search('帮我把这段话翻译成英文', { limit: 1 }))).toEqual(['translate_text'])
+  })
+
+  it('boosts a tool the query names exactly, in any spelling of the identifier', () => {
+    const index = indexOf()
+    for (const query of ['fs.read_file', 'fs_read_file', 'call fsReadFile please', 'send message']) {
+      const [hit] = index.search(query, { limit: 3 })
+      expect(hit.score, query).toBeGreaterThan(EXACT_NAME_BOOST)
+    }
+    expect(names(index.search('send message', { limit: 1 }))).toEqual(['sendMessage'])
+    // A plain word in a sentence does not name the `find` tool.
+    const hits = index.search('find the weather in Oslo', { limit: 3 })
+    expect(names(hits)).toContain('find')
+    expect(hits.every((hit) => hit.score < EXACT_NAME_BOOST)).toBe(true)
+  })
+
+  it('scores evidence in units of one distinctive word, whatever else the query says', () => {
+    const index = indexOf()
+    const [good] = index.search('weather forecast for a city', { limit: 1 })
+    expect(good).toMatchObject({ name: 'get_weather', coverage: 1 })
+    expect(good.score).toBeGreaterThan(1)
+    // Words no tool has neither help nor hurt the score; they do lower the coverage.
+    const [padded] = index.search('weather forecast for a city: Hangzhou 2024', { limit: 1 })
+    expect(padded).toEqual({ name: 'get_weather', score: good.score, coverage: 0.6 })
+    const [weak] = index.search('bake a chocolate cake with strawberries for the city party', { limit: 1 })
+    expect(weak.score).toBeLessThan(0.7)
+    expect(weak.coverage).toBeLessThan(0.5)
+    expect(index.search('zyzzyva quux', { limit: 5 })).toEqual([])
+    expect(index.search('', { limit: 5 })).toEqual([])
+    expect(index.search('weather', { limit: 5, threshold: 50 })).toEqual([])
+  })
+
+  it('honours limit and accept, calling accept only for contenders', () => {
+    const index = indexOf()
+    const asked: string[] = []
+    const hits = index.search('weather city file message', {
+      limit: 2,
+      accept: (name) => {
+        asked.push(name)
+        return name !== 'get_weather'
+      },
+    })
+    expect(hits).toHaveLength(2)
+    expect(names(hits)).not.toContain('get_weather')
+    expect(asked).toContain('get_weather')
+    expect(index.search('weather', { limit: 0 })).toEqual([])
+    expect(index.search('weather', { limit: 5, accept: () => false })).toEqual([])
+  })
+
+  it('updates incrementally and agrees with an index built from scratch', () => {
+    const index = indexOf()
+    expect(index.size).toBe(catalog.length)
+    expect(index.remove('get_weather')).toBe(true)
+    expect(index.remove('get_weather')).toBe(false)
+    expect(index.has('get_weather')).toBe(false)
+    expect(names(index.search('weather forecast city', { limit: 10 }))).not.toContain('get_weather')
+    // A freed slot is reused by the next tool, with none of the old tool's terms.
+    index.add({ name: 'roll_dice', description: 'Roll dice for a tabletop game.' })
+    expect(names(index.search('roll two dice', { limit: 1 }))).toEqual(['roll_dice'])
+    expect(index.search('forecast', { limit: 10 })).toEqual([])
+    // Replacing a tool replaces its terms.
+    index.add({ name: 'find', description: 'Locate a restaurant nearby.' })
+    expect(names(index.search('glob pattern files', { limit: 10 }))).not.toContain('find')
+    expect(index.size).toBe(catalog.length)
+
+    const fresh = indexOf([...catalog.filter((tool) => tool.name !== 'get_weather' && tool.name !== 'find'),
+      { name: 'roll_dice', description: 'Roll dice for a tabletop game.' },
+      { name: 'find', description: 'Locate a restaurant nearby.' }])
+    for (const query of ['weather city', 'read a file', 'restaurant nearby', '翻译文本', 'roll dice', 'message channel user']) {
+      const a = index.search(query, { limit: 10 })
+      const b = fresh.search(query, { limit: 10 })
+      expect(names(a), query).toEqual(names(b))
+      a.forEach((hit, i) => expect(hit.score).toBeCloseTo(b[i].score, 10))
+    }
+  })
+
+  it('orders ties by name and returns nothing from an empty index', () => {
+    const index = new ToolSearchIndex()
+    expect(index.search('anything', { limit: 5 })).toEqual([])
+    index.add({ name: 'b_tool', description: 'same words' })
+    index.add({ name: 'a_tool', description: 'same words' })
+    expect(names(index.search('same words', { limit: 5 }))).toEqual(['a_tool', 'b_tool'])
+  })
+})
+
+describe('summarizeTools', () => {
+  const tools = [
+    { name: 'get_weather', description: 'Current weather for a city. Uses the national service, updated hourly.' },
+    { name: 'translate', description: '把文本翻译成另一种语言。支持一百多种语言。' },
+    { name: 'noop', description: '' },
+  ]
+
+  it('lists names, brief lines or nothing', () => {
+    expect(summarizeTools(tools, 'names')).toBe('get_weather, translate, noop')
+    expect(summarizeTools(tools, 'brief')).toBe('- get_weather: Current weather for a city.\n- translate: 把文本翻译成另一种语言。\n- noop')
+    expect(summarizeTools(tools, 'none')).toBe('')
+    expect(summarizeTools([], 'brief')).toBe('')
+  })
+
+  it('keeps brief descriptions to one short line', () => {
+    expect(briefDescription('Line one\nstill one. Two.')).toBe('Line one still one.')
+    expect(briefDescription('version 1.2.3 is out')).toBe('version 1.2.3 is out')
+    const long = briefDescription('x'.repeat(300))
+    expect(long).toHaveLength(100)
+    expect(long.endsWith('…')).toBe(true)
+  })
+})

@@ -1,0 +1,190 @@
+import Schema from 'schemastery'
+import { describe, expect, it } from 'vitest'
+import { defineTool, type Tool, ToolRegistry } from '../src'
+import { createToolSearchTool, NO_MATCH_THRESHOLD, TOOL_SEARCH_NAME, ToolSearchIndex } from '../src/search'
+import { testGate } from './gate'
+
+const session = { id: 's1', platform: 'discord', userId: 'u1' }
+
+function tool(name: string, description: string, extra: Partial<Parameters<typeof defineTool>[0]> = {}) {
+  return defineTool({ name, description, traits: { effect: 'read' }, run: () => `${name} ran`, ...extra })
+}
+
+function registryWith(...tools: Tool[]) {
+  const registry = new ToolRegistry()
+  const disposers = tools.map((item) => registry.define(item))
+  return { registry, disposers }
+}
+
+const weather = defineTool({
+  name: 'get_weather',
+  description: 'Current weather and forecast for a city.',
+  args: Schema.object({ city: Schema.string().description('City name').required() }),
+  traits: { effect: 'read' },
+  run: ({ city }) => `sunny in ${city}`,
+})
+const deploy = tool('deploy_site', 'Deploy the website to production.', { traits: { effect: 'exec' } })
+const translate = tool('translate_text', '把文本翻译成另一种语言')
+const echo = tool('echo', 'Repeat a text.')
+
+async function search(toolset: ReturnType<ToolRegistry['toolset']>, query: string, limit?: number) {
+  const [result] = await toolset.execute([{ id: 'q', name: TOOL_SEARCH_NAME, arguments: { query, ...limit && { limit } } }])
+  expect(result.status).toBe('ok')
+  return JSON.parse(result.content) as { tools: any[]; message?: string }
+}
+
+describe('search mode', () => {
+  it('advertises eager tools plus tool_search, whose description summarizes the deferred tools', () => {
+    const { registry } = registryWith(weather, deploy, translate, echo)
+    const toolset = registry.toolset({ session, mode: 'search', eager: ['ech*'] })
+    expect(toolset.definitions('json').map((d) => d.name)).toEqual(['echo', TOOL_SEARCH_NAME])
+    expect(toolset.deferred).toEqual(['deploy_site', 'get_weather', 'translate_text'])
+    const [, search] = toolset.definitions('json')
+    expect(search.description).toContain('3 tools are available this way:\n'
+      + '- deploy_site: Deploy the website to production.\n'
+      + '- get_weather: Current weather and forecast for a city.\n'
+      + '- translate_text: 把文本翻译成另一种语言')
+    expect(search.parameters).toMatchObject({ properties: { query: { type: 'string' }, limit: { default: 5, maximum: 20 } }, required: ['query'] })
+
+    const names = registry.toolset({ session, mode: 'search', summary: 'names' }).definitions('json')
+    expect(names.map((d) => d.name)).toEqual([TOOL_SEARCH_NAME])
+    expect(names[0].description).toContain('4 tools are available this way:\ndeploy_site, echo, get_weather, translate_text')
+    const none = registry.toolset({ session, mode: 'search', summary: 'none' }).definitions('json')[0]
+    expect(none.description).toMatch(/4 tools are available this way\.$/)
+  })
+
+  it('defers tools declared with mode "search" in an ordinary toolset', () => {
+    const lazy = tool('rare_report', 'Build the quarterly report.', { mode: 'search' })
+    const { registry } = registryWith(echo, lazy)
+    const toolset = registry.toolset({ session })
+    expect(toolset.definitions('openai').map((d) => d.function.name)).toEqual(['echo', TOOL_SEARCH_NAME])
+    expect(toolset.deferred).toEqual(['rare_report'])
+    // Without deferred tools there is no tool_search.
+    expect(registryWith(echo).registry.toolset({ session }).definitions('json').map((d) => d.name)).toEqual(['echo'])
+  })
+
+  it('returns full definitions of the best matches in the dialect the toolset was asked for', async () => {
+    const { registry } = registryWith(weather, deploy, translate, echo)
+    const toolset = registry.toolset({ session, mode: 'search' })
+    toolset.definitions('openai')
+    const { tools } = await search(toolset, 'will it rain in Berlin tomorrow, weather')
+    expect(tools[0]).toEqual({
+      type: 'function',
+      function: expect.objectContaining({
+        name: 'get_weather',
+        description: 'Current weather and forecast for a city.',
+        parameters: expect.objectContaining({ properties: { city: { type: 'string', description: 'City name' } }, required: ['city'] }),
+      }),
+    })
+    const chinese = await search(registry.toolset({ session, mode: 'search' }), '帮我翻译这段文本', 1)
+    expect(chinese.tools).toEqual([expect.objectContaining({ name: 'translate_text' })])
+  })
+
+  it('says so when nothing matches well', async () => {
+    const { registry } = registryWith(weather, deploy, translate, echo)
+    const result = await search(registry.toolset({ session, mode: 'search' }), 'order a large pepperoni pizza')
+    expect(result.tools).toEqual([])
+    expect(result.message).toContain('No tool matches "order a large pepperoni pizza" well')
+  })
+
+  it('keeps deferred tools callable whether or not they were searched', async () => {
+    const { registry } = registryWith(weather, echo)
+    const toolset = registry.toolset({ session, mode: 'search', eager: ['echo'] })
+    const [result] = await toolset.execute([{ id: '1', name: 'get_weather', arguments: { city: 'Oslo' } }])
+    expect(result).toMatchObject({ status: 'ok', content: 'sunny in Oslo' })
+    expect(toolset.has('get_weather')).toBe(true)
+    // ...and validated like any other call.
+    const [bad] = await toolset.execute([{ id: '2', name: 'get_weather', arguments: {} }])
+    expect(bad).toMatchObject({ status: 'error', code: 'invalid_arguments' })
+  })
+
+  it('applies permissions to searched tools; tool_search itself is a read', async () => {
+    const { registry } = registryWith(weather, deploy)
+    const { gate, log } = testGate((request) => ({ decision: request.effect === 'exec' ? 'deny' : 'allow', reason: 'no deploys' }))
+    registry.permissions = gate
+    const toolset = registry.toolset({ session, mode: 'search' })
+    const { tools } = await search(toolset, 'deploy the website')
+    expect(tools.map((d) => d.name)).toEqual(['deploy_site'])
+    const [result] = await toolset.execute([{ id: '1', name: 'deploy_site', arguments: {} }])
+    expect(result).toMatchObject({ status: 'denied', code: 'permission_denied' })
+    expect(log).toEqual([`authorize tool:${TOOL_SEARCH_NAME} read`, 'authorize tool:deploy_site exec'])
+  })
+
+  it('never returns or lists a tool the session cannot see, even named exactly', async () => {
+    const secret = tool('admin_reset', 'Reset every user password.', { visibility: (s) => (s.authority ?? 0) >= 4 })
+    const { registry } = registryWith(weather, secret)
+    const toolset = registry.toolset({ session, mode: 'search' })
+    expect(toolset.definitions('json')[0].description).not.toContain('admin_reset')
+    const result = await search(toolset, 'admin_reset')
+    expect(result.tools.map((d) => d.name)).not.toContain('admin_reset')
+    const [call] = await toolset.execute([{ id: '1', name: 'admin_reset', arguments: {} }])
+    expect(call.code).toBe('unknown_tool')
+    // An admin sees it.
+    const admin = await search(registry.toolset({ session: { ...session, authority: 4 }, mode: 'search' }), 'admin_reset')
+    expect(admin.tools.map((d) => d.name)).toEqual(['admin_reset'])
+  })
+
+  it('only returns the toolset\'s own deferred tools, not eager or excluded ones', async () => {
+    const { registry } = registryWith(weather, deploy, echo)
+    const toolset = registry.toolset({ session, mode: 'search', eager: ['get_weather'], exclude: ['deploy_*'] })
+    expect((await search(toolset, 'weather forecast')).tools).toEqual([])
+    expect((await search(toolset, 'deploy website')).tools).toEqual([])
+    expect((await search(toolset, 'echo repeat text')).tools.map((d) => d.name)).toEqual(['echo'])
+  })
+
+  it('follows define and dispose: the registry index updates incrementally', async () => {
+    const { registry, disposers } = registryWith(weather, echo)
+    expect((await search(registry.toolset({ session, mode: 'search' }), 'deploy website')).tools).toEqual([])
+    const dispose = registry.define(deploy)
+    expect((await search(registry.toolset({ session, mode: 'search' }), 'deploy website')).tools.map((d) => d.name)).toEqual(['deploy_site'])
+    dispose()
+    dispose()
+    disposers[0]()
+    const toolset = registry.toolset({ session, mode: 'search' })
+    expect(toolset.deferred).toEqual(['echo'])
+    expect((await search(toolset, 'deploy website')).tools).toEqual([])
+    expect((await search(toolset, 'weather city')).tools).toEqual([])
+  })
+
+  it('caps limit at 20 and defaults it to 5', async () => {
+    const many = Array.from({ length: 30 }, (_, i) => tool(`weather_${i}`, `Weather report number ${i}.`))
+    const { registry } = registryWith(...many)
+    const toolset = registry.toolset({ session, mode: 'search' })
+    expect((await search(toolset, 'weather report')).tools).toHaveLength(5)
+    expect((await search(toolset, 'weather report', 20)).tools).toHaveLength(20)
+    const [tooMany] = await toolset.execute([{ id: '1', name: TOOL_SEARCH_NAME, arguments: { query: 'weather', limit: 50 } }])
+    expect(tooMany).toMatchObject({ status: 'error', code: 'invalid_arguments' })
+  })
+})
+
+describe('createToolSearchTool', () => {
+  it('is a read tool that asks definitionsOf for the matches in rank order', async () => {
+    const index = new ToolSearchIndex()
+    const tools = [
+      { name: 'alpha', description: 'Sort a list of numbers.' },
+      { name: 'beta', description: 'Sort and deduplicate a list of words.' },
+      { name: 'gamma', description: 'Unrelated.' },
+    ]
+    for (const item of tools) index.add(item)
+    index.add({ name: 'hidden', description: 'Sort anything at all, sort sort.' })
+    const asked: string[][] = []
+    const search = createToolSearchTool({
+      index,
+      tools,
+      accept: (name) => name !== 'beta',
+      definitionsOf: (names) => {
+        asked.push(names)
+        return names.map((name) => ({ name }))
+      },
+    })
+    expect(search.traits.effect).toBe('read')
+    expect(search.name).toBe(TOOL_SEARCH_NAME)
+    const output = await search.run({ query: 'sort numbers', limit: 5 }, {} as any) as { text: string; data: any }
+    expect(JSON.parse(output.text)).toEqual({ tools: [{ name: 'alpha' }] })
+    expect(asked).toEqual([['alpha']])
+    expect(output.data.matches.map((m: any) => m.name)).toEqual(['alpha'])
+    // Below the threshold, but it has every word of the query: still a good match.
+    expect(output.data.matches[0]).toMatchObject({ coverage: 1, score: expect.any(Number) })
+    expect(output.data.matches[0].score).toBeLessThan(NO_MATCH_THRESHOLD)
+  })
+})

@@ -1,0 +1,88 @@
+import { randomUUID } from 'node:crypto'
+import { structuredPatch } from 'diff'
+import type { ToolArtifact } from '@dogu/core'
+import { sha256 } from './fs-backend'
+
+/** One hunk of a unified diff with three lines of context. `lines` start with ` `, `+`, `-` or `\`. */
+export interface DiffHunk {
+  oldStart: number
+  oldLines: number
+  newStart: number
+  newLines: number
+  lines: string[]
+}
+
+/**
+ * The `file_change` artifact a successful `write` or `edit` returns. It carries everything a
+ * host needs to show the exact diff later and to undo it, without reading the disk again.
+ */
+export interface FileChange extends ToolArtifact {
+  kind: 'file_change'
+  /** The change id, used by `ChangeLog.undo`. */
+  id: string
+  /** Relative to the workspace root, with `/`. */
+  path: string
+  type: 'created' | 'modified'
+  added: number
+  removed: number
+  hunks: DiffHunk[]
+  /** SHA-256 (hex) of the bytes before the change; `null` for a created file. */
+  before: string | null
+  after: string
+  /** The content before the change, for undo; `null` for a created file. */
+  prior: string | null
+  /** The tool (as named in the toolset), call and session that made it. */
+  tool: string
+  callId?: string
+  sessionId?: string
+  /** Epoch milliseconds. */
+  createdAt: number
+  /** Set once the change has been undone. */
+  undone?: boolean
+}
+
+export interface ChangeSource {
+  tool: string
+  callId?: string
+  sessionId?: string
+}
+
+/** Builds the artifact for replacing `prior` (or nothing) with `next` at `path`. */
+export function createFileChange(path: string, prior: string | null, next: string, source: ChangeSource): FileChange {
+  const patch = structuredPatch(path, path, prior ?? '', next, undefined, undefined, { context: 3 })
+  let added = 0
+  let removed = 0
+  const hunks = patch.hunks.map((hunk) => {
+    for (const line of hunk.lines) {
+      if (line[0] === '+') added++
+      else if (line[0] === '-') removed++
+    }
+    return { oldStart: hunk.oldStart, oldLines: hunk.oldLines, newStart: hunk.newStart, newLines: hunk.newLines, lines: hunk.lines }
+  })
+  const change: FileChange = {
+    kind: 'file_change',
+    id: randomUUID(),
+    path,
+    type: prior === null ? 'created' : 'modified',
+    added,
+    removed,
+    hunks,
+    before: prior === null ? null : sha256(prior),
+    after: sha256(next),
+    prior,
+    tool: source.tool,
+    createdAt: Date.now(),
+  }
+  if (source.callId !== undefined) change.callId = source.callId
+  if (source.sessionId !== undefined) change.sessionId = source.sessionId
+  return change
+}
+
+/** Whether a value has the shape of a `file_change` artifact (for artifacts loaded back from storage). */
+export function isFileChange(value: unknown): value is FileChange {
+  if (!value || typeof value !== 'object') return false
+  const change = value as FileChange
+  return change.kind === 'file_change' && typeof change.id === 'string' && typeof change.path === 'string'
+    && (change.type === 'created' || change.type === 'modified') && typeof change.after === 'string'
+    && (change.type === 'created' ? change.prior === null : typeof change.prior === 'string')
+}

@@ -1,0 +1,24 @@
+import { Minimatch, type MinimatchOptions } from 'minimatch'
+import { FsError } from './errors'
+
+/**
+ * Compiles a glob written by the model. Patterns are relative to the searched directory, so
+ * an absolute pattern or a `..` segment (which could only leave it) is refused with advice.
+ */
+export function compileGlob(pattern: string, options: MinimatchOptions, what = 'pattern'): Minimatch {
+  if (!pattern) throw new FsError('INVALID_ARGUMENT', `${what} is empty`)
+  if (pattern.includes('\0')) throw new FsError('INVALID_ARGUMENT', `${what} contains a null byte`)
+  if (pattern.length > 1000) throw new FsError('INVALID_ARGUMENT', `${what} is longer than 1000 characters`)
+  if (pattern.startsWith('/')) {
+    throw new FsError('INVALID_ARGUMENT', `${what} ${JSON.stringify(pattern)} is absolute; patterns are relative to the searched directory (set path to choose it)`)
+  }
+  if (pattern.split('/').includes('..')) {
+    throw new FsError('INVALID_ARGUMENT', `${what} ${JSON.stringify(pattern)} has a ".." segment; patterns match below the searched directory (set path to search elsewhere)`)
+  }
+  return new Minimatch(pattern, options)
+}
+
+/** Whether a directory can hold matches (minimatch's partial match); negated and comment patterns cannot prune. */
+export function canPrune(matcher: Minimatch): boolean {
+  return !matcher.negate && !matcher.comment
+}

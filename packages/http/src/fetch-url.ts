@@ -1,0 +1,87 @@
+import type { Allowlist } from './allowlist'
+import type { HttpClient } from './http-client'
+import { HttpFetchError } from './http-fetch-error'
+import { resolveTarget, type HostResolver } from './resolve-target'
+
+export interface FetchRequest {
+  url: string
+  method: string
+  headers: Record<string, string>
+  body?: string
+}
+
+export interface FetchContext {
+  client: HttpClient
+  resolver: HostResolver
+  allowlist: Allowlist
+  maxRedirects: number
+  signal: AbortSignal
+}
+
+export interface FetchedResponse {
+  response: Response
+  /** The URL that answered, after redirects. */
+  url: URL
+  /** Every URL redirected to, in order. */
+  redirects: string[]
+}
+
+const REDIRECTS = new Set([301, 302, 303, 307, 308])
+const PROTOCOLS = new Set(['http:', 'https:'])
+// Credentials meant for one origin are not forwarded to another.
+const ORIGIN_BOUND = ['authorization', 'cookie', 'proxy-authorization']
+
+/**
+ * Fetches a URL following redirects by hand, so every hop is resolved, checked against
+ * the SSRF guard and connected to the address that was checked.
+ */
+export async function fetchUrl(request: FetchRequest, context: FetchContext): Promise<FetchedResponse> {
+  let url = parseUrl(request.url)
+  let { method, body } = request
+  const headers = { ...request.headers }
+  const redirects: string[] = []
+  while (true) {
+    const address = await resolveTarget(url, context.resolver, context.allowlist, context.signal)
+    let response: Response
+    try {
+      response = await context.client({ url, method, headers, body, signal: context.signal, address })
+    } catch (error) {
+      if (context.signal.aborted) throw context.signal.reason
+      const cause = (error as Error)?.cause ?? error
+      throw new HttpFetchError('FETCH_FAILED', `${method} ${url.href} failed: ${(cause as Error)?.message ?? cause}`, { cause: error })
+    }
+    const location = response.headers.get('location')
+    if (!REDIRECTS.has(response.status) || location === null) return { response, url, redirects }
+    await response.body?.cancel().catch(() => {})
+    if (redirects.length >= context.maxRedirects) {
+      throw new HttpFetchError('TOO_MANY_REDIRECTS', `stopped after ${context.maxRedirects} redirects (last: ${url.href} → ${location})`)
+    }
+    const next = parseUrl(location, url)
+    if ((response.status === 303 && method !== 'HEAD') || ((response.status === 301 || response.status === 302) && method === 'POST')) {
+      // As browsers do: the redirect is fetched with GET and without the body.
+      method = 'GET'
+      body = undefined
+      for (const name of Object.keys(headers)) if (/^content-/i.test(name)) delete headers[name]
+    } else if (body !== undefined && next.origin !== url.origin) {
+      throw new HttpFetchError('REDIRECT_REFUSED', `${url.href} redirects (${response.status}) to ${next.href}, which would receive the ${method} body; the approval was for the first origin, so fetch the new URL directly if that is intended`)
+    }
+    if (next.origin !== url.origin) {
+      for (const name of Object.keys(headers)) if (ORIGIN_BOUND.includes(name.toLowerCase())) delete headers[name]
+    }
+    redirects.push(next.href)
+    url = next
+  }
+}
+
+function parseUrl(input: string, base?: URL): URL {
+  let url: URL
+  try {
+    url = new URL(input, base)
+  } catch (error) {
+    throw new HttpFetchError('INVALID_URL', `${JSON.stringify(input)} is not a valid URL`, { cause: error })
+  }
+  if (!PROTOCOLS.has(url.protocol)) {
+    throw new HttpFetchError('UNSUPPORTED_PROTOCOL', `${url.protocol} URLs cannot be fetched; use http or https`)
+  }
+  return url
+}

@@ -1,0 +1,111 @@
+import Dogu, { type DoguPlugin } from '@dogu/cordis'
+import type { CallInfo, Session, ToolResult } from '@dogu/core'
+import * as Lookup from '@dogu-external/lookup'
+import * as Notes from '@dogu-external/notes'
+import { Context, type Fiber } from 'cordis'
+import { createInterface } from 'node:readline'
+import { format } from 'node:util'
+import { type CommandScope, commands } from './commands'
+import { LineReader } from './line-reader'
+import { terminalAsker } from './terminal-asker'
+
+export interface PlaygroundOptions {
+  /** @default process.stdin */
+  input?: NodeJS.ReadableStream
+  /** @default process.stdout */
+  output?: NodeJS.WritableStream
+  /** Show a prompt; otherwise commands are echoed, for a readable transcript. @default input.isTTY */
+  interactive?: boolean
+  /** Config of `@dogu/cordis`. */
+  dogu?: DoguPlugin.Config
+  lookup?: Partial<Lookup.Config>
+  /** Notes live in memory unless `dataDir` is set. */
+  notes?: Partial<Notes.Config>
+  /** Milliseconds a permission question waits for an answer (`dogu.permissions.askTimeout`). @default 300_000 */
+  askTimeout?: number
+  /**
+   * Who the calls come from, and who answers the permission questions at the terminal.
+   * @default { id: 'playground', userId: 'playground-user', platform: 'terminal', authority: 1 }
+   */
+  session?: Session
+}
+
+/**
+ * Runs the playground: a Cordis app with Dogu's services and the `external/` plugins,
+ * driven by commands read line by line from `input`. Resolves after `exit` or at the end
+ * of the input, once the app is disposed.
+ */
+export async function startPlayground(options: PlaygroundOptions = {}): Promise<void> {
+  const input = options.input ?? process.stdin
+  const output = options.output ?? process.stdout
+  const interactive = options.interactive ?? !!(input as { isTTY?: boolean }).isTTY
+  const session = options.session ?? { id: 'playground', userId: 'playground-user', platform: 'terminal', authority: 1 }
+  const print = (text: string) => { output.write(text + '\n') }
+
+  const rl = createInterface({ input, output: interactive ? output : undefined, terminal: interactive, prompt: 'dogu> ' })
+  rl.on('SIGINT', () => rl.close())
+  const lines = new LineReader(rl)
+
+  const ctx = new Context()
+  // Cordis would print these to the console; here they belong in the transcript.
+  ctx.on('internal/error', (error) => print(`! ${error instanceof Error ? error.message : String(error)}`))
+  ctx.on('internal/warn', (text, ...args) => print(`! ${format(text, ...args)}`))
+  ctx.on('tools/call-start', (info: CallInfo) => print(`  → ${info.name} ${info.args === undefined ? '' : JSON.stringify(info.args)}`.trimEnd()))
+  ctx.on('tools/call-progress', (info: CallInfo, message: string) => print(`  … ${info.name}: ${message}`))
+  ctx.on('tools/call-end', (info: CallInfo, result: ToolResult) => print(`  ← ${info.name} ${result.status} in ${result.durationMs.toFixed(1)} ms`))
+
+  const fibers: Fiber[] = []
+  try {
+    const dogu: DoguPlugin.Config = options.askTimeout === undefined
+      ? options.dogu ?? {}
+      : { ...options.dogu, permissions: { ...options.dogu?.permissions, askTimeout: options.askTimeout } }
+    fibers.push(await ctx.plugin(Dogu, dogu))
+    fibers.push(await ctx.plugin(Lookup, options.lookup))
+    fibers.push(await ctx.plugin(Notes, options.notes))
+    // Questions are answered by the person at the terminal, who is the session's user.
+    const asker = terminalAsker({
+      print,
+      approver: {
+        id: session.userId ?? session.id,
+        ...(session.platform !== undefined ? { platform: session.platform } : {}),
+        ...(session.authority !== undefined ? { authority: session.authority } : {}),
+      },
+      async ask(question, signal) {
+        output.write(question)
+        const answer = await lines.read(signal)
+        if (!interactive) output.write(`${answer ?? ''}\n`)
+        return answer
+      },
+    })
+    fibers.push(await ctx.inject(['permissions'], (ctx) => {
+      ctx.permissions.asker(asker)
+    }))
+
+    const names = ctx.tools.list().map((tool) => tool.name)
+    print(`Dogu playground: ${names.length} tools (${names.join(', ')}). Type "help" for commands.`)
+    let n = 0
+    const scope: CommandScope = { ctx, session, print, nextCallId: () => `call_${++n}` }
+    while (true) {
+      if (interactive) rl.prompt()
+      const line = await lines.read()
+      if (line === undefined) break
+      const text = line.trim()
+      if (!text || text.startsWith('#')) continue
+      if (!interactive) print(`dogu> ${text}`)
+      const [, name, args] = /^(\S+)\s*([\s\S]*)$/.exec(text)!
+      const command = commands.get(name)
+      if (!command) {
+        print(`Unknown command "${name}". Type "help" for commands.`)
+        continue
+      }
+      try {
+        if (await command.run(args, scope) === 'exit') break
+      } catch (error) {
+        print(`! ${error instanceof Error ? error.message : String(error)}`)
+      }
+    }
+  } finally {
+    rl.close()
+    for (const fiber of fibers.reverse()) await fiber.dispose()
+  }
+}

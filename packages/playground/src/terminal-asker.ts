@@ -1,0 +1,89 @@
+import type { Approver, AskAnswer, Asker, PermissionRequest } from '@dogu/core'
+
+/**
+ * Writes `question` and resolves with the next line typed, or `undefined` at the end of
+ * the input. Rejects when `signal` aborts (the request ended without this answer).
+ */
+export type AskLine = (question: string, signal: AbortSignal) => Promise<string | undefined>
+
+export interface TerminalAskerOptions {
+  ask: AskLine
+  /** Prints a whole line (hints, retries). */
+  print(text: string): void
+  /** The person at the terminal: reported as `by`; the engine checks they may answer. */
+  approver: Approver
+  /** Answers that are not y/s/a/n accepted before denying. @default 3 */
+  tries?: number
+}
+
+type Choice = Pick<AskAnswer, 'decision' | 'scope'>
+
+const CHOICES = new Map<string, Choice>(Object.entries({
+  y: { decision: 'allow', scope: 'once' },
+  yes: { decision: 'allow', scope: 'once' },
+  once: { decision: 'allow', scope: 'once' },
+  s: { decision: 'allow', scope: 'session' },
+  session: { decision: 'allow', scope: 'session' },
+  a: { decision: 'allow', scope: 'always' },
+  always: { decision: 'allow', scope: 'always' },
+  n: { decision: 'deny' },
+  no: { decision: 'deny' },
+} satisfies Record<string, Choice>))
+
+/** What a typed answer means: `y`/`yes`/`once`, `s`/`session`, `a`/`always`, `n`/`no`, any case. */
+export function parseAnswer(text: string): Choice | undefined {
+  return CHOICES.get(text.trim().toLowerCase())
+}
+
+/** The question for a request: `Allow deploy(env=prod)? [y] once  [s] session  [a] always  [n] no `. */
+export function question(request: PermissionRequest): string {
+  // Remembered answers do not apply to these tools: session/always would count as once.
+  const options = request.confirm === 'always' ? '[y] once  [n] no' : '[y] once  [s] session  [a] always  [n] no'
+  return `Allow ${request.summary}? ${options} `
+}
+
+/**
+ * An asker for `ctx.permissions.asker()` that asks at the terminal, one request at a
+ * time. It answers as `approver`, so the engine accepts it when that is the caller (or
+ * has the approver authority). The end of the input denies; an answer it cannot read is
+ * asked again, up to `tries` times, then denies. When the request ends otherwise
+ * (timeout, cancelled, answered elsewhere) it stops waiting and says so.
+ */
+export function terminalAsker({ ask, print, approver, tries = 3 }: TerminalAskerOptions): Asker {
+  // Questions share one input: a second request waits until the first is answered.
+  let queue: Promise<void> = Promise.resolve()
+  return (request, { signal, respond }) => {
+    const turn = queue.then(async () => {
+      if (signal.aborted) return
+      const answer = await askUntilAnswered(request, signal)
+      if (!answer) return
+      const status = respond(answer)
+      if (status === 'not-allowed') print(`  (that answer did not count: ${approver.id} may not answer this request)`)
+    })
+    queue = turn.catch(() => {})
+    return turn
+  }
+
+  async function askUntilAnswered(request: PermissionRequest, signal: AbortSignal): Promise<AskAnswer | undefined> {
+    if (request.reason) print(`  why: ${request.reason}`)
+    for (let i = 0; i < tries; i++) {
+      // The request ended without us (timeout, cancelled, answered elsewhere): close the
+      // open question at once, before the call's result is printed.
+      const ended = () => print(`\n  (${signal.reason instanceof Error ? signal.reason.message : 'the permission request ended'})`)
+      signal.addEventListener('abort', ended, { once: true })
+      let line: string | undefined
+      try {
+        line = await ask(question(request), signal)
+      } catch {
+        return
+      } finally {
+        signal.removeEventListener('abort', ended)
+      }
+      if (line === undefined) return { decision: 'deny', by: approver, reason: 'the input ended before an answer' }
+      const choice = parseAnswer(line)
+      if (choice) return { ...choice, by: approver }
+      print(`  Please answer y (once), s (session), a (always) or n (no).`)
+    }
+    return { decision: 'deny', by: approver, reason: `no valid answer in ${tries} tries` }
+  }
+}

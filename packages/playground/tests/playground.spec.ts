@@ -1,0 +1,359 @@
+import { spawnSync } from 'node:child_process'
+import { existsSync } from 'node:fs'
+import { mkdtemp, readFile, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { PassThrough } from 'node:stream'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { type PlaygroundOptions, parseAnswer, startPlayground } from '../src'
+
+let dir: string
+beforeEach(async () => { dir = await mkdtemp(join(tmpdir(), 'dogu-playground-')) })
+afterEach(async () => { await rm(dir, { recursive: true, force: true }) })
+
+/** Options that keep the services' files in this test's folder. */
+function isolated(options: PlaygroundOptions = {}): PlaygroundOptions {
+  return {
+    ...options,
+    dogu: {
+      ...options.dogu,
+      permissions: { storePath: join(dir, 'permissions.json'), ...options.dogu?.permissions },
+      background: { storePath: join(dir, 'background.json') },
+    },
+  }
+}
+
+/** Runs the playground over `script` (piped, not a TTY) and returns its transcript. */
+async function run(script: string, options: PlaygroundOptions = {}) {
+  const input = new PassThrough()
+  const output = new PassThrough()
+  let transcript = ''
+  output.on('data', (chunk) => { transcript += chunk })
+  const done = startPlayground({ input, output, ...isolated(options) })
+  input.end(script)
+  await done
+  return stable(transcript)
+}
+
+/** Drives the playground a line at a time, for answers that depend on what it printed. */
+function drive(options: PlaygroundOptions = {}) {
+  const input = new PassThrough()
+  const output = new PassThrough()
+  let transcript = ''
+  const waiters = new Set<() => void>()
+  output.on('data', (chunk) => {
+    transcript += chunk
+    for (const waiter of waiters) waiter()
+  })
+  const done = startPlayground({ input, output, ...isolated(options) })
+  return {
+    get transcript() { return stable(transcript) },
+    send(line: string) { input.write(line + '\n') },
+    /** Resolves with the first match of `pattern` in output printed from now on. */
+    until(pattern: RegExp): Promise<RegExpExecArray> {
+      const from = transcript.length
+      return new Promise((resolve) => {
+        const check = () => {
+          const match = pattern.exec(transcript.slice(from))
+          if (!match) return
+          waiters.delete(check)
+          resolve(match)
+        }
+        waiters.add(check)
+      })
+    },
+    async end() {
+      input.end()
+      await done
+      return stable(transcript)
+    },
+  }
+}
+
+/** The transcript without timings, which vary. */
+function stable(transcript: string) {
+  return transcript.replace(/ in \d+(\.\d+)? ms/g, ' in # ms').replace(/"durationMs": [\d.]+/g, '"durationMs": #')
+}
+
+const WHY = '  why: no rule matches; write tools need approval by default'
+const CHOICES = '[y] once  [s] session  [a] always  [n] no'
+const add = (text: string) => `call notes {"action":"add","text":"${text}"}`
+
+describe('playground', () => {
+  it('starts on embedded defaults and lists the tools', async () => {
+    const transcript = await run('list\n')
+    expect(transcript.split('\n').slice(0, 2)).toEqual([
+      'Dogu playground: 4 tools (lookup, notes, task_cancel, task_status). Type "help" for commands.',
+      'dogu> list',
+    ])
+    expect(transcript).toMatch(/^lookup       \[read\]   Look up a country/m)
+    expect(transcript).toMatch(/^notes        \[write\]  Keep short notes/m)
+  })
+
+  it('runs a call, printing its progress events and its result', async () => {
+    const transcript = await run('call lookup {"q":"巴黎"}\n')
+    expect(transcript).toContain([
+      'dogu> call lookup {"q":"巴黎"}',
+      '  → lookup {"q":"巴黎","limit":5}',
+      '  ← lookup ok in # ms',
+      '{',
+      '  "id": "call_1",',
+      '  "name": "lookup",',
+      '  "status": "ok",',
+      '  "content": "France (法国, FR): capital Paris (巴黎)",',
+    ].join('\n'))
+  })
+
+  it('reports bad calls as the pipeline does, and keeps going', async () => {
+    const transcript = await run('call lookup {"q":\ncall lokup {}\nfrobnicate\ncall lookup {"q":"JP"}\n')
+    expect(transcript).toContain('"status": "error"')
+    expect(transcript).toContain('"code": "invalid_arguments"')
+    expect(transcript).toContain('"content": "Arguments are not valid JSON (Unexpected end of JSON input). Send a JSON object."')
+    expect(transcript).toContain('Unknown tool \\"lokup\\". Did you mean \\"lookup\\"?')
+    expect(transcript).toContain('Unknown command "frobnicate". Type "help" for commands.')
+    expect(transcript).toContain('"content": "Japan (日本, JP): capital Tokyo (东京)"')
+  })
+
+  it('prints definitions in each dialect, for all tools or one', async () => {
+    const all = await run('defs json\n')
+    const json = JSON.parse(all.slice(all.indexOf('['), all.lastIndexOf(']') + 1))
+    expect(json.map((definition: { name: string }) => definition.name)).toEqual(['lookup', 'notes', 'task_cancel', 'task_status'])
+    for (const dialect of ['openai', 'anthropic', 'gemini']) {
+      const one = await run(`defs ${dialect} notes\n`)
+      const definition = JSON.parse(one.slice(one.indexOf('{'), one.lastIndexOf('}') + 1))
+      const name = dialect === 'openai' ? definition.function.name : definition.name
+      expect(name).toBe('notes')
+    }
+    expect(await run('defs xml\ndefs json nope\n')).toContain([
+      'dogu> defs xml',
+      'Usage: defs <openai|anthropic|gemini|json> [name]',
+      'dogu> defs json nope',
+      'No tool named "nope". Tools: lookup, notes, task_cancel, task_status.',
+    ].join('\n'))
+  })
+
+  it('lists its commands, and stops at exit, ignoring what follows', async () => {
+    const transcript = await run('help\nexit\nlist\n')
+    expect(transcript).toContain([
+      'dogu> help',
+      '  list                                        list the tools',
+      '  defs <openai|anthropic|gemini|json> [name]  print tool definitions in a provider\'s format, as JSON',
+      '  call <name> [json-args]                     run a call through a toolset and print its result',
+      '  grants                                      list remembered "session" and "always" approvals',
+      '  revoke <grant-id>                           forget a grant (a unique start of its id will do)',
+      '  mode [default|readOnly|acceptEdits|trust]   show or set this session\'s permission mode',
+      '  help                                        show this help',
+      '  exit                                        leave the playground (or end the input)',
+      'dogu> exit',
+    ].join('\n'))
+    expect(transcript).not.toContain('dogu> list')
+  })
+})
+
+describe('permission questions', () => {
+  it('runs a write answered y, and asks again for the next one', async () => {
+    const transcript = await run([add('buy milk'), 'y', add('buy milk'), 'yes', 'call notes {"action":"list"}'].join('\n'))
+    expect(transcript).toContain([
+      `dogu> ${add('buy milk')}`,
+      '  → notes {"action":"add","text":"buy milk"}',
+      WHY,
+      `Allow notes(action=add, text="buy milk")? ${CHOICES} y`,
+      '  ← notes ok in # ms',
+      '{',
+      '  "id": "call_1",',
+      '  "name": "notes",',
+      '  "status": "ok",',
+      '  "content": "Added note #1.",',
+    ].join('\n'))
+    // `once` remembers nothing.
+    expect(transcript).toContain(`Allow notes(action=add, text="buy milk")? ${CHOICES} yes\n`)
+    expect(transcript).toContain('"content": "Added note #2."')
+    // Listing only reads: no question.
+    expect(transcript.match(/^Allow /gm)).toHaveLength(2)
+    expect(transcript).toContain('"content": "#1 buy milk\\n#2 buy milk"')
+  })
+
+  it('denies a write answered n', async () => {
+    const transcript = await run([add('sell milk'), 'N', 'call notes {"action":"list"}', 'grants'].join('\n'))
+    expect(transcript).toContain([
+      `Allow notes(action=add, text="sell milk")? ${CHOICES} N`,
+      '  ← notes denied in # ms',
+      '{',
+      '  "id": "call_1",',
+      '  "name": "notes",',
+      '  "status": "denied",',
+      '  "content": "Permission denied: terminal:playground-user declined it",',
+    ].join('\n'))
+    expect(transcript).toContain('"content": "No notes yet."')
+    expect(transcript).toContain('dogu> grants\nNo grants.\n')
+  })
+
+  it('remembers a session answer: the same call runs again without asking', async () => {
+    const transcript = await run([add('hi'), 's', add('hi'), 'grants'].join('\n'))
+    expect(transcript.match(/^Allow /gm)).toEqual(['Allow '])
+    expect(transcript).toContain(`Allow notes(action=add, text=hi)? ${CHOICES} s\n`)
+    expect(transcript).toContain([
+      `dogu> ${add('hi')}`,
+      '  → notes {"action":"add","text":"hi"}',
+      '  ← notes ok in # ms',
+      '{',
+      '  "id": "call_2",',
+      '  "name": "notes",',
+      '  "status": "ok",',
+      '  "content": "Added note #2.",',
+    ].join('\n'))
+    expect(transcript).toMatch(/^dogu> grants\ngrant_[\w-]+  session  notes on add  \(tool notes, by terminal:playground-user\)\n/m)
+  })
+
+  it('lists grants, and revoke forgets one: the next call asks again', async () => {
+    const playground = drive()
+    playground.send(add('one'))
+    await playground.until(/\[n\] no $/)
+    playground.send('session')
+    playground.send('grants')
+    const [, id] = await playground.until(/^(grant_[\w-]+)  session  notes on add  \(tool notes, by terminal:playground-user\)\n/m)
+    playground.send(`revoke ${id}`)
+    playground.send('grants')
+    playground.send(`revoke ${id}`)
+    playground.send(add('two'))
+    playground.send('n')
+    const transcript = await playground.end()
+    expect(transcript).toContain([
+      `dogu> revoke ${id}`,
+      `Revoked ${id}  session  notes on add  (tool notes, by terminal:playground-user)`,
+      'dogu> grants',
+      'No grants.',
+      `dogu> revoke ${id}`,
+      `No grant "${id}". Type "grants" to list them.`,
+      `dogu> ${add('two')}`,
+      '  → notes {"action":"add","text":"two"}',
+      WHY,
+      `Allow notes(action=add, text=two)? ${CHOICES} n`,
+      '  ← notes denied in # ms',
+    ].join('\n'))
+    expect(await run('revoke\nrevoke nope\n')).toContain([
+      'dogu> revoke',
+      'Usage: revoke <grant-id> (see "grants")',
+      'dogu> revoke nope',
+      'No grant "nope". Type "grants" to list them.',
+    ].join('\n'))
+  })
+
+  it('keeps an always answer across restarts, until revoked', async () => {
+    const first = await run([add('a'), 'A'].join('\n'))
+    expect(first).toContain(`Allow notes(action=add, text=a)? ${CHOICES} A\n`)
+    const stored = JSON.parse(await readFile(join(dir, 'permissions.json'), 'utf8'))
+    expect(stored.grants).toMatchObject([{ scope: 'always', subject: { userId: 'playground-user', platform: 'terminal' }, permission: 'notes', target: 'add', by: 'terminal:playground-user' }])
+    const second = await run([add('b'), 'revoke grant_', add('c'), 'n'].join('\n'))
+    expect(second).toContain([
+      `dogu> ${add('b')}`,
+      '  → notes {"action":"add","text":"b"}',
+      '  ← notes ok in # ms',
+    ].join('\n'))
+    expect(second).toContain(`dogu> revoke grant_\nRevoked ${stored.grants[0].id}  always   notes on add  (tool notes, by terminal:playground-user)\n`)
+    expect(second.match(/^Allow /gm)).toHaveLength(1)
+    expect(JSON.parse(await readFile(join(dir, 'permissions.json'), 'utf8')).grants).toEqual([])
+  })
+
+  it('denies a write when the input ends while asking', async () => {
+    const transcript = await run(add('x') + '\n')
+    expect(transcript).toContain([
+      WHY,
+      `Allow notes(action=add, text=x)? ${CHOICES} `,
+      '  ← notes denied in # ms',
+    ].join('\n'))
+    expect(transcript).toContain('"content": "Permission denied: terminal:playground-user declined it: the input ended before an answer"')
+  })
+
+  it('asks again after an answer it cannot read, and denies after three', async () => {
+    const transcript = await run([add('x'), 'maybe', '', 'Session', add('y'), '?', 'ok', 'sure'].join('\n'))
+    const retry = '  Please answer y (once), s (session), a (always) or n (no).'
+    expect(transcript).toContain([
+      `Allow notes(action=add, text=x)? ${CHOICES} maybe`,
+      retry,
+      `Allow notes(action=add, text=x)? ${CHOICES} `,
+      retry,
+      `Allow notes(action=add, text=x)? ${CHOICES} Session`,
+      '  ← notes ok in # ms',
+    ].join('\n'))
+    // The grant covers adds: ask for y is skipped, so "?", "ok", "sure" are commands.
+    expect(transcript).toContain('dogu> ?\nUnknown command "?". Type "help" for commands.\n')
+    expect(await run([add('x'), 'maybe', 'perhaps', 'dunno', 'list'].join('\n'))).toContain([
+      `Allow notes(action=add, text=x)? ${CHOICES} dunno`,
+      retry,
+      '  ← notes denied in # ms',
+      '{',
+      '  "id": "call_1",',
+      '  "name": "notes",',
+      '  "status": "denied",',
+      '  "content": "Permission denied: terminal:playground-user declined it: no valid answer in 3 tries",',
+    ].join('\n'))
+  })
+
+  it('stops asking when the request times out, and reads the next line as a command', async () => {
+    const playground = drive({ askTimeout: 50 })
+    playground.send(add('x'))
+    await playground.until(/← notes denied/)
+    playground.send('grants')
+    const transcript = await playground.end()
+    expect(transcript).toContain([
+      `Allow notes(action=add, text=x)? ${CHOICES} `,
+      '  (permission request ended: nobody answered the permission request within 50 ms)',
+      '  ← notes denied in # ms',
+    ].join('\n'))
+    expect(transcript).toContain('"content": "Permission denied: nobody answered the permission request within 50 ms"')
+    expect(transcript).toContain('dogu> grants\nNo grants.\n')
+  })
+
+  it('sets the session\'s mode', async () => {
+    const transcript = await run([
+      'mode',
+      'mode readOnly',
+      add('ro'),
+      'mode trust',
+      add('trusted'),
+      'mode acceptEdits',
+      add('edit'),
+      'mode default',
+      add('asked'),
+      'n',
+      'mode sloppy',
+    ].join('\n'))
+    expect(transcript).toContain('dogu> mode\nMode: default\ndogu> mode readOnly\nMode: readOnly\n')
+    expect(transcript).toContain('"content": "Permission denied: the session is in readOnly mode, which denies write tools"')
+    expect(transcript).toContain('"content": "Added note #1."')
+    expect(transcript).toContain('"content": "Added note #2."')
+    expect(transcript.match(/^Allow /gm)).toEqual(['Allow '])
+    expect(transcript).toContain(`Allow notes(action=add, text=asked)? ${CHOICES} n\n`)
+    expect(transcript).toContain('dogu> mode sloppy\nUsage: mode [default|readOnly|acceptEdits|trust]\n')
+  })
+})
+
+describe('parseAnswer', () => {
+  it('reads letters and words in any case', () => {
+    expect(parseAnswer(' Y ')).toEqual({ decision: 'allow', scope: 'once' })
+    expect(parseAnswer('yes')).toEqual({ decision: 'allow', scope: 'once' })
+    expect(parseAnswer('S')).toEqual({ decision: 'allow', scope: 'session' })
+    expect(parseAnswer('ALWAYS')).toEqual({ decision: 'allow', scope: 'always' })
+    expect(parseAnswer('no')).toEqual({ decision: 'deny' })
+    expect(parseAnswer('')).toBeUndefined()
+    expect(parseAnswer('yep')).toBeUndefined()
+    expect(parseAnswer('constructor')).toBeUndefined()
+  })
+})
+
+describe('yarn start', () => {
+  const entry = resolve(import.meta.dirname, '../lib/index.js')
+
+  it.skipIf(!existsSync(entry))('reads piped commands from stdin and exits at EOF', () => {
+    const child = spawnSync(process.execPath, [entry], {
+      input: 'list\ncall lookup {"q":"x"}\n',
+      encoding: 'utf8',
+      timeout: 20_000,
+      cwd: dir,
+    })
+    expect(child.status).toBe(0)
+    expect(child.stdout).toContain('Dogu playground: 4 tools (lookup, notes, task_cancel, task_status).')
+    expect(child.stdout).toContain('"content": "No country or capital matches \\"x\\". Try an English or Chinese name, or a two-letter code such as \\"FR\\"."')
+  })
+})

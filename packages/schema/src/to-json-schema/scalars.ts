@@ -1,0 +1,142 @@
+import type Schema from 'schemastery'
+import { SchemaError } from '../errors'
+import type { JsonSchema } from '../json-schema'
+import { isNullish } from '../json-value'
+import type { Converter } from './context'
+
+export const NEVER: JsonSchema = { not: {} }
+
+// schemastery roles that name a string format JSON Schema knows
+const ROLE_FORMATS: Record<string, string> = {
+  datetime: 'date-time',
+  date: 'date',
+  time: 'time',
+  regexp: 'regex',
+}
+
+// Flags that do not change what `RegExp.prototype.test` accepts from index 0
+// (`u` included: ajv and most validators compile patterns with it).
+const NEUTRAL_FLAGS = /^[gdu]*$/
+
+/** The JSON type of a primitive constant, when it has a single one. */
+export function typeOfValue(value: unknown): string | undefined {
+  if (typeof value === 'string' || typeof value === 'boolean') return typeof value
+  if (typeof value === 'number') return 'number'
+}
+
+export const scalarConverters: Record<string, Converter> = {
+  any: () => ({}),
+  never: () => NEVER,
+  boolean: () => ({ type: 'boolean' }),
+
+  const: ({ value }, _, { path }) => {
+    // a nullish constant matches no non-null value; null itself is decided by the slot
+    if (isNullish(value)) return NEVER
+    const type = typeOfValue(value)
+    return type ? { type, const: value } : { const: toJsonConstant(value, path) }
+  },
+
+  string: ({ meta }, _, { path }) => {
+    const result: JsonSchema = { type: 'string' }
+    const format = meta.role && Object.hasOwn(ROLE_FORMATS, meta.role) ? ROLE_FORMATS[meta.role] : undefined
+    if (format) result.format = format
+    if (meta.pattern) result.pattern = toPattern(meta.pattern, path)
+    return withBounds(result, meta, 'minLength', 'maxLength')
+  },
+
+  number: ({ meta }, _, { path }) => {
+    const result: JsonSchema = { type: 'number' }
+    if (typeof meta.min === 'number' && meta.min > -Infinity) result.minimum = meta.min
+    if (typeof meta.max === 'number' && meta.max < Infinity) result.maximum = meta.max
+    // schemastery counts steps from `min` (or 0); multipleOf counts from 0
+    const step = Math.abs(meta.step ?? 0)
+    if (!step) return result
+    if (!isMultipleOf(meta.min ?? 0, step)) {
+      throw new SchemaError('UNSUPPORTED_CONSTRAINT', path,
+        `step ${step} counted from min ${meta.min} allows values that are not multiples of ${step}; multipleOf cannot say that`)
+    }
+    if (Number.isInteger(step)) {
+      result.type = 'integer'
+      if (step !== 1) result.multipleOf = step
+    } else {
+      result.multipleOf = step
+    }
+    return result
+  },
+
+  // schemastery takes the bits as a number, or as an array of names (unknown names are ignored)
+  bitset: ({ bits }) => {
+    const names = Object.keys(bits ?? {})
+    return {
+      anyOf: [
+        { type: 'number' },
+        { type: 'array', items: { type: 'string', ...names.length ? { examples: names } : {} } },
+      ],
+    }
+  },
+
+  function: (_, __, { path }) => {
+    throw new SchemaError('UNSUPPORTED_TYPE', path, 'Schema.function() accepts functions, which JSON cannot carry')
+  },
+
+  is: (schema, _, { path }) => {
+    throw new SchemaError('UNSUPPORTED_TYPE', path, `Schema.is(${constructorName(schema)}) checks a class, which JSON Schema cannot express`)
+  },
+}
+
+export function constructorName(schema: Schema) {
+  const { constructor } = schema
+  return typeof constructor === 'function' ? constructor.name : String(constructor)
+}
+
+/** Sets `minimum`-style length bounds from schemastery's `min`/`max` (compared as `<`/`>`). */
+export function withBounds(result: JsonSchema, meta: Schemastery.Meta, minKey: string, maxKey: string, skipMin = false): JsonSchema {
+  if (!skipMin && typeof meta.min === 'number' && meta.min > 0) result[minKey] = Math.ceil(meta.min)
+  if (typeof meta.max === 'number' && meta.max < Infinity) {
+    if (meta.max < 0) return NEVER
+    result[maxKey] = Math.floor(meta.max)
+  }
+  return result
+}
+
+function toPattern(pattern: { source: string; flags?: string }, path: string) {
+  const flags = pattern.flags ?? ''
+  if (!NEUTRAL_FLAGS.test(flags)) {
+    throw new SchemaError('UNSUPPORTED_CONSTRAINT', path,
+      `pattern /${pattern.source}/${flags} uses flags that JSON Schema patterns cannot carry (only g, d, u); spell them out, e.g. [A-Za-z] for i`)
+  }
+  try {
+    // eslint-disable-next-line no-new
+    new RegExp(pattern.source, 'u')
+  } catch {
+    throw new SchemaError('UNSUPPORTED_CONSTRAINT', path,
+      `pattern /${pattern.source}/ is not valid with the u flag that JSON Schema validators use`)
+  }
+  return pattern.source
+}
+
+function toJsonConstant(value: unknown, path: string) {
+  try {
+    const copy = JSON.parse(JSON.stringify(value))
+    if (copy !== undefined) return copy
+  } catch {}
+  throw new SchemaError('UNSUPPORTED_CONSTRAINT', path, 'Schema.const() holds a value that JSON cannot carry')
+}
+
+// The same decimal arithmetic schemastery uses, so `0.07` counts as a multiple of `0.01`.
+function decimalShift(data: number, digits: number) {
+  const str = data.toString()
+  if (str.includes('e')) return data * Math.pow(10, digits)
+  const index = str.indexOf('.')
+  if (index === -1) return data * Math.pow(10, digits)
+  const frac = str.slice(index + 1)
+  const integer = str.slice(0, index)
+  if (frac.length <= digits) return +(integer + frac.padEnd(digits, '0'))
+  return +(integer + frac.slice(0, digits) + '.' + frac.slice(digits))
+}
+
+function isMultipleOf(data: number, step: number) {
+  if (!/^\d+\.\d+$/.test(step.toString())) return data % step === 0
+  const digits = step.toString().split('.')[1].length
+  return Math.abs(decimalShift(data, digits)) % decimalShift(step, digits) === 0
+}

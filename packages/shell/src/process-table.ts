@@ -1,0 +1,295 @@
+import { spawn, type ChildProcess } from 'node:child_process'
+import type { Readable } from 'node:stream'
+import { openCapture } from './capture-socket'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { OutputBuffer, type CapturedOutput } from './output-buffer'
+import { groupControl, type GroupControl } from './process-group'
+import { ShellError } from './shell-error'
+
+/** How a command ended. `outcome_unknown`: its group survived SIGKILL and is still tracked. */
+export type ProcessStatus = 'exited' | 'timed_out' | 'cancelled' | 'outcome_unknown'
+
+export interface ProcessOutcome {
+  status: ProcessStatus
+  /** The shell's exit code; `null` when it was ended by a signal or never exited. */
+  exitCode: number | null
+  /** The signal that ended the shell, if one did. */
+  signal: NodeJS.Signals | null
+  stdout: CapturedOutput
+  stderr: CapturedOutput
+  durationMs: number
+  /** The process group id (the shell's pid); absent when nothing was started. */
+  pid?: number
+  /** The shell exited but left processes in its group; they were terminated. */
+  leftovers: boolean
+}
+
+export interface RunRequest {
+  file: string
+  args: readonly string[]
+  cwd: string
+  env?: NodeJS.ProcessEnv
+  /** Milliseconds before the group is terminated as `timed_out`. */
+  timeout: number
+  /** Aborting terminates the group as `cancelled`. */
+  signal?: AbortSignal
+  /** Every chunk as it is read, for streaming progress; valid only during the call (the buffer is reused). */
+  onOutput?: (stream: 'stdout' | 'stderr', chunk: Buffer) => void
+  /** Bytes kept from the start of each stream. @default 16384 */
+  headBytes?: number
+  /** Bytes kept from the end of each stream. @default 16384 */
+  tailBytes?: number
+}
+
+export interface ProcessTableOptions {
+  /** Milliseconds between SIGTERM and SIGKILL. @default 2000 */
+  killGrace?: number
+  /** Milliseconds to wait for the group to vanish after SIGKILL before `outcome_unknown`. @default 2000 */
+  killWait?: number
+  /** @internal Replaces signalling and probing, for tests. */
+  control?: GroupControl
+}
+
+/** A process group the table is responsible for. */
+export interface TrackedProcess {
+  readonly pid: number
+  readonly label: string
+  /** `unconfirmed`: a kill was sent but the group did not vanish; the handle is kept. */
+  state: 'running' | 'unconfirmed'
+}
+
+type StopReason = 'timeout' | 'signal' | 'dispose'
+
+interface Entry extends TrackedProcess {
+  stop(reason: StopReason): void
+  done?: Promise<unknown>
+}
+
+const POLL_INTERVAL = 20
+const CLOSE_WAIT = 1000
+
+/**
+ * Runs commands in their own process groups and owns them until they are gone: one
+ * termination path (SIGTERM to the group, SIGKILL after a grace period) for timeouts,
+ * aborts and disposal; groups whose death cannot be confirmed stay tracked.
+ *
+ * @example
+ * const processes = new ProcessTable()
+ * const outcome = await processes.run({ file: 'bash', args: ['-c', 'ls'], cwd, timeout: 10_000 })
+ * await processes.dispose()
+ */
+export class ProcessTable {
+  private entries = new Set<Entry>()
+  private disposed = false
+  private killGrace: number
+  private killWait: number
+  private control: GroupControl
+
+  constructor(options: ProcessTableOptions = {}) {
+    this.killGrace = options.killGrace ?? 2000
+    this.killWait = options.killWait ?? 2000
+    this.control = options.control ?? groupControl
+  }
+
+  /** Groups still owned: running ones and those whose kill was not confirmed. */
+  list(): TrackedProcess[] {
+    return [...this.entries].map(({ pid, label, state }) => ({ pid, label, state }))
+  }
+
+  get size(): number {
+    return this.entries.size
+  }
+
+  /**
+   * Runs a command to its end, draining both streams into bounded buffers. Throws
+   * `ShellError` `SPAWN_FAILED` when it cannot start and `DISPOSED` after `dispose()`.
+   */
+  async run(request: RunRequest): Promise<ProcessOutcome> {
+    if (this.disposed) throw new ShellError('DISPOSED', 'the shell was shut down; no new command can start')
+    const t0 = performance.now()
+    const stdout = new OutputBuffer(request.headBytes ?? 16384, request.tailBytes ?? 16384)
+    const stderr = new OutputBuffer(request.headBytes ?? 16384, request.tailBytes ?? 16384)
+    if (request.signal?.aborted) {
+      return { status: 'cancelled', exitCode: null, signal: null, stdout: stdout.result(), stderr: stderr.result(), durationMs: 0, leftovers: false }
+    }
+    const opened = await Promise.allSettled([
+      openCapture((chunk) => {
+        stdout.push(chunk)
+        request.onOutput?.('stdout', chunk)
+      }),
+      openCapture((chunk) => {
+        stderr.push(chunk)
+        request.onOutput?.('stderr', chunk)
+      }),
+    ])
+    const captures = opened.flatMap((result) => result.status === 'fulfilled' ? [result.value] : [])
+    let child: ChildProcess
+    try {
+      const failed = opened.find((result) => result.status === 'rejected')
+      if (failed) throw (failed as PromiseRejectedResult).reason
+      child = spawn(request.file, request.args, {
+        cwd: request.cwd,
+        env: request.env,
+        // Its own process group, so one signal reaches everything the command starts.
+        detached: true,
+        stdio: ['ignore', captures[0].childEnd, captures[1].childEnd],
+      })
+    } catch (error) {
+      for (const capture of captures) capture.reader.destroy()
+      throw spawnFailed(request.file, error)
+    } finally {
+      // The child has its own copies now; ours would keep the streams from ending.
+      for (const capture of captures) capture.childEnd.destroy()
+    }
+    const readers = captures.map((capture) => capture.reader)
+    for (const reader of readers) reader.on('error', () => {})
+    const exited = new Promise<[number | null, NodeJS.Signals | null]>((resolve) => {
+      child.once('exit', (code, signal) => resolve([code, signal]))
+    })
+    const closed = Promise.all(readers.map(streamClosed))
+    try {
+      await new Promise<void>((resolve, reject) => {
+        child.once('spawn', resolve)
+        child.once('error', reject)
+      })
+    } catch (error) {
+      for (const reader of readers) reader.destroy()
+      throw spawnFailed(request.file, error)
+    }
+    // Later errors (a failed kill) are handled by the termination path, not by a crash.
+    child.on('error', () => {})
+
+    let stopReason: StopReason | undefined
+    let wake!: () => void
+    const stopped = new Promise<void>((resolve) => { wake = resolve })
+    const entry: Entry = {
+      pid: child.pid!,
+      label: request.args.at(-1) ?? request.file,
+      state: 'running',
+      stop: (reason) => {
+        stopReason ??= reason
+        wake()
+      },
+    }
+    const done = this.supervise(readers, entry, request, { exited, closed, stopped, reason: () => stopReason })
+      .then(([status, exit, leftovers]) => ({
+        status,
+        exitCode: exit?.[0] ?? null,
+        signal: exit?.[1] ?? null,
+        stdout: stdout.result(),
+        stderr: stderr.result(),
+        durationMs: Math.round(performance.now() - t0),
+        pid: entry.pid,
+        leftovers,
+      }) satisfies ProcessOutcome)
+    entry.done = done
+    this.track(entry)
+    return done
+  }
+
+  private async supervise(
+    readers: Readable[],
+    entry: Entry,
+    request: RunRequest,
+    state: { exited: Promise<[number | null, NodeJS.Signals | null]>; closed: Promise<unknown>; stopped: Promise<void>; reason: () => StopReason | undefined },
+  ): Promise<[ProcessStatus, [number | null, NodeJS.Signals | null] | undefined, boolean]> {
+    const timer = setTimeout(() => entry.stop('timeout'), request.timeout)
+    const onAbort = () => entry.stop('signal')
+    request.signal?.addEventListener('abort', onAbort, { once: true })
+    let exit: [number | null, NodeJS.Signals | null] | undefined
+    try {
+      await Promise.race([state.exited.then((value) => { exit = value }), state.stopped])
+    } finally {
+      clearTimeout(timer)
+      request.signal?.removeEventListener('abort', onAbort)
+    }
+    let status: ProcessStatus = 'exited'
+    let leftovers = false
+    let confirmed = true
+    if (!exit) {
+      status = state.reason() === 'timeout' ? 'timed_out' : 'cancelled'
+      confirmed = await this.terminate(entry.pid)
+    } else if (this.control.alive(entry.pid)) {
+      // The shell is gone but something it started still runs in its group: a call is
+      // foreground, so it leaves nothing behind.
+      leftovers = true
+      confirmed = await this.terminate(entry.pid)
+    }
+    if (!confirmed) {
+      entry.state = 'unconfirmed'
+      for (const reader of readers) reader.destroy()
+      return ['outcome_unknown', exit, leftovers]
+    }
+    this.untrack(entry)
+    // The group is gone, so the pipes close once drained; a process that left the group
+    // (setsid) may still hold them, which must not hang the call.
+    const settled = await Promise.race([Promise.all([state.exited, state.closed]).then(() => true), sleep(CLOSE_WAIT, false, { ref: false })])
+    if (!settled) for (const reader of readers) reader.destroy()
+    exit ??= await Promise.race([state.exited, sleep(CLOSE_WAIT, undefined, { ref: false })])
+    return [status, exit, leftovers]
+  }
+
+  /** SIGTERM to the group, SIGKILL after the grace period; true once the group is gone. */
+  private async terminate(pgid: number): Promise<boolean> {
+    try {
+      this.control.signal(pgid, 'SIGTERM')
+      if (await this.vanished(pgid, this.killGrace)) return true
+      this.control.signal(pgid, 'SIGKILL')
+      return await this.vanished(pgid, this.killWait)
+    } catch {
+      return false
+    }
+  }
+
+  private async vanished(pgid: number, within: number): Promise<boolean> {
+    const until = performance.now() + within
+    while (this.control.alive(pgid)) {
+      if (performance.now() >= until) return false
+      await sleep(POLL_INTERVAL)
+    }
+    return true
+  }
+
+  /**
+   * Terminates every running group, waits for them, and retries the unconfirmed ones.
+   * Later `run` calls throw `DISPOSED`. Calling it again is harmless.
+   */
+  async dispose(): Promise<void> {
+    this.disposed = true
+    const entries = [...this.entries]
+    for (const entry of entries) entry.stop('dispose')
+    await Promise.allSettled(entries.map((entry) => entry.done))
+    for (const entry of [...this.entries]) {
+      if (entry.state === 'unconfirmed' && await this.terminate(entry.pid)) this.untrack(entry)
+    }
+  }
+
+  private track(entry: Entry) {
+    if (!this.entries.size) process.on('exit', this.onExit)
+    this.entries.add(entry)
+  }
+
+  private untrack(entry: Entry) {
+    this.entries.delete(entry)
+    if (!this.entries.size) process.off('exit', this.onExit)
+  }
+
+  // Last line of defence when the host exits without disposing: no orphans left behind.
+  private onExit = () => {
+    for (const entry of this.entries) {
+      try {
+        this.control.signal(entry.pid, 'SIGKILL')
+      } catch {}
+    }
+  }
+}
+
+function spawnFailed(file: string, error: unknown) {
+  const reason = error instanceof Error ? error.message : String(error)
+  return new ShellError('SPAWN_FAILED', `could not start ${file}: ${reason}`, { cause: error })
+}
+
+function streamClosed(stream: Readable): Promise<void> {
+  if (stream.closed || stream.destroyed) return Promise.resolve()
+  return new Promise((resolve) => stream.once('close', () => resolve()))
+}

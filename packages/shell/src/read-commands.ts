@@ -1,0 +1,197 @@
+import { checkArguments, leavesDirectory, type ArgumentSpec } from './argument-spec'
+
+/** Why a simple command is not read-only, or `undefined` when it is. */
+export type ReadRule = (args: readonly string[]) => string | undefined
+
+const NUMBER = /^-\d+$/
+
+const HEAD: ArgumentSpec = { short: 'qvz', shortValue: 'nc', long: ['--lines=', '--bytes=', '--quiet', '--silent', '--verbose', '--zero-terminated'], patterns: [NUMBER] }
+
+const GREP: ArgumentSpec = {
+  short: 'iynrRlLcvwxEFGPHhoqsabIUzZT',
+  shortValue: 'eABCmd',
+  long: [
+    '--regexp=', '--ignore-case', '--no-ignore-case', '--line-number', '--recursive', '--dereference-recursive',
+    '--files-with-matches', '--files-without-match', '--count', '--invert-match', '--word-regexp', '--line-regexp',
+    '--extended-regexp', '--fixed-strings', '--basic-regexp', '--perl-regexp', '--with-filename', '--no-filename',
+    '--only-matching', '--quiet', '--silent', '--no-messages', '--text', '--binary-files=', '--include=', '--exclude=',
+    '--exclude-dir=', '--max-count=', '--after-context=', '--before-context=', '--context=', '--color[=]', '--colour[=]',
+    '--null', '--null-data', '--byte-offset', '--initial-tab', '--label=', '--directories=', '--devices=',
+  ],
+  patterns: [NUMBER],
+  patternFirst: true,
+}
+
+// ripgrep: no `--pre` (runs a program per file) and no `-z` (runs decompressors).
+const RG: ArgumentSpec = {
+  short: 'iSsnNlcvwxFHhoqaLuU.0IpPb',
+  shortValue: 'egtTmABCMjrd',
+  long: [
+    '--regexp=', '--ignore-case', '--smart-case', '--case-sensitive', '--line-number', '--no-line-number',
+    '--files-with-matches', '--files-without-match', '--count', '--count-matches', '--invert-match', '--word-regexp',
+    '--line-regexp', '--fixed-strings', '--with-filename', '--no-filename', '--only-matching', '--quiet', '--text',
+    '--hidden', '--no-ignore', '--follow', '--glob=', '--iglob=', '--type=', '--type-not=', '--type-list',
+    '--max-count=', '--max-depth=', '--after-context=', '--before-context=', '--context=', '--color=', '--json',
+    '--files', '--sort=', '--sortr=', '--column', '--vimgrep', '--heading', '--no-heading', '--stats', '--trim',
+    '--multiline', '--pcre2', '--max-columns=', '--no-messages', '--null', '--unrestricted', '--replace=',
+  ],
+  patterns: [NUMBER],
+  patternFirst: true,
+}
+
+// `git log`, `diff` and `show` share most flags. Not here: `--output` (writes a file),
+// `--ext-diff` (runs a program), `--no-index` (compares paths outside the repository).
+const GIT_HISTORY = [
+  '--oneline', '--stat[=]', '--shortstat', '--numstat', '--dirstat[=]', '--name-only', '--name-status', '--graph',
+  '--decorate[=]', '--no-decorate', '--all', '--branches[=]', '--tags[=]', '--remotes[=]', '--reverse',
+  '--first-parent', '--no-merges', '--merges', '--patch', '--no-patch', '--cached', '--staged', '--color[=]',
+  '--no-color', '--abbrev-commit', '--no-abbrev-commit', '--abbrev[=]', '--raw', '--summary', '--compact-summary',
+  '--word-diff[=]', '--color-words[=]', '--ignore-all-space', '--ignore-space-change', '--ignore-blank-lines',
+  '--minimal', '--patience', '--histogram', '--diff-algorithm=', '--follow', '--date=', '--pretty[=]', '--format=',
+  '--since=', '--until=', '--after=', '--before=', '--author=', '--committer=', '--grep=', '--max-count=', '--skip=',
+  '--unified=', '--relative[=]', '--diff-filter=', '--no-ext-diff', '--no-textconv', '--source', '--left-right',
+  '--boundary', '--topo-order', '--date-order', '--author-date-order', '--full-history', '--simplify-by-decoration',
+  '--ancestry-path', '--no-renames', '--find-renames[=]', '--find-copies[=]', '--check', '--exit-code', '--quiet',
+  '--full-index', '--binary', '--no-prefix', '--src-prefix=', '--dst-prefix=', '--show-signature', '--mailmap',
+  '--use-mailmap', '--invert-grep', '--all-match', '--regexp-ignore-case', '--extended-regexp', '--fixed-strings',
+  '--perl-regexp', '--merge-base', '--function-context', '--expand-tabs[=]', '--no-expand-tabs', '--notes[=]',
+  '--no-notes', '--encoding=', '--walk-reflogs', '--cherry-pick', '--cherry-mark', '--cherry', '--left-only',
+  '--right-only', '--count', '--parents', '--children', '--log-size', '--dd', '--remerge-diff', '--diff-merges=',
+  '--no-diff-merges', '--combined-all-paths', '--line-prefix=', '--ignore-submodules[=]', '--submodule[=]',
+  '--stat-width=', '--stat-count=', '--inter-hunk-context=', '--anchored=', '--ignore-cr-at-eol',
+  '--ignore-space-at-eol', '--text', '--irreversible-delete', '--pickaxe-all', '--pickaxe-regex', '--exclude=',
+]
+
+const GIT_HISTORY_SPEC: ArgumentSpec = {
+  short: 'puswbzMCRBDaiEFtPWcmrv',
+  shortValue: 'nUSGLlOI',
+  long: GIT_HISTORY,
+  patterns: [NUMBER, /^-U\d+$/, /^-[MCB]\d+%?$/, /^-[SGO]./],
+}
+
+const listing = (flag: string) => (flags: ReadonlySet<string>, operands: readonly string[]) =>
+  operands.length && !flags.has(flag) && !flags.has('--list') ? `with a name and without \`${flag}\`, it creates one` : undefined
+
+/** `git` subcommands that only read the repository, with the flags allowed for each. */
+const GIT_SUBCOMMANDS = new Map<string, ArgumentSpec>([
+  ['status', { short: 'sbvuz', long: ['--short', '--branch', '--long', '--porcelain[=]', '--untracked-files[=]', '--ignored[=]', '--ahead-behind', '--no-ahead-behind', '--show-stash', '--verbose', '--renames', '--no-renames', '--column[=]', '--no-column'], patterns: [/^-u(no|normal|all)$/] }],
+  ['log', GIT_HISTORY_SPEC],
+  ['diff', GIT_HISTORY_SPEC],
+  ['show', GIT_HISTORY_SPEC],
+  ['shortlog', { short: 'nsec', long: ['--numbered', '--summary', '--email', '--committer', '--group=', '--format=', '--since=', '--until=', '--all', '--no-merges'] }],
+  ['branch', { short: 'arvl', long: ['--all', '--remotes', '--verbose', '--list', '--show-current', '--merged[=]', '--no-merged[=]', '--contains[=]', '--no-contains[=]', '--points-at=', '--sort=', '--format=', '--color[=]', '--no-color', '--column[=]', '--no-column', '--abbrev=', '--no-abbrev', '--ignore-case'], patterns: [/^-vv$/], check: listing('-l') }],
+  ['tag', { short: 'ln', long: ['--list', '--sort=', '--contains[=]', '--no-contains[=]', '--merged[=]', '--no-merged[=]', '--points-at=', '--format=', '--column[=]', '--no-column', '--ignore-case'], patterns: [/^-n\d+$/], check: listing('-l') }],
+  ['rev-parse', { short: 'q', long: ['--show-toplevel', '--show-prefix', '--show-cdup', '--git-dir', '--git-common-dir', '--absolute-git-dir', '--is-inside-work-tree', '--is-inside-git-dir', '--is-bare-repository', '--is-shallow-repository', '--abbrev-ref[=]', '--short[=]', '--verify', '--quiet', '--symbolic', '--symbolic-full-name', '--all', '--branches[=]', '--tags[=]', '--remotes[=]', '--show-object-format[=]', '--default='] }],
+  ['ls-files', { short: 'cdmoiskzutv', long: ['--cached', '--deleted', '--modified', '--others', '--ignored', '--stage', '--killed', '--unmerged', '--directory', '--no-empty-directory', '--exclude-standard', '--exclude=', '--full-name', '--recurse-submodules', '--abbrev[=]', '--eol', '--format=', '--error-unmatch', '--deduplicate', '--sparse'] }],
+  ['ls-tree', { short: 'rdtlz', long: ['--name-only', '--name-status', '--object-only', '--full-name', '--full-tree', '--long', '--abbrev[=]', '--format='] }],
+  ['blame', { short: 'bcflnpstewMC', shortValue: 'L', long: ['--porcelain', '--line-porcelain', '--incremental', '--show-name', '--show-number', '--show-email', '--root', '--show-stats', '--date=', '--abbrev=', '--color-lines', '--color-by-age', '--ignore-rev=', '--minimal', '--reverse', '--first-parent'], patterns: [/^-[MC]\d+$/] }],
+  ['grep', { short: 'ainlLcvwxEFGPhHoqzI', shortValue: 'eABCm', long: ['--cached', '--untracked', '--ignore-case', '--line-number', '--files-with-matches', '--files-without-match', '--count', '--invert-match', '--word-regexp', '--line-regexp', '--extended-regexp', '--fixed-strings', '--basic-regexp', '--perl-regexp', '--only-matching', '--quiet', '--heading', '--break', '--show-function', '--function-context', '--max-depth=', '--max-count=', '--after-context=', '--before-context=', '--context=', '--color[=]', '--no-color', '--column', '--full-name', '--all-match', '--and', '--or', '--not', '--recurse-submodules', '--threads=', '--no-textconv', '--exclude-standard', '--no-exclude-standard'], patterns: [NUMBER], patternFirst: true }],
+  ['remote', { short: 'v', long: ['--verbose'], maxOperands: 0 }],
+  ['describe', { long: ['--tags', '--all', '--long', '--always', '--abbrev=', '--exact-match', '--contains', '--first-parent', '--match=', '--exclude=', '--dirty[=]'] }],
+  ['cat-file', { short: 'tpse' }],
+  ['show-ref', { long: ['--heads', '--tags', '--head', '--verify', '--hash[=]', '--abbrev[=]', '--quiet', '--dereference'] }],
+  ['merge-base', { long: ['--all', '--octopus', '--independent', '--is-ancestor', '--fork-point'] }],
+  ['rev-list', { short: 'n', long: [...GIT_HISTORY, '--objects'], patterns: [NUMBER] }],
+])
+
+// Global options git accepts before the subcommand. Not here: `-c` and `--config-env`
+// (a config value such as core.pager or core.fsmonitor runs a program), `-C`, `--git-dir`
+// and `--work-tree` (another repository), `--exec-path`.
+const GIT_GLOBAL = new Set(['--no-pager', '-P', '--no-optional-locks', '--no-replace-objects', '--literal-pathspecs', '--glob-pathspecs', '--noglob-pathspecs', '--icase-pathspecs'])
+
+function git(args: readonly string[]): string | undefined {
+  let i = 0
+  while (i < args.length && args[i].startsWith('-')) {
+    if (!GIT_GLOBAL.has(args[i])) {
+      return args[i] === '-c' || args[i].startsWith('--config') ? `\`git ${args[i]}\` can set options that run programs` : `\`git ${args[i]}\` is not on the read-only list`
+    }
+    i++
+  }
+  const sub = args[i]
+  if (sub === undefined) return undefined
+  const spec = GIT_SUBCOMMANDS.get(sub)
+  if (!spec) return `\`git ${sub}\` is not on the read-only list`
+  // `git stash list` is the only read among stash's subcommands, so it is not here.
+  return checkArguments(`git ${sub}`, spec, args.slice(i + 1))
+}
+
+// find's expression: tests and `-print` only. Not here: `-exec`, `-execdir`, `-ok`,
+// `-okdir` (run programs), `-delete`, `-fprint*`, `-fls` (write).
+const FIND_FLAGS = new Set(['-L', '-P', '-H', '-print', '-print0', '-prune', '-not', '-o', '-or', '-a', '-and', '-empty', '-readable', '-executable', '-true', '-false', '-depth', '-xdev', '-mount', '-nowarn', '-daystart', '-follow', '-ls', '-quit', '(', ')', '!', ','])
+const FIND_TESTS = new Set(['-name', '-iname', '-path', '-ipath', '-wholename', '-iwholename', '-regex', '-iregex', '-regextype', '-type', '-xtype', '-maxdepth', '-mindepth', '-size', '-mtime', '-mmin', '-atime', '-amin', '-ctime', '-cmin', '-newer', '-perm', '-user', '-group', '-uid', '-gid', '-links', '-inum', '-samefile', '-lname', '-ilname', '-printf', '-fstype', '-used', '-newermt'])
+
+function find(args: readonly string[]): string | undefined {
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]
+    if (FIND_TESTS.has(arg)) {
+      if (++i >= args.length) return `\`find ${arg}\` needs a value`
+    } else if (FIND_FLAGS.has(arg)) {
+      continue
+    } else if (arg.startsWith('-')) {
+      return `\`find ${arg}\` is not on the read-only list`
+    } else if (leavesDirectory(arg)) {
+      return `\`${arg}\` is outside the working directory`
+    }
+  }
+  return undefined
+}
+
+// `date` with an operand other than +FORMAT, or with -s, sets the clock.
+const DATE: ArgumentSpec = {
+  short: 'uRI',
+  shortValue: 'dr',
+  long: ['--utc', '--universal', '--date=', '--reference=', '--rfc-email', '--rfc-3339=', '--iso-8601[=]'],
+  patterns: [/^-I\w+$/],
+  pathOperands: false,
+  check: (_, operands) => operands.some((operand) => !operand.startsWith('+')) ? '`date` with an operand sets the clock' : undefined,
+}
+
+const SUMS: ArgumentSpec = { short: 'bctwz', long: ['--binary', '--check', '--tag', '--text', '--quiet', '--status', '--warn', '--strict', '--zero'] }
+
+const named = (program: string, value: ArgumentSpec): ReadRule => (args) => checkArguments(program, value, args)
+
+/**
+ * The closed list of read-only programs and the arguments each may take. A program not in
+ * this table, or an argument its rule does not list, makes a command line `exec`.
+ */
+export const READ_COMMANDS: ReadonlyMap<string, ReadRule> = new Map<string, ReadRule>([
+  ['ls', named('ls', { short: 'aAbBcCdfFgGhHiklLmnNopqQrRsStuUvxX1Z', shortValue: 'wTI', long: ['--all', '--almost-all', '--human-readable', '--si', '--recursive', '--reverse', '--size', '--sort=', '--time=', '--time-style=', '--color[=]', '--classify[=]', '--file-type', '--directory', '--dereference', '--full-time', '--group-directories-first', '--ignore=', '--ignore-backups', '--inode', '--literal', '--no-group', '--numeric-uid-gid', '--quoting-style=', '--width=', '--format=', '--indicator-style=', '--hide=', '--hyperlink[=]', '--block-size=', '--author', '--escape', '--hide-control-chars', '--show-control-chars', '--context', '--zero'] })],
+  ['cat', named('cat', { short: 'AbeEnstTuv', long: ['--show-all', '--number-nonblank', '--show-ends', '--number', '--squeeze-blank', '--show-tabs', '--show-nonprinting'] })],
+  ['head', named('head', HEAD)],
+  ['tail', named('tail', HEAD)],
+  ['wc', named('wc', { short: 'cmlLw', long: ['--bytes', '--chars', '--lines', '--max-line-length', '--words', '--total='] })],
+  ['pwd', named('pwd', { short: 'LP', maxOperands: 0 })],
+  ['echo', () => undefined],
+  ['true', () => undefined],
+  ['false', () => undefined],
+  ['grep', named('grep', GREP)],
+  ['egrep', named('egrep', GREP)],
+  ['fgrep', named('fgrep', GREP)],
+  ['rg', named('rg', RG)],
+  ['find', find],
+  ['git', git],
+  ['tree', named('tree', { short: 'adflFiCnAsphugDrtvUQNx', shortValue: 'LIP', long: ['--noreport', '--dirsfirst', '--filelimit=', '--charset=', '--prune', '--gitignore', '--matchdirs', '--ignore-case', '--du', '--si', '--sort='] })],
+  ['stat', named('stat', { short: 'Lft', shortValue: 'c', long: ['--dereference', '--file-system', '--format=', '--printf=', '--terse'] })],
+  ['file', named('file', { short: 'bhiLkrzZNs0', long: ['--brief', '--mime', '--mime-type', '--mime-encoding', '--dereference', '--no-dereference', '--keep-going', '--raw', '--uncompress', '--special-files'] })],
+  ['du', named('du', { short: 'achksmLHSxb0', shortValue: 'dtB', long: ['--all', '--apparent-size', '--total', '--human-readable', '--si', '--summarize', '--max-depth=', '--threshold=', '--block-size=', '--bytes', '--count-links', '--dereference', '--exclude=', '--one-file-system', '--time[=]', '--inodes'] })],
+  ['df', named('df', { short: 'ahHiklPTx', shortValue: 'tB', long: ['--all', '--human-readable', '--si', '--inodes', '--local', '--portability', '--print-type', '--type=', '--exclude-type=', '--output[=]', '--total', '--block-size='] })],
+  ['which', named('which', { short: 'a' })],
+  ['whoami', named('whoami', { maxOperands: 0 })],
+  ['uname', named('uname', { short: 'asnrvmpio', long: ['--all', '--kernel-name', '--nodename', '--kernel-release', '--kernel-version', '--machine', '--processor', '--hardware-platform', '--operating-system'], maxOperands: 0 })],
+  ['date', named('date', DATE)],
+  ['basename', named('basename', { short: 'asz', shortValue: 'S', long: ['--multiple', '--suffix=', '--zero'], pathOperands: false })],
+  ['dirname', named('dirname', { short: 'z', long: ['--zero'], pathOperands: false })],
+  ['realpath', named('realpath', { short: 'emLPqsz', long: ['--canonicalize-existing', '--canonicalize-missing', '--logical', '--physical', '--quiet', '--strip', '--no-symlinks', '--relative-to=', '--relative-base=', '--zero'] })],
+  // No `-o` (writes a file) and no `--compress-program` (runs one).
+  ['sort', named('sort', { short: 'bdfghiMnRrsuVcCz', shortValue: 'ktS', long: ['--ignore-leading-blanks', '--dictionary-order', '--ignore-case', '--general-numeric-sort', '--human-numeric-sort', '--ignore-nonprinting', '--month-sort', '--numeric-sort', '--random-sort', '--reverse', '--version-sort', '--key=', '--field-separator=', '--stable', '--unique', '--check[=]', '--zero-terminated'] })],
+  ['uniq', named('uniq', { short: 'cdDiuz', shortValue: 'fsw', long: ['--count', '--repeated', '--all-repeated[=]', '--ignore-case', '--unique', '--skip-fields=', '--skip-chars=', '--check-chars=', '--zero-terminated', '--group[=]'], maxOperands: 1 })],
+  ['cut', named('cut', { short: 'nsz', shortValue: 'bcdf', long: ['--bytes=', '--characters=', '--delimiter=', '--fields=', '--complement', '--only-delimited', '--output-delimiter=', '--zero-terminated'] })],
+  ['tr', named('tr', { short: 'cCdst', long: ['--complement', '--delete', '--squeeze-repeats', '--truncate-set1'], pathOperands: false })],
+  ['nl', named('nl', { short: 'p', shortValue: 'bdfhilnsvw', long: ['--body-numbering=', '--number-width=', '--number-separator=', '--number-format='] })],
+  ['diff', named('diff', { short: 'qsuceyNrtTbwBiapdl', shortValue: 'UCxX', long: ['--brief', '--report-identical-files', '--unified[=]', '--context[=]', '--side-by-side', '--new-file', '--recursive', '--expand-tabs', '--ignore-space-change', '--ignore-all-space', '--ignore-blank-lines', '--ignore-case', '--text', '--show-c-function', '--minimal', '--color[=]', '--exclude=', '--width=', '--suppress-common-lines', '--strip-trailing-cr'] })],
+  ['cmp', named('cmp', { short: 'blsz', shortValue: 'in', long: ['--print-bytes', '--verbose', '--quiet', '--silent', '--ignore-initial=', '--bytes='] })],
+  ['md5sum', named('md5sum', SUMS)],
+  ['sha1sum', named('sha1sum', SUMS)],
+  ['sha256sum', named('sha256sum', SUMS)],
+  ['sha512sum', named('sha512sum', SUMS)],
+])

@@ -1,0 +1,126 @@
+import { defineTool, type PermissionSpec, type Tool } from '@dogu/core'
+import Schema from 'schemastery'
+import { classifyCommand } from './classify-command'
+import { formatOutcome } from './format-outcome'
+import { ProcessTable } from './process-table'
+import { ProgressStream } from './progress-stream'
+import { resolveWorkingDirectory } from './resolve-working-directory'
+import { ShellError } from './shell-error'
+
+export interface ShellToolOptions {
+  /** The workspace root: commands run in the session's `cwd` inside it, or in the root. */
+  workspace: string
+  /** @default 'bash' */
+  name?: string
+  /** The shell, run as `shell -c command`. @default 'bash' */
+  shell?: string
+  /** Variables added to the host's environment. */
+  env?: Record<string, string>
+  /** Default per-call timeout in milliseconds. @default 120_000 */
+  timeout?: number
+  /** Largest timeout a call may ask for. @default 600_000 */
+  maxTimeout?: number
+  /** Bytes kept from the start of stdout and of stderr. @default 16384 */
+  headBytes?: number
+  /** Bytes kept from the end of stdout and of stderr. @default 16384 */
+  tailBytes?: number
+  /** Milliseconds between SIGTERM and SIGKILL. @default 2000 */
+  killGrace?: number
+  /** Owns the running commands; dispose it to terminate them. @default a table of its own */
+  processes?: ProcessTable
+}
+
+/** What the permission check receives for a `bash` call. */
+export interface ShellPermission extends PermissionSpec {
+  name: 'shell'
+  /** The command line, trimmed: rules match it as `shell:git status`. */
+  target: string
+  effect: 'read' | 'exec'
+  /** For the approval prompt: why it is not read-only and what it appears to write. */
+  reason?: string
+}
+
+/** The permission a command line needs; exported so hosts can preview a decision. */
+export function shellPermission(command: string): ShellPermission {
+  const target = command.trim()
+  const { effect, reason, writes } = classifyCommand(target)
+  if (effect === 'read') return { name: 'shell', target, effect }
+  const appears = writes.length ? `; apparent effects: ${writes.join(', ')}` : ''
+  return { name: 'shell', target, effect, reason: `${reason}${appears}` }
+}
+
+const DESCRIPTION = `Run one shell command with bash in the workspace and wait for it to finish.
+- Runs in the foreground in the session's working directory; nothing keeps running after the call.
+- stdout and stderr are returned with the exit code; a non-zero exit code is a normal result. Long output keeps its beginning and end, with the omitted byte count in between.
+- Read-only commands (ls, cat, head, wc, grep, find without -exec, git status/log/diff/show, …) run under the default rules; anything else asks for approval first.
+- On timeout the command and all its child processes are terminated and the output so far is returned.`
+
+// Time the tool needs after its own timeout to terminate a group and report, so its
+// timeout fires before the call's deadline does.
+const REPORT_MARGIN = 1000
+
+/**
+ * Creates the `bash` tool. Host-free: dispose `options.processes` (or the plugin) to
+ * terminate commands still running.
+ *
+ * @example
+ * const processes = new ProcessTable()
+ * registry.define(createShellTool({ workspace: '/srv/repo', processes }))
+ * // later
+ * await processes.dispose()
+ */
+export function createShellTool(options: ShellToolOptions): Tool {
+  const { workspace, shell = 'bash', headBytes = 16384, tailBytes = 16384, killGrace = 2000 } = options
+  const maxTimeout = options.maxTimeout ?? 600_000
+  const timeout = Math.min(options.timeout ?? 120_000, maxTimeout)
+  if (typeof workspace !== 'string' || !workspace) {
+    throw new ShellError('INVALID_OPTIONS', 'createShellTool() needs a workspace root')
+  }
+  if (!(timeout >= 1) || !(headBytes >= 0) || !(tailBytes >= 0)) {
+    throw new ShellError('INVALID_OPTIONS', 'timeout must be at least 1 ms; headBytes and tailBytes must not be negative')
+  }
+  const processes = options.processes ?? new ProcessTable({ killGrace })
+  const env = options.env ? { ...process.env, ...options.env } : process.env
+  const killBudget = killGrace + 2000 + REPORT_MARGIN
+  return defineTool({
+    name: options.name ?? 'bash',
+    description: DESCRIPTION,
+    args: Schema.object({
+      command: Schema.string().min(1).max(65536).required().description('The command line, run as `bash -c`.'),
+      timeout: Schema.natural().min(1).max(maxTimeout).default(timeout).description(`Milliseconds before the command is terminated (at most ${maxTimeout}).`),
+    }),
+    permission: ({ command }) => shellPermission(command),
+    traits: {
+      effect: 'exec',
+      parallel: false,
+      // Above the largest timeout a call may ask for, so the tool's own timeout fires first.
+      timeout: maxTimeout + killBudget,
+      // Foreground only: a command handed to the background would have no way to be
+      // followed or stopped from here.
+      background: false,
+    },
+    async run({ command, timeout }, call) {
+      const cwd = await resolveWorkingDirectory(workspace, call.session.cwd)
+      // Keep room before the call's deadline to terminate and still report the output.
+      const left = Number.isFinite(call.deadline) ? call.deadline - Date.now() - killBudget : Infinity
+      const limit = Math.max(1, Math.min(timeout, left))
+      const progress = new ProgressStream((message) => call.progress(message))
+      try {
+        const outcome = await processes.run({
+          file: shell,
+          args: ['-c', command],
+          cwd,
+          env,
+          timeout: limit,
+          signal: call.signal,
+          onOutput: (_, chunk) => progress.push(chunk),
+          headBytes,
+          tailBytes,
+        })
+        return { text: formatOutcome(outcome, limit), data: { command, cwd, ...outcome } }
+      } finally {
+        progress.close()
+      }
+    },
+  })
+}

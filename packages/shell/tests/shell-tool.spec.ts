@@ -1,0 +1,203 @@
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { ToolRegistry, type Tool } from '@dogu/core'
+import { afterAll, describe, expect, it } from 'vitest'
+import { apply, Config, createShellTool, ProcessTable, ShellError, shellPermission, type ProcessOutcome } from '../src'
+import { fakeCall, killMarkedProcesses, processesMatching, sleepMarker } from './helpers'
+
+const workspace = realpathSync(mkdtempSync(join(tmpdir(), 'dogu-shell-')))
+mkdirSync(join(workspace, 'sub'))
+symlinkSync(tmpdir(), join(workspace, 'escape'))
+afterAll(() => rmSync(workspace, { recursive: true, force: true }))
+afterAll(killMarkedProcesses)
+
+type Output = { text: string; data: ProcessOutcome & { command: string; cwd: string } }
+const run = (tool: Tool, args: object, call = fakeCall({ id: 's1' })) => tool.run(args as any, call) as Promise<Output>
+
+describe('bash: working directory', () => {
+  const tool = createShellTool({ workspace })
+
+  it('runs in the workspace root, or in the session cwd inside it', async () => {
+    expect((await run(tool, { command: 'pwd', timeout: 10_000 })).data.stdout.text).toBe(`${workspace}\n`)
+    const inSub = await run(tool, { command: 'pwd', timeout: 10_000 }, fakeCall({ id: 's1', cwd: 'sub' }))
+    expect(inSub.data).toMatchObject({ cwd: join(workspace, 'sub'), stdout: { text: `${join(workspace, 'sub')}\n` } })
+  })
+
+  it.each([
+    ['..', 'CWD_OUTSIDE_WORKSPACE'],
+    ['/', 'CWD_OUTSIDE_WORKSPACE'],
+    ['escape', 'CWD_OUTSIDE_WORKSPACE'],
+    ['missing', 'CWD_INVALID'],
+  ] as const)('refuses cwd %j with %s', async (cwd, code) => {
+    const error = await run(tool, { command: 'pwd', timeout: 10_000 }, fakeCall({ id: 's1', cwd })).catch((error) => error)
+    expect(ShellError.is(error, code)).toBe(true)
+  })
+})
+
+describe('bash: results', () => {
+  it('reports the exit code and both streams as text and data', async () => {
+    const tool = createShellTool({ workspace })
+    const result = await run(tool, { command: 'echo out; echo err >&2; exit 2', timeout: 10_000 })
+    expect(result.text).toMatch(/^Exit code 2 \([\d.]+s\)\.\n--- stdout ---\nout\n--- stderr ---\nerr$/)
+    expect(result.data).toMatchObject({ status: 'exited', exitCode: 2, command: 'echo out; echo err >&2; exit 2' })
+    expect((await run(tool, { command: 'true', timeout: 10_000 })).text).toMatch(/\n\(no output\)$/)
+  })
+
+  it('keeps only the head and the tail of long output and says how much is missing', async () => {
+    const tool = createShellTool({ workspace, headBytes: 10, tailBytes: 10 })
+    const result = await run(tool, { command: "printf 'start-----'; head -c 100000 /dev/zero | tr '\\0' x; printf '=====end'", timeout: 10_000 })
+    expect(result.data.stdout).toEqual({ text: 'start-----\n[… 99998 bytes omitted …]\nxx=====end', bytes: 100018, omittedBytes: 99998 })
+    expect(result.text).toContain('--- stdout (100018 bytes, 99998 omitted from the middle) ---')
+  })
+
+  it('streams output through call.progress', async () => {
+    const tool = createShellTool({ workspace })
+    const call = fakeCall({ id: 's1' })
+    await run(tool, { command: 'echo one; echo two; echo three >&2', timeout: 10_000 }, call)
+    // Each stream keeps its order; the two streams are not ordered against each other.
+    expect(call.messages.join('').split('\n').filter((line) => line !== 'three')).toEqual(['one', 'two', ''])
+    expect(call.messages.join('')).toContain('three\n')
+  })
+
+  it('reports timed_out with the output so far and leaves no process behind', async () => {
+    const marker = sleepMarker()
+    const tool = createShellTool({ workspace })
+    const result = await run(tool, { command: `echo before; sleep ${marker} & sleep ${marker} & wait`, timeout: 300 })
+    expect(result.data.status).toBe('timed_out')
+    expect(result.text).toMatch(/^Timed out after 0\.3s: the command and everything it started were terminated\. Output so far:\n--- stdout ---\nbefore$/)
+    expect(processesMatching(marker)).toEqual([])
+  })
+
+  it('terminates the group when the call is cancelled', async () => {
+    const marker = sleepMarker()
+    const tool = createShellTool({ workspace })
+    const call = fakeCall({ id: 's1' }, (message) => { if (message.includes('ready')) call.controller.abort() })
+    const result = await run(tool, { command: `sh -c 'sleep ${marker} & sleep ${marker} & wait' & echo ready; wait`, timeout: 60_000 }, call)
+    expect(result.data.status).toBe('cancelled')
+    expect(processesMatching(marker)).toEqual([])
+  })
+
+  it('throws SPAWN_FAILED when the shell is missing', async () => {
+    const tool = createShellTool({ workspace, shell: '/nonexistent/bash' })
+    const error = await run(tool, { command: 'true', timeout: 10_000 }).catch((error) => error)
+    expect(ShellError.is(error, 'SPAWN_FAILED')).toBe(true)
+  })
+
+  it('keeps memory bounded under `yes` for 10 seconds', async () => {
+    const MB = 1024 * 1024
+    const tool = createShellTool({ workspace })
+    const call = fakeCall({ id: 's1' })
+    globalThis.gc?.()
+    const baseline = process.memoryUsage()
+    const peak = { rss: 0, heap: 0 }
+    let samples = 0
+    const sampler = setInterval(() => {
+      const { rss, heapUsed } = process.memoryUsage()
+      peak.rss = Math.max(peak.rss, rss - baseline.rss)
+      peak.heap = Math.max(peak.heap, heapUsed - baseline.heapUsed)
+      samples++
+    }, 50)
+    let result: Output
+    try {
+      result = await run(tool, { command: 'yes', timeout: 10_000 }, call)
+    } finally {
+      clearInterval(sampler)
+    }
+    expect(result.data.status).toBe('timed_out')
+    // Hundreds of megabytes went through the pipe; a fixed head and tail stayed.
+    expect(result.data.stdout.bytes).toBeGreaterThan(64 * MB)
+    expect(result.data.stdout.omittedBytes).toBe(result.data.stdout.bytes - 2 * 16384)
+    expect(result.text.length).toBeLessThan(2 * 16384 + 1000)
+    expect(samples).toBeGreaterThan(20)
+    expect(peak.rss).toBeLessThan(32 * MB)
+    expect(peak.heap).toBeLessThan(32 * MB)
+    // Progress was coalesced: a few messages a second, each bounded.
+    expect(call.messages.length).toBeLessThan(200)
+    expect(Math.max(...call.messages.map((message) => message.length))).toBeLessThan(4200)
+  }, 60_000)
+})
+
+describe('bash: permission', () => {
+  it('names the permission `shell` with the command line as target and a per-call effect', () => {
+    expect(shellPermission('  git status ')).toEqual({ name: 'shell', target: 'git status', effect: 'read' })
+    expect(shellPermission('cat x > y')).toEqual({
+      name: 'shell',
+      target: 'cat x > y',
+      effect: 'exec',
+      reason: 'it uses redirection `>`; apparent effects: writes "y" (redirection >)',
+    })
+    const tool = createShellTool({ workspace })
+    expect(tool.permission!({ command: 'ls -la', timeout: 1 } as any, fakeCall({ id: 's1' }))).toEqual({ name: 'shell', target: 'ls -la', effect: 'read' })
+    expect(tool.traits).toMatchObject({ effect: 'exec', parallel: false, background: false })
+  })
+
+  it('runs read-only commands and denies the rest when no permission service is loaded', async () => {
+    const registry = new ToolRegistry()
+    registry.define(createShellTool({ workspace }))
+    const toolset = registry.toolset({ session: { id: 's1' } })
+    const [read, exec] = await toolset.execute([
+      { id: 'a', name: 'bash', arguments: { command: 'echo hi | wc -c' } },
+      { id: 'b', name: 'bash', arguments: { command: 'touch made-by-test' } },
+    ])
+    expect(read).toMatchObject({ status: 'ok', data: { status: 'exited', exitCode: 0, stdout: { text: '3\n' } } })
+    expect(exec).toMatchObject({ status: 'denied', code: 'no_permission_service' })
+    expect(processesMatching('made-by-test')).toEqual([])
+  })
+
+  it('rejects a timeout above the maximum before running anything', async () => {
+    const registry = new ToolRegistry()
+    registry.define(createShellTool({ workspace, maxTimeout: 5000 }))
+    const [result] = await registry.toolset({ session: { id: 's1' } }).execute([{ id: 'a', name: 'bash', arguments: { command: 'ls', timeout: 6000 } }])
+    expect(result).toMatchObject({ status: 'error', code: 'invalid_arguments' })
+  })
+})
+
+describe('bash: plugin', () => {
+  function host() {
+    const defined: Tool[] = []
+    const effects: { label?: string; dispose: () => unknown }[] = []
+    let undefines = 0
+    return {
+      defined,
+      effects,
+      get undefines() { return undefines },
+      tools: { define: (tool: Tool) => { defined.push(tool); return () => { undefines++ } } },
+      effect: (execute: () => () => unknown, label?: string) => { effects.push({ label, dispose: execute() }) },
+    }
+  }
+
+  it('registers bash with the config and kills running commands on disposal', async () => {
+    const ctx = host()
+    apply(ctx, Config({ workspace, killGrace: 500 }))
+    expect(ctx.defined.map((tool) => tool.name)).toEqual(['bash'])
+    expect(ctx.effects.map((effect) => effect.label)).toEqual(['bash: terminate running commands'])
+    const marker = sleepMarker()
+    let ready!: () => void
+    const started = new Promise<void>((resolve) => { ready = resolve })
+    const call = fakeCall({ id: 's1' }, (message) => { if (message.includes('ready')) ready() })
+    const running = run(ctx.defined[0], { command: `sleep ${marker} & sh -c 'sleep ${marker}' & echo ready; wait`, timeout: 60_000 }, call)
+    await started
+    // The shell, both sleeps and the inner sh.
+    expect(processesMatching(marker).length).toBeGreaterThanOrEqual(3)
+    await ctx.effects[0].dispose()
+    expect(processesMatching(marker)).toEqual([])
+    expect((await running).data.status).toBe('cancelled')
+    // A second dispose is harmless; the tool refuses new commands.
+    await ctx.effects[0].dispose()
+    const error = await run(ctx.defined[0], { command: 'true', timeout: 1000 }).catch((error) => error)
+    expect(ShellError.is(error, 'DISPOSED')).toBe(true)
+  })
+
+  it('fills config defaults', () => {
+    expect(Config({ workspace: '/w' })).toEqual({ workspace: '/w', shell: 'bash', timeout: 120_000, maxTimeout: 600_000, headBytes: 16384, tailBytes: 16384, killGrace: 2000, env: {} })
+  })
+
+  it('shares one process table between tools when given one', async () => {
+    const processes = new ProcessTable()
+    const tool = createShellTool({ workspace, processes })
+    await processes.dispose()
+    const error = await run(tool, { command: 'true', timeout: 1000 }).catch((error) => error)
+    expect(ShellError.is(error, 'DISPOSED')).toBe(true)
+  })
+})

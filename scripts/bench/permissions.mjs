@@ -1,0 +1,118 @@
+// `authorize` cost with 10 and with 1,000 rules. Globs are compiled once and rules are
+// indexed by permission name, so a call tests only the few rules that can match it; the
+// baseline tests every rule's compiled glob in turn, as a naive gate would.
+import { minimatch } from 'minimatch'
+import { PermissionEngine } from '../../packages/core/lib/index.js'
+import { formatNs, measureSync, printTable, writeResults } from './harness.mjs'
+
+if (typeof PermissionEngine !== 'function') {
+  console.error('packages/core/lib does not export PermissionEngine: add `export * from \'./permissions\'` to core\'s index.ts and run `node scripts/build.mjs`.')
+  process.exit(1)
+}
+
+const user = { id: 's1', userId: 'u1', platform: 'discord', authority: 1 }
+const admin = { id: 's2', userId: 'a1', platform: 'discord', authority: 4 }
+
+// The docs' example: anyone may read, only admins deploy to prod, everybody else is
+// asked (by the exec default), plus the usual fs, shell and http rules.
+const small = [
+  { permission: 'deploy:run', target: 'prod', authority: 4, decision: 'allow' },
+  { permission: 'deploy:run', target: 'staging', decision: 'allow' },
+  { permission: 'deploy:destroy', decision: 'ask' },
+  { permission: 'fs.read', decision: 'allow' },
+  { permission: 'fs.write', target: 'src/**', decision: 'allow' },
+  { permission: 'fs.write', target: '**/.env', decision: 'deny' },
+  { permission: 'shell.exec', command: 'git status*', decision: 'allow' },
+  { permission: 'shell.exec', command: 'rm *', decision: 'deny' },
+  { permission: 'tool:*', platforms: ['qq'], decision: 'deny' },
+  { permission: 'http.*', target: 'https://*.example.com/**', decision: 'allow' },
+]
+
+// 1,000 rules: 900 over 300 literal names (targets, users, authorities), 100 globs.
+function large() {
+  const rules = [...small]
+  const decisions = ['allow', 'ask', 'deny']
+  for (let i = 0; rules.length < 900; i++) {
+    const rule = { permission: `tool:t${i % 300}`, decision: decisions[i % 3] }
+    if (i % 2) rule.target = `dir${i % 7}/**`
+    if (i % 5 === 0) rule.users = [`u${i}`, `v${i}`]
+    if (i % 11 === 0) rule.authority = 3
+    rules.push(rule)
+  }
+  for (let i = 0; rules.length < 1000; i++) {
+    rules.push({ permission: i % 2 ? `ns${i}:*` : `ns${i}.{read,write}`, target: i % 3 ? undefined : `x${i}/**`, decision: decisions[i % 3] })
+  }
+  return rules
+}
+
+const request = (session, name, target, effect = 'exec') => ({ session, permission: target === undefined ? { name } : { name, target }, effect, tool: 'bench', args: {} })
+const cases = [
+  ['rule allows (admin deploys prod)', request(admin, 'deploy:run', 'prod')],
+  ['rule denies (fs.write on .env)', request(user, 'fs.write', 'src/.env', 'write')],
+  ['no rule for user: default ask', request(user, 'deploy:run', 'prod')],
+  ['no rule names it: default', request(user, 'tool:unknown', undefined, 'read')],
+  ['command glob (git status)', request(user, 'shell.exec', 'git status --short src/a.ts')],
+]
+
+/** What a gate without an index does: every rule, each glob tested in turn. */
+function naive(rules) {
+  const opts = { dot: true, nocomment: true, nonegate: true, preserveMultipleSlashes: true }
+  const command = (glob) => new RegExp('^' + glob.split('*').map((part) => part.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&')).join('[^]*') + '$')
+  const compiled = rules.map((rule) => ({
+    rule,
+    name: minimatch.makeRe(rule.permission, opts),
+    target: rule.target ? minimatch.makeRe(rule.target, opts) : rule.command ? command(rule.command) : undefined,
+  }))
+  return (req) => {
+    let ask = false
+    let allow = false
+    const { session } = req
+    for (const { rule, name, target } of compiled) {
+      if (!name.test(req.permission.name)) continue
+      if (target && (req.permission.target === undefined || !target.test(req.permission.target))) continue
+      if (rule.authority !== undefined && !((session.authority ?? 0) >= rule.authority)) continue
+      if (rule.users && !rule.users.includes(session.userId)) continue
+      if (rule.platforms && !rule.platforms.includes(session.platform)) continue
+      if (rule.decision === 'deny') return 'deny'
+      if (rule.decision === 'ask') ask = true
+      else allow = true
+    }
+    return ask ? 'ask' : allow ? 'allow' : 'default'
+  }
+}
+
+const figures = { rules: {} }
+const rows = []
+for (const [label, rules] of [['10', small], ['1000', large()]]) {
+  const engine = new PermissionEngine({ rules })
+  const audited = new PermissionEngine({ rules, onDecision: () => {} })
+  const scan = naive(rules)
+  figures.rules[label] = {}
+  for (const [name, req] of cases) {
+    const ns = measureSync(() => engine.authorize(req), { iterations: 200_000 })
+    const withEvent = measureSync(() => audited.authorize(req), { iterations: 200_000 })
+    const naiveNs = measureSync(() => scan(req), { iterations: label === '10' ? 200_000 : 5_000 })
+    if (scan(req) !== engine.authorize(req).decision && scan(req) !== 'default') throw new Error(`naive scan disagrees on ${name}`)
+    figures.rules[label][name] = { decision: engine.authorize(req).decision, ns, withEventNs: withEvent, naiveScanNs: naiveNs }
+    rows.push({ rules: label, case: name, decision: engine.authorize(req).decision, authorize: formatNs(ns), 'with event': formatNs(withEvent), 'naive scan': formatNs(naiveNs), 'scan/authorize': (naiveNs / ns).toFixed(1) + '×' })
+  }
+}
+
+// A remembered session grant turns an ask into an allow: one extra Map lookup.
+{
+  const engine = new PermissionEngine({ rules: large() })
+  engine.addAsker(async () => ({ decision: 'allow', scope: 'session', by: 'u1' }))
+  const req = request(user, 'deploy:run', 'prod')
+  await engine.approve({ ...req, callId: 'c1' })
+  const ns = measureSync(() => engine.authorize(req), { iterations: 200_000 })
+  figures.rules['1000']['session grant allows'] = { decision: engine.authorize(req).decision, ns }
+  rows.push({ rules: '1000', case: 'session grant allows', decision: engine.authorize(req).decision, authorize: formatNs(ns), 'with event': '', 'naive scan': '', 'scan/authorize': '' })
+}
+
+// Building the index: compiling 1,000 globs once, at load.
+const buildNs = measureSync(() => new PermissionEngine({ rules: large() }), { iterations: 20, rounds: 5 })
+figures.compile1000RulesNs = buildNs
+
+printTable('authorize() per call (median); target: a few µs with 1,000 rules', rows)
+printTable('Loading rules', [{ case: 'new PermissionEngine({ rules: 1,000 })', time: formatNs(buildNs) }])
+writeResults('permissions', figures)
