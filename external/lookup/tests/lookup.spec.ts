@@ -1,13 +1,37 @@
-import Dogu from '@dogu/cordis'
-import { Context } from 'cordis'
-import { describe, expect, it } from 'vitest'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import Dogu, { ToolService } from '@dogu/cordis'
+import { Context, type Fiber } from 'cordis'
+import { afterEach, describe, expect, it } from 'vitest'
 import * as Lookup from '../src'
 
 const session = { id: 's1' }
 
-async function setup(config?: Partial<Lookup.Config>) {
+// Disposed (awaited) after each test, before its temp dirs are removed.
+const loaded: Fiber[] = []
+const dirs: string[] = []
+afterEach(async () => {
+  for (const fiber of loaded.splice(0).reverse()) await fiber.dispose()
+  await Promise.all(dirs.splice(0).map((dir) => rm(dir, { recursive: true, force: true })))
+})
+
+/**
+ * The lookup plugin on ToolService alone, which is all it needs; with `dogu`, on the
+ * default plugin (tools, permissions, background), its stores in a temp dir.
+ */
+async function setup(config?: Partial<Lookup.Config>, { dogu = false } = {}) {
   const ctx = new Context()
-  await ctx.plugin(Dogu)
+  if (dogu) {
+    const dir = await mkdtemp(join(tmpdir(), 'dogu-lookup-'))
+    dirs.push(dir)
+    loaded.push(await ctx.plugin(Dogu, {
+      permissions: { storePath: join(dir, 'permissions.json') },
+      background: { storePath: join(dir, 'background.json') },
+    }))
+  } else {
+    loaded.push(await ctx.plugin(ToolService))
+  }
   const fiber = await ctx.plugin(Lookup, config)
   const call = async (args: unknown) => {
     const [result] = await ctx.tools.toolset({ session }).execute([{ id: 'c1', name: 'lookup', arguments: args as string }])
@@ -61,8 +85,18 @@ describe('lookup plugin', () => {
 
   it('runs without a permissions service, since it only reads', async () => {
     const { ctx, call } = await setup()
+    expect(ctx.get('permissions')).toBeUndefined()
     expect(ctx.tools.registry.permissions).toBeUndefined()
     expect((await call({ q: 'JP' })).status).toBe('ok')
+  })
+
+  it('runs under the default plugin\'s permissions service without asking anyone, since it only reads', async () => {
+    const { ctx, call } = await setup(undefined, { dogu: true })
+    expect(ctx.tools.registry.permissions).toBe(ctx.permissions.engine)
+    let asked = 0
+    ctx.permissions.asker(() => { asked++ })
+    expect(await call({ q: 'JP' })).toMatchObject({ status: 'ok', content: 'Japan (日本, JP): capital Tokyo (东京)' })
+    expect(asked).toBe(0)
   })
 
   it('caps rows at the configured limit, and refuses a larger one', async () => {

@@ -1,6 +1,6 @@
-import Dogu from '@dogu/cordis'
-import type { AuthorizeRequest, PermissionGate } from '@dogu/core'
-import { Context } from 'cordis'
+import Dogu, { ToolService } from '@dogu/cordis'
+import type { AskAnswer, AuthorizeRequest, PermissionGate, PermissionRequest, Session } from '@dogu/core'
+import { Context, type Fiber } from 'cordis'
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -23,20 +23,9 @@ function testGate(decision: 'allow' | 'deny' = 'allow') {
   return { gate, log }
 }
 
-async function setup(config?: Partial<Notes.Config>) {
-  const ctx = new Context()
-  const errors: unknown[] = []
-  ctx.on('internal/error', (error) => { errors.push(error) })
-  await ctx.plugin(Dogu)
-  const fiber = await ctx.plugin(Notes, config)
-  let n = 0
-  const call = async (session: { id: string }, args: Record<string, unknown>) => {
-    const [result] = await ctx.tools.toolset({ session }).execute([{ id: `c${++n}`, name: 'notes', arguments: JSON.stringify(args) }])
-    return result
-  }
-  return { ctx, fiber, call, errors }
-}
-
+// Fibers a test loaded, disposed (awaited: the notes and grant stores flush) before its
+// temp dirs are removed.
+const loaded: Fiber[] = []
 const dirs: string[] = []
 async function tempDir() {
   const dir = await mkdtemp(join(tmpdir(), 'dogu-notes-'))
@@ -44,12 +33,44 @@ async function tempDir() {
   return dir
 }
 afterEach(async () => {
+  for (const fiber of loaded.splice(0).reverse()) await fiber.dispose()
   await Promise.all(dirs.splice(0).map((dir) => rm(dir, { recursive: true, force: true })))
 })
 
+/**
+ * The notes plugin on ToolService alone (no permissions service: a test may set a gate on
+ * the registry); with `dogu`, on the default plugin, its stores in a temp dir.
+ */
+async function setup(config?: Partial<Notes.Config>, { dogu = false } = {}) {
+  const ctx = new Context()
+  const errors: unknown[] = []
+  const warnings: string[] = []
+  ctx.on('internal/error', (error) => { errors.push(error) })
+  // Also keeps Cordis from printing expected warnings.
+  ctx.on('internal/warn', (format: string, ...args: unknown[]) => { warnings.push([format, ...args].join(' | ')) })
+  if (dogu) {
+    const dir = await tempDir()
+    loaded.push(await ctx.plugin(Dogu, {
+      permissions: { storePath: join(dir, 'permissions.json') },
+      background: { storePath: join(dir, 'background.json') },
+    }))
+  } else {
+    loaded.push(await ctx.plugin(ToolService))
+  }
+  const fiber = await ctx.plugin(Notes, config)
+  loaded.push(fiber)
+  let n = 0
+  const call = async (session: Session, args: Record<string, unknown>) => {
+    const [result] = await ctx.tools.toolset({ session }).execute([{ id: `c${++n}`, name: 'notes', arguments: JSON.stringify(args) }])
+    return result
+  }
+  return { ctx, fiber, call, errors, warnings }
+}
+
 describe('notes without a permissions service', () => {
   it('denies adding, saying why, and still lists', async () => {
-    const { call } = await setup()
+    const { ctx, call } = await setup()
+    expect(ctx.get('permissions')).toBeUndefined()
     expect(await call(alice, { action: 'add', text: 'buy milk' })).toMatchObject({
       status: 'denied',
       code: 'no_permission_service',
@@ -126,6 +147,64 @@ describe('notes with a gate that allows', () => {
   })
 })
 
+describe('notes through the default plugin\'s permissions service', () => {
+  // The caller is a user: by default the calling user may answer their own request.
+  const carol: Session = { id: 'chat-1', userId: 'carol' }
+
+  /** An asker that records each request and answers it with `answer`, as the caller. */
+  function answering(ctx: Context, answer: (request: PermissionRequest) => Omit<AskAnswer, 'by'>) {
+    const asked: string[] = []
+    ctx.permissions.asker((request) => {
+      asked.push(`${request.session.id} ${request.permission.name}:${request.permission.target} ${request.effect}`)
+      return { ...answer(request), by: request.session.userId! }
+    })
+    return asked
+  }
+
+  it('asks before a write; an allow from the caller lets it through, a list is not asked', async () => {
+    const { ctx, call } = await setup(undefined, { dogu: true })
+    expect(ctx.tools.registry.permissions).toBe(ctx.permissions.engine)
+    const asked = answering(ctx, () => ({ decision: 'allow' }))
+    expect(await call(carol, { action: 'add', text: 'buy milk' })).toMatchObject({ status: 'ok', content: 'Added note #1.' })
+    expect(await call(carol, { action: 'list' })).toMatchObject({ status: 'ok', content: '#1 buy milk' })
+    // `once` is the default scope: the next write is asked again.
+    expect(await call(carol, { action: 'delete', id: 1 })).toMatchObject({ status: 'ok', content: 'Deleted note #1.' })
+    expect(asked).toEqual(['chat-1 notes:add write', 'chat-1 notes:delete write'])
+    expect(ctx.permissions.grants()).toEqual([])
+  })
+
+  it('changes nothing when the caller denies', async () => {
+    const { ctx, call } = await setup(undefined, { dogu: true })
+    const asked = answering(ctx, () => ({ decision: 'deny', reason: 'not now' }))
+    const result = await call(carol, { action: 'add', text: 'x' })
+    expect(result).toMatchObject({ status: 'denied', code: 'permission_denied' })
+    expect(result.content).toContain('not now')
+    expect(asked).toEqual(['chat-1 notes:add write'])
+    expect(await call(carol, { action: 'list' })).toMatchObject({ status: 'ok', content: 'No notes yet.', data: [] })
+  })
+
+  it('ignores an answer from someone other than the caller, and waits for the caller', async () => {
+    const { ctx, call, warnings } = await setup(undefined, { dogu: true })
+    const replies: string[] = []
+    ctx.permissions.asker((request, { respond }) => {
+      replies.push(respond({ decision: 'allow', by: 'mallory' }))
+      replies.push(respond({ decision: 'allow', by: request.session.userId! }))
+    })
+    expect(await call(carol, { action: 'add', text: 'buy milk' })).toMatchObject({ status: 'ok', content: 'Added note #1.' })
+    expect(replies).toEqual(['not-allowed', 'accepted'])
+    expect(warnings).toHaveLength(1)
+    expect(warnings[0]).toContain('mallory')
+  })
+
+  it('denies a write when no asker is registered', async () => {
+    const { call } = await setup(undefined, { dogu: true })
+    const result = await call(carol, { action: 'add', text: 'x' })
+    expect(result).toMatchObject({ status: 'denied', code: 'permission_denied' })
+    expect(result.content).toContain('no asker is registered')
+    expect((await call(carol, { action: 'list' })).content).toBe('No notes yet.')
+  })
+})
+
 describe('notes in a data folder', () => {
   it('keeps notes across a reload', async () => {
     const dataDir = await tempDir()
@@ -147,7 +226,7 @@ describe('notes in a data folder', () => {
     const ctx = new Context()
     const errors: unknown[] = []
     ctx.on('internal/error', (error) => { errors.push(error) })
-    await ctx.plugin(Dogu)
+    loaded.push(await ctx.plugin(ToolService))
     const error = await ctx.plugin(Notes, { dataDir }).then(() => undefined, (reason) => reason)
     expect(error).toBeInstanceOf(Notes.NotesError)
     expect(error).toMatchObject({ code: 'CORRUPT_FILE', message: `${file} is not a notes file; fix or remove it` })

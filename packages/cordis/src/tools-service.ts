@@ -48,12 +48,19 @@ export class ToolService extends Service {
 
   constructor(ctx: Context, config: ToolService.Config = {}) {
     super(ctx, 'tools')
+    // Every property read through a Cordis context proxy that misses its target builds an
+    // Error (for its message, should the read fail), which costs more than a whole call:
+    // read the events service once, and skip events nobody listens to.
+    // `ctx.events` is a tracing proxy; its original (Cordis' `symbols.original`) skips the
+    // proxy on every property the emit reads.
+    const events: typeof ctx.events = (ctx.events as any)[Symbol.for('cordis.original')] ?? ctx.events
     const emit = (name: string, ...args: unknown[]) => {
+      if (!events._hooks[name]?.length) return
       try {
-        ;(ctx.emit as (name: string, ...args: unknown[]) => void)(name, ...args)
+        events.emit(ctx, name, ...args)
       } catch (error) {
         // A throwing listener must not break a call: the pipeline emits from inside it.
-        ctx.emit(ctx, 'internal/error', error)
+        events.emit(ctx, 'internal/error', error)
       }
     }
     const logger: Logger = {

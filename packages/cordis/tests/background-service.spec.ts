@@ -2,12 +2,15 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { type BackgroundTask, BackgroundEngine, defineTool, type ToolCall, type ToolResult } from '@dogu/core'
-import { Context } from 'cordis'
+import { Context, type Fiber } from 'cordis'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { ToolService } from '../src'
 import { BackgroundService } from '../src/background-service'
 
 let dir: string
+// Fibers of the apps a test made, disposed after it: the service's dispose flushes the task
+// store, so no write is still in flight (creating a temp file) when the dir is removed.
+const loaded: Fiber[] = []
 
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'dogu-background-service-'))
@@ -15,6 +18,7 @@ beforeEach(async () => {
 
 afterEach(async () => {
   vi.useRealTimers()
+  for (const fiber of loaded.splice(0).reverse()) await fiber.dispose()
   await rm(dir, { recursive: true, force: true })
 })
 
@@ -29,10 +33,11 @@ async function setup(config: BackgroundService.Config = {}) {
   const warnings: string[] = []
   ctx.on('background/settled', (task) => { settled.push(task) })
   ctx.on('internal/warn', (format: string, ...args: unknown[]) => { warnings.push([format, ...args].join(' | ')) })
-  await ctx.plugin(ToolService)
+  loaded.push(await ctx.plugin(ToolService))
   const background = await ctx.plugin(BackgroundService, { storePath: join(dir, 'tasks.json'), ...config })
+  loaded.push(background)
   const slow: Slow[] = []
-  await ctx.plugin({
+  loaded.push(await ctx.plugin({
     name: 'slow-pack',
     inject: ['tools'],
     apply(ctx: Context) {
@@ -43,7 +48,7 @@ async function setup(config: BackgroundService.Config = {}) {
         run: (_, call) => new Promise<string>((resolve) => { slow.push({ call, finish: resolve }) }),
       }))
     },
-  })
+  }))
   return { ctx, background, settled, warnings, slow }
 }
 

@@ -2,7 +2,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { type DecisionEvent, defineTool, PermissionError, type Session } from '@dogu/core'
-import { Context } from 'cordis'
+import { Context, type Fiber } from 'cordis'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { ToolService } from '../src'
 // Imported from its file: the default plugin's index lists it once the lead wires it in.
@@ -11,10 +11,14 @@ import { PermissionService } from '../src/permissions-service'
 const user: Session = { id: 's1', userId: 'u1', platform: 'discord', authority: 1 }
 
 let dir: string
+// Fibers of the apps a test made, disposed after it: stopping the service awaits its grant
+// store, so no write is in flight when the dir is removed.
+const loaded: Fiber[] = []
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'dogu-permissions-'))
 })
 afterEach(async () => {
+  for (const fiber of loaded.splice(0).reverse()) await fiber.dispose()
   await rm(dir, { recursive: true, force: true })
 })
 
@@ -26,8 +30,9 @@ async function setup(config: PermissionService.Config = {}) {
   ctx.on('internal/error', (error) => { errors.push(error) })
   ctx.on('internal/warn', (...args: unknown[]) => { warnings.push(args) })
   ctx.on('permissions/decision', (event) => { decisions.push(event) })
-  await ctx.plugin(ToolService)
+  loaded.push(await ctx.plugin(ToolService))
   const fiber = await ctx.plugin(PermissionService, { storePath: join(dir, 'permissions.json'), ...config })
+  loaded.push(fiber)
   ctx.tools.define(defineTool({ name: 'write', description: 'Write', traits: { effect: 'write' }, run: () => 'written' }))
   ctx.tools.define(defineTool({ name: 'read', description: 'Read', traits: { effect: 'read' }, run: () => 'read' }))
   const call = async (name: string, session = user) => (await ctx.tools.execute([{ id: `c-${name}`, name, arguments: {} }], { session }))[0]

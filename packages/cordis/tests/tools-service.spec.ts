@@ -1,8 +1,11 @@
-import { type CallInfo, defineTool, DoguError, type PermissionGate, type ToolResult } from '@dogu/core'
-import { Context } from 'cordis'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { BackgroundEngine, type CallInfo, defineTool, DoguError, type PermissionGate, PermissionEngine, type ToolResult } from '@dogu/core'
+import { Context, type Fiber } from 'cordis'
 import Schema from 'schemastery'
-import { describe, expect, it } from 'vitest'
-import Dogu, { DoguPlugin, ToolService } from '../src'
+import { afterEach, describe, expect, it } from 'vitest'
+import Dogu, { BackgroundService, DoguPlugin, PermissionService, ToolService } from '../src'
 
 const session = { id: 's1', userId: 'u1' }
 
@@ -31,37 +34,78 @@ function definer(name: string, tool = echo) {
   return { plugin, counts }
 }
 
-async function setup(config?: DoguPlugin.Config) {
+// Fibers still loaded when a test ends; disposed (awaited) after it, before any temp dir goes.
+const loaded: Fiber[] = []
+const dirs: string[] = []
+afterEach(async () => {
+  for (const fiber of loaded.splice(0).reverse()) await fiber.dispose()
+  await Promise.all(dirs.splice(0).map((dir) => rm(dir, { recursive: true, force: true })))
+})
+
+/** A Cordis app with ToolService alone: no permission or background service. */
+async function setup(config?: ToolService.Config) {
   const ctx = new Context()
   const changes: number[] = []
   const errors: unknown[] = []
   ctx.on('tools/changed', () => { changes.push(ctx.tools?.list().length ?? -1) })
   // A listener of our own keeps Cordis from printing expected errors.
   ctx.on('internal/error', (error) => { errors.push(error) })
-  const dogu = await ctx.plugin(Dogu, config)
-  return { ctx, dogu, changes, errors }
+  const service = await ctx.plugin(ToolService, config)
+  loaded.push(service)
+  return { ctx, service, changes, errors }
 }
 
 describe('ToolService: provision', () => {
-  it('provides ctx.tools from the default plugin, with the registry exposed', async () => {
+  it('provides ctx.tools, with the registry exposed and no permission or background service', async () => {
     const { ctx } = await setup()
     expect(ctx.tools).toBeInstanceOf(ToolService)
     expect(ctx.tools.list()).toEqual([])
     expect(ctx.tools.registry.permissions).toBeUndefined()
     expect(ctx.tools.registry.background).toBeUndefined()
+    expect(ctx.get('permissions')).toBeUndefined()
+    expect(ctx.get('background')).toBeUndefined()
+  })
+
+  it('is loaded with the permissions and background services by the default plugin, and goes with it', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'dogu-tools-service-'))
+    dirs.push(dir)
+    const ctx = new Context()
+    const dogu = await ctx.plugin(Dogu, {
+      permissions: { storePath: join(dir, 'permissions.json') },
+      background: { storePath: join(dir, 'background.json') },
+    })
+    loaded.push(dogu)
     expect(DoguPlugin.name).toBe('dogu')
+    expect(ctx.tools).toBeInstanceOf(ToolService)
+    expect(ctx.permissions).toBeInstanceOf(PermissionService)
+    expect(ctx.background).toBeInstanceOf(BackgroundService)
+    const registry = ctx.tools.registry
+    expect(registry.permissions).toBeInstanceOf(PermissionEngine)
+    expect(registry.permissions).toBe(ctx.permissions.engine)
+    expect(registry.background).toBeInstanceOf(BackgroundEngine)
+    expect(registry.background).toBe(ctx.background.engine)
+    expect(ctx.tools.list().map((tool) => tool.name)).toEqual(['task_cancel', 'task_status'])
+    expect(registry.ownerOf('task_status')).toBe('plugin "BackgroundService"')
+
+    await dogu.dispose()
+    expect(ctx.get('tools')).toBeUndefined()
+    expect(ctx.get('permissions')).toBeUndefined()
+    expect(ctx.get('background')).toBeUndefined()
+    expect(registry.permissions).toBeUndefined()
+    expect(registry.background).toBeUndefined()
+    expect(registry.list()).toEqual([])
   })
 
   it('can be loaded on its own as a named export', async () => {
     const ctx = new Context()
-    await ctx.plugin(ToolService)
+    loaded.push(await ctx.plugin(ToolService))
     const { plugin } = definer('alpha')
     await ctx.plugin(plugin)
     expect(ctx.tools.list().map((tool) => tool.name)).toEqual(['echo'])
   })
 
   it('applies its config: content beyond maxContentLength is cut with a marker', async () => {
-    const { ctx } = await setup({ tools: { maxContentLength: 10 } })
+    const { ctx } = await setup({ maxContentLength: 10 })
     ctx.tools.define(defineTool({ name: 'long', description: 'Long text', traits: { effect: 'read' }, run: () => '0123456789abcde' }))
     const [result] = await ctx.tools.execute([{ id: 'c1', name: 'long', arguments: '{}' }], { session })
     expect(result.content).toBe('0123456789\n…[truncated: 5 more characters]')
@@ -71,8 +115,13 @@ describe('ToolService: provision', () => {
     const ctx = new Context()
     const errors: unknown[] = []
     ctx.on('internal/error', (error) => { errors.push(error) })
+    await expect(ctx.plugin(ToolService, { maxContentLength: -1 })).rejects.toThrow(/maxContentLength/)
+    expect(ctx.get('tools')).toBeUndefined()
+    // The default plugin checks its tools section the same way, and then loads nothing.
     await expect(ctx.plugin(Dogu, { tools: { maxContentLength: -1 } })).rejects.toThrow(/maxContentLength/)
     expect(ctx.get('tools')).toBeUndefined()
+    expect(ctx.get('permissions')).toBeUndefined()
+    expect(ctx.get('background')).toBeUndefined()
   })
 })
 
@@ -386,7 +435,7 @@ describe('ToolService: permissions seam', () => {
 
 describe('ToolService: disposal', () => {
   it('aborts calls in flight when the service stops, and withdraws ctx.tools', async () => {
-    const { ctx, dogu } = await setup()
+    const { ctx, service } = await setup()
     let started!: () => void
     const running = new Promise<void>((resolve) => { started = resolve })
     const seen: string[] = []
@@ -411,7 +460,7 @@ describe('ToolService: disposal', () => {
     })
     const pending = ctx.tools.execute([{ id: 'c1', name: 'wait' }], { session })
     await running
-    await dogu.dispose()
+    await service.dispose()
     const [result] = await pending
     expect(result).toMatchObject({
       id: 'c1',
@@ -421,7 +470,7 @@ describe('ToolService: disposal', () => {
     })
     expect(seen).toEqual(['abort AbortError'])
     expect(ctx.get('tools')).toBeUndefined()
-    await dogu.dispose()
+    await service.dispose()
     expect(ctx.get('tools')).toBeUndefined()
   })
 })

@@ -1,4 +1,4 @@
-import type { Deadline } from './deadline-timer'
+import type { RunningCall } from './running-calls'
 import type { CallInfo } from './events'
 import type { Session } from './session'
 import type { Tool } from './tool'
@@ -24,9 +24,9 @@ export interface CallHooks {
  * for it. Its AbortController is created only when someone reads `signal`, since most
  * calls finish without anyone looking.
  */
-export class ActiveCall implements ToolCall, Deadline, CallInfo {
+export class ActiveCall implements ToolCall, RunningCall, CallInfo {
   at = Infinity
-  startedAt: number
+  startedAt = Date.now()
   /** The last progress message, kept for a `timed_out` result. */
   lastProgress?: string
   /** Set once the call has a final result; later outcomes are dropped. */
@@ -49,9 +49,7 @@ export class ActiveCall implements ToolCall, Deadline, CallInfo {
     public readonly session: Session,
     public readonly args: unknown,
     private hooks: CallHooks,
-  ) {
-    this.startedAt = Date.now()
-  }
+  ) {}
 
   get name() {
     return this.tool.name

@@ -2,12 +2,13 @@ import { formatIssues } from '@dogu/schema'
 import { ABORT_STATUS, ActiveCall, type AbortKind, type CallHooks } from './active-call'
 import type { BackgroundPort } from './background-port'
 import { closestNames } from './closest-names'
-import type { DeadlineTimer } from './deadline-timer'
+import type { RunningCalls } from './running-calls'
 import type { EmitFunction } from './events'
 import type { Logger } from './logger'
 import { normalizeOutput, truncateContent } from './normalize-output'
 import { parseArguments } from './parse-arguments'
 import type { AuthorizeRequest, AuthorizeResult, PermissionGate } from './permission-gate'
+import type { PermissionSpec } from './tool'
 import type { Session } from './session'
 import type { ModelToolCall } from './tool-call'
 import { ToolDenial } from './tool-denial'
@@ -20,7 +21,7 @@ export interface PipelineHost {
   readonly background: BackgroundPort | undefined
   readonly emit: EmitFunction | undefined
   readonly logger: Logger
-  readonly timer: DeadlineTimer
+  readonly running: RunningCalls<ActiveCall>
 }
 
 export interface PipelineLimits {
@@ -61,74 +62,120 @@ export class CallPipeline implements CallHooks {
     return call
   }
 
-  /** Authorizes and runs a prepared call. */
-  async run(call: ActiveCall, entry: ToolEntry): Promise<ToolResult> {
-    if (call.aborted) return this.finishAborted(call)
+  /**
+   * Authorizes and runs a prepared call. The common case (allowed at once, no concurrency
+   * cap) stays synchronous up to the handler: every `await` here costs a microtask per call.
+   */
+  run(call: ActiveCall, entry: ToolEntry): Promise<ToolResult> {
+    return this.start(call, entry, false)
+  }
+
+  /** `run` for a batch of one: resolves to `[result]` without an extra promise hop. */
+  runAlone(call: ActiveCall, entry: ToolEntry): Promise<ToolResult[]> {
+    return this.start(call, entry, true)
+  }
+
+  private start(call: ActiveCall, entry: ToolEntry, single: boolean): Promise<any> {
+    if (call.aborted) return ready(this.finishAborted(call), single)
     const tool = call.tool
-    let request: AuthorizeRequest
+    let permission: PermissionSpec
     try {
-      const permission = tool.permission ? tool.permission(call.args as any, call) : entry.defaultPermission
-      request = {
-        session: call.session,
-        permission,
-        effect: permission.effect ?? tool.traits.effect,
-        tool: tool.name,
-        args: call.args,
-        confirm: tool.confirm,
-      }
+      permission = tool.permission ? tool.permission(call.args as any, call) : entry.defaultPermission
     } catch (error) {
-      return this.finish(call, 'error', `Error: ${messageOf(error)}`, 'tool_error')
+      return ready(this.finish(call, 'error', `Error: ${messageOf(error)}`, 'tool_error'), single)
     }
+    const effect = permission.effect ?? tool.traits.effect
     const gate = this.host.permissions
     if (!gate) {
-      if (request.effect !== 'read') {
-        return this.finish(call, 'denied', `Permission denied: no permission service is loaded, so only read-only tools may run ("${tool.name}" has effect "${request.effect}").`, 'no_permission_service')
+      if (effect !== 'read') {
+        return ready(this.finish(call, 'denied', `Permission denied: no permission service is loaded, so only read-only tools may run ("${tool.name}" has effect "${effect}").`, 'no_permission_service'), single)
       }
-    } else {
-      try {
-        let result = gate.authorize(request)
-        if (typeof (result as Promise<AuthorizeResult>).then === 'function') result = await result
-        const { decision, reason } = result as AuthorizeResult
-        if (decision === 'ask') {
-          const outcome = await gate.approve({ ...request, callId: call.id, reason: request.permission.reason }, call.signal)
-          // A request dropped because the call was cancelled ends `cancelled`, not `denied`.
-          if (call.aborted) return this.finishAborted(call)
-          if (outcome.decision !== 'allow') return this.denied(call, outcome.reason ?? 'the request was not approved')
-        } else if (decision !== 'allow') {
-          return this.denied(call, reason ?? 'a permission rule denies it')
-        }
-      } catch (error) {
-        if (call.aborted) return this.finishAborted(call)
-        return this.denied(call, `the permission check failed: ${messageOf(error)}`)
-      }
+      return this.acquire(call, entry, single)
+    }
+    const request: AuthorizeRequest = {
+      session: call.session,
+      permission,
+      effect,
+      tool: tool.name,
+      args: call.args,
+      confirm: tool.confirm,
+    }
+    let result: AuthorizeResult | Promise<AuthorizeResult>
+    try {
+      result = gate.authorize(request)
+    } catch (error) {
+      return ready(this.denied(call, `the permission check failed: ${messageOf(error)}`), single)
+    }
+    if (typeof (result as Promise<AuthorizeResult>).then !== 'function' && (result as AuthorizeResult).decision === 'allow') {
+      return this.acquire(call, entry, single)
+    }
+    const slow = this.authorizeSlowly(call, entry, gate, request, result)
+    return single ? slow.then(wrapOne) : slow
+  }
+
+  /** An asynchronous answer, an ask or a denial. */
+  private async authorizeSlowly(
+    call: ActiveCall,
+    entry: ToolEntry,
+    gate: PermissionGate,
+    request: AuthorizeRequest,
+    pending: AuthorizeResult | Promise<AuthorizeResult>,
+  ): Promise<ToolResult> {
+    try {
+      const { decision, reason } = await pending
       if (call.aborted) return this.finishAborted(call)
-    }
-    if (entry.limit) {
-      try {
-        await entry.limit.acquire(call.signal)
-      } catch {
-        return this.finishAborted(call)
+      if (decision === 'ask') {
+        const outcome = await gate.approve({ ...request, callId: call.id, reason: request.permission.reason }, call.signal)
+        // A request dropped because the call was cancelled ends `cancelled`, not `denied`.
+        if (call.aborted) return this.finishAborted(call)
+        if (outcome.decision !== 'allow') return this.denied(call, outcome.reason ?? 'the request was not approved')
+      } else if (decision !== 'allow') {
+        return this.denied(call, reason ?? 'a permission rule denies it')
       }
-      // Released when the handler settles, not when the model is answered: an adopted
-      // call still occupies its slot while it runs in the background.
-      const limit = entry.limit
-      call.release = () => limit.release()
+    } catch (error) {
+      if (call.aborted) return this.finishAborted(call)
+      return this.denied(call, `the permission check failed: ${messageOf(error)}`)
     }
-    return this.invoke(call, entry)
+    if (call.aborted) return this.finishAborted(call)
+    return this.acquire(call, entry, false)
+  }
+
+  /** Takes a slot under the tool's concurrency cap, if it has one, then runs the handler. */
+  private acquire(call: ActiveCall, entry: ToolEntry, single: boolean): Promise<any> {
+    const limit = entry.limit
+    if (!limit) return this.invoke(call, entry, single)
+    let waiting: Promise<void> | undefined
+    try {
+      waiting = limit.acquire(call.signal)
+    } catch {
+      return ready(this.finishAborted(call), single)
+    }
+    // Released when the handler settles, not when the model is answered: an adopted call
+    // still occupies its slot while it runs in the background.
+    if (!waiting) {
+      call.release = () => limit.release()
+      return this.invoke(call, entry, single)
+    }
+    return waiting.then(
+      () => {
+        call.release = () => limit.release()
+        return this.invoke(call, entry, single)
+      },
+      () => single ? [this.finishAborted(call)] : this.finishAborted(call),
+    )
   }
 
   /** Calls the handler under the call's deadline; settles once, whatever happens later. */
-  private invoke(call: ActiveCall, entry: ToolEntry): Promise<ToolResult> {
+  private invoke(call: ActiveCall, entry: ToolEntry, single: boolean): Promise<any> {
     if (entry.disposed) {
       call.releaseSlot()
-      return Promise.resolve(this.finish(call, 'cancelled', `Cancelled: tool "${call.name}" was unloaded.`, 'cancelled'))
+      return ready(this.finish(call, 'cancelled', `Cancelled: tool "${call.name}" was unloaded.`, 'cancelled'), single)
     }
-    return new Promise<ToolResult>((resolve) => {
-      call.sink = resolve
-      entry.inflight.add(call)
+    return new Promise<unknown>((resolve) => {
+      call.sink = single ? (result) => resolve([result]) : resolve
       call.entry = entry
       call.at = Date.now() + Math.min(call.tool.traits.timeout, this.limits.timeout)
-      this.host.timer.add(call)
+      this.host.running.add(call)
       let output: unknown
       try {
         output = call.tool.run(call.args as any, call)
@@ -149,6 +196,7 @@ export class CallPipeline implements CallHooks {
 
   private settleOutput(call: ActiveCall, output: unknown) {
     if (call.settled) return this.dropLate(call, 'result')
+    if (typeof output === 'string') return this.settle(call, this.result(call.id, call.name, 'ok', output, call.durationMs()))
     const { content, images, data, artifacts } = normalizeOutput(output)
     const result = this.result(call.id, call.name, 'ok', content, call.durationMs())
     if (images) result.images = images
@@ -170,8 +218,7 @@ export class CallPipeline implements CallHooks {
   private settle(call: ActiveCall, result: ToolResult) {
     call.settled = true
     call.releaseSlot()
-    this.host.timer.delete(call)
-    call.entry?.inflight.delete(call)
+    this.host.running.done()
     // An adopted call already told the model it moved to the background; its end belongs
     // to the background service, not to `tools/call-end`.
     if (!call.adopted) this.host.emit?.('tools/call-end', call, result)
@@ -207,10 +254,9 @@ export class CallPipeline implements CallHooks {
     if (outcome.decision !== 'allow') throw new ToolDenial(outcome.reason ?? 'the request was not approved')
   }
 
-  aborted(call: ActiveCall, kind: AbortKind): void {
+  aborted(call: ActiveCall): void {
     // Only a running handler needs settling here; earlier stages check `call.aborted`.
     if (call.sink && !call.settled) this.settle(call, this.abortedResult(call))
-    if (kind !== 'timed_out') this.host.timer.delete(call)
   }
 
   expired(call: ActiveCall): void {
@@ -305,6 +351,12 @@ export class CallPipeline implements CallHooks {
     const hint = close.length ? ` Did you mean ${close.map((n) => `"${n}"`).join(', ')}?` : ''
     return `Unknown tool "${name}".${hint} Available tools: ${[...this.entries.keys()].slice(0, 20).join(', ')}${this.entries.size > 20 ? ', …' : ''}.`
   }
+}
+
+const wrapOne = (result: ToolResult) => [result]
+
+function ready(result: ToolResult, single: boolean): Promise<unknown> {
+  return Promise.resolve(single ? [result] : result)
 }
 
 function messageOf(error: unknown): string {

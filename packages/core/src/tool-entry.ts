@@ -1,12 +1,9 @@
 import { compileValidator, type Validator } from '@dogu/schema'
-import type { ActiveCall } from './active-call'
 import { ConcurrencyLimit } from './concurrency-limit'
 import type { PermissionSpec, Tool } from './tool'
 
 /** A registered tool with its owner and the state the pipeline keeps for it. */
 export class ToolEntry {
-  /** Calls of this tool in flight, aborted when the owner goes away. */
-  readonly inflight = new Set<ActiveCall>()
   readonly defaultPermission: PermissionSpec
   readonly limit?: ConcurrencyLimit
   /** Provider definitions, computed once per dialect. */

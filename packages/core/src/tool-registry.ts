@@ -1,11 +1,12 @@
 import type { BackgroundPort } from './background-port'
 import type { PipelineHost, PipelineLimits } from './call-pipeline'
-import { DeadlineTimer } from './deadline-timer'
+import type { ActiveCall } from './active-call'
 import { defineTool, isTool } from './define-tool'
 import { DoguError } from './errors'
 import type { EmitFunction } from './events'
 import { type Logger, silentLogger } from './logger'
 import { compileNameGlobs } from './name-matcher'
+import { RunningCalls } from './running-calls'
 import type { PermissionGate } from './permission-gate'
 import { ToolSearchIndex } from './search'
 import type { Session } from './session'
@@ -37,7 +38,7 @@ export class ToolRegistry implements PipelineHost {
   background: BackgroundPort | undefined
   readonly emit: EmitFunction | undefined
   readonly logger: Logger
-  readonly timer = new DeadlineTimer()
+  readonly running = new RunningCalls<ActiveCall>()
   private entries = new Map<string, ToolEntry>()
   private sorted: ToolEntry[] | undefined
   private limits: PipelineLimits
@@ -168,10 +169,8 @@ export class ToolRegistry implements PipelineHost {
 
   /** Aborts every call in flight and stops the timer; the registry stays usable. */
   dispose(): void {
-    for (const entry of this.entries.values()) {
-      for (const call of entry.inflight) call.abort('disposed', 'the tool service stopped')
-    }
-    this.timer.clear()
+    for (const call of this.running.active()) call.abort('disposed', 'the tool service stopped')
+    this.running.clear()
   }
 
   private visible(tool: Tool, session: Session): boolean {
@@ -186,7 +185,7 @@ export class ToolRegistry implements PipelineHost {
 
   private retire(entry: ToolEntry, message: string) {
     entry.disposed = true
-    for (const call of entry.inflight) call.abort('disposed', message)
+    for (const call of this.running.active()) if (call.entry === entry) call.abort('disposed', message)
   }
 
   private sortedEntries(): ToolEntry[] {

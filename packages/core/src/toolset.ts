@@ -147,14 +147,18 @@ export class Toolset {
    * Runs the model's calls: one result per call, in the calls' order. Never throws for a
    * bad call; parallel-safe calls run together, the others alone.
    */
-  async execute(calls: readonly ModelToolCall[], options: ExecuteOptions = {}): Promise<ToolResult[]> {
-    if (!Array.isArray(calls)) throw new DoguError('INVALID_OPTIONS', 'execute() expects an array of tool calls')
+  execute(calls: readonly ModelToolCall[], options: ExecuteOptions = {}): Promise<ToolResult[]> {
+    if (!Array.isArray(calls)) return Promise.reject(new DoguError('INVALID_OPTIONS', 'execute() expects an array of tool calls'))
     const { signal } = options
     if (calls.length === 1 && !signal) {
       const prepared = this.pipeline.prepare(calls[0])
-      if (!(prepared instanceof ActiveCall)) return [prepared]
-      return [await this.pipeline.run(prepared, this.entries.get(prepared.name)!)]
+      if (!(prepared instanceof ActiveCall)) return Promise.resolve([prepared])
+      return this.pipeline.runAlone(prepared, this.entries.get(prepared.name)!)
     }
+    return this.executeBatch(calls, signal)
+  }
+
+  private async executeBatch(calls: readonly ModelToolCall[], signal?: AbortSignal): Promise<ToolResult[]> {
     const results: ToolResult[] = new Array(calls.length)
     const active: ActiveCall[] = []
     const cancel = () => {
