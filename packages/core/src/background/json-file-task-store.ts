@@ -1,3 +1,4 @@
+import { writeFileAtomically } from '../write-file-atomically'
 import { DoguError } from '../errors'
 import { type Logger, silentLogger } from '../logger'
 import { type BackgroundTask, isBackgroundTask } from './background-task'
@@ -101,23 +102,8 @@ export class JsonFileTaskStore implements TaskStore {
   }
 
   private async write() {
-    const [fs, path] = await this.node()
     const text = JSON.stringify({ version: FORMAT_VERSION, tasks: [...this.records.values()] })
-    await fs.mkdir(path.dirname(this.path), { recursive: true })
-    const temp = `${this.path}.${Math.random().toString(36).slice(2, 10)}.tmp`
-    try {
-      const handle = await fs.open(temp, 'w')
-      try {
-        await handle.writeFile(text, 'utf8')
-        await handle.datasync()
-      } finally {
-        await handle.close()
-      }
-      await fs.rename(temp, this.path)
-    } catch (error) {
-      await fs.rm(temp, { force: true }).catch(() => {})
-      throw error
-    }
+    await writeFileAtomically(this.path, text)
   }
 
   private async moveAside(fs: Fs, problem: string) {

@@ -1,10 +1,10 @@
+import { writeFileAtomically } from '../write-file-atomically'
 import type { Grant } from './grant'
 import { type GrantStore, type GrantStoreLoad, isGrant } from './grant-store'
 
 const VERSION = 1
 /** Writes in flight per file, across store instances: a reloaded service reads after the old one wrote. */
 const queues = new Map<string, Promise<void>>()
-let tempCounter = 0
 
 /**
  * Keeps `always` grants in a JSON file (`{ "version": 1, "grants": [...] }`). Writes are
@@ -57,24 +57,9 @@ export class JsonFileGrantStore implements GrantStore {
 
   private async write(grants: readonly Grant[]): Promise<void> {
     if (this.unreadable) throw new Error(`not saving grants: the store ${this.path} could not be read (${this.unreadable})`)
-    const fs = await import('node:fs/promises')
-    const { dirname } = await import('node:path')
-    await fs.mkdir(dirname(this.path), { recursive: true })
-    const temp = `${this.path}.${process.pid}.${++tempCounter}.tmp`
     const text = JSON.stringify({ version: VERSION, grants: grants.map(pick) }, null, 2) + '\n'
-    try {
-      const handle = await fs.open(temp, 'wx', 0o600)
-      try {
-        await handle.writeFile(text, 'utf8')
-        await handle.sync()
-      } finally {
-        await handle.close()
-      }
-      await fs.rename(temp, this.path)
-    } catch (error) {
-      await fs.rm(temp, { force: true }).catch(() => {})
-      throw error
-    }
+    // Grants say who may do what: readable by the owner only.
+    await writeFileAtomically(this.path, text, 0o600)
   }
 
   private async moveAside(fs: typeof import('node:fs/promises'), why: string): Promise<GrantStoreLoad> {
