@@ -11,8 +11,8 @@ export interface RunningCall {
 /**
  * The calls whose handlers are running, with one timer for all their deadlines. A call is
  * pushed when it starts and merely counted out when it ends; the list is compacted when
- * mostly settled. A Set (or a `setTimeout`) per call would cost more than the rest of a
- * fast call's pipeline.
+ * mostly settled. The timer stays armed when the list empties, unreferenced. A Set (or a
+ * `setTimeout`) per call would cost more than the rest of a fast call's pipeline.
  */
 export class RunningCalls<T extends RunningCall> {
   private list: T[] = []
@@ -22,13 +22,15 @@ export class RunningCalls<T extends RunningCall> {
 
   add(call: T): void {
     this.list.push(call)
-    this.live++
+    if (++this.live === 1) this.timer?.ref?.()
     if (call.at < this.timerAt) this.arm(call.at)
   }
 
   /** Counts out a call that ended; call once per `add`. */
   done(): void {
-    this.live--
+    // While calls run, the timer keeps the process alive: a handler may wait for nothing
+    // but its deadline's abort. Idle, it holds nothing open.
+    if (--this.live === 0) this.timer?.unref?.()
     if (this.list.length > 64 && this.list.length > 4 * this.live) this.compact()
   }
 
@@ -50,14 +52,14 @@ export class RunningCalls<T extends RunningCall> {
   private compact() {
     this.list = this.list.filter((call) => !call.settled)
     this.live = this.list.length
+    if (!this.live) this.timer?.unref?.()
   }
 
   private arm(at: number) {
     clearTimeout(this.timer)
     this.timerAt = at
     this.timer = setTimeout(() => this.tick(), Math.max(0, at - Date.now()))
-    // A deadline never keeps the process alive by itself; the work it guards does.
-    this.timer.unref?.()
+    if (!this.live) this.timer.unref?.()
   }
 
   private tick() {

@@ -41,6 +41,11 @@ export interface ToolsetOptions {
   eager?: string[]
   /** How `tool_search`'s description lists the deferred tools. @default 'brief' */
   summary?: SummaryStyle
+  /**
+   * The dialect `tool_search` answers in. Unset: the dialect of the last `definitions()`
+   * call, which is what a host sending one provider's definitions wants.
+   */
+  dialect?: Dialect
 }
 
 export interface ExecuteOptions {
@@ -59,7 +64,8 @@ export class Toolset {
   private advertised: ToolEntry[]
   private deferredNames: string[] = []
   /** The dialect definitions were last asked in: `tool_search` answers in it too. */
-  private dialect: Dialect = 'json'
+  private dialect: Dialect
+  private fixedDialect: boolean
   private pipeline: CallPipeline
   private poolSize: number
   private locale?: string
@@ -68,6 +74,8 @@ export class Toolset {
   /** @internal Created by `ToolRegistry.toolset()`. */
   constructor(host: PipelineHost, entries: ToolEntry[], options: ToolsetOptions, limits: PipelineLimits, searchIndex?: () => ToolSearchIndex) {
     this.session = Object.freeze({ ...options.session })
+    this.dialect = options.dialect ?? 'json'
+    this.fixedDialect = !!options.dialect
     const map = new Map(entries.map((entry) => [entry.tool.name, entry]))
     this.advertised = entries
     const pinned = options.eager?.length ? compileNameGlobs(options.eager) : undefined
@@ -129,7 +137,7 @@ export class Toolset {
       list = Object.freeze(this.advertised.map((entry) => this.definitionOf(entry, dialect)))
       this.cache.set(dialect, list)
     }
-    this.dialect = dialect
+    if (!this.fixedDialect) this.dialect = dialect
     return list as readonly DefinitionMap[D][]
   }
 

@@ -190,6 +190,27 @@ describe('cancellation', () => {
     expect(result).toMatchObject({ status: 'timed_out', code: 'timed_out', content: 'Timed out: timed out after 5s. Last progress: page 3 of 10' })
   })
 
+  it('keeps the process alive while a call waits for its deadline, and not after', async () => {
+    const timers = () => process.getActiveResourcesInfo().filter((kind) => kind === 'Timeout').length
+    const registry = new ToolRegistry()
+    registry.define(defineTool({
+      name: 'waits',
+      description: '',
+      traits: { effect: 'read', timeout: 60_000, background: false },
+      // Waits for nothing but its own abort: only the deadline timer can end it.
+      run: (_, call) => new Promise((resolve) => call.signal.addEventListener('abort', resolve)),
+    }))
+    const before = timers()
+    const controller = new AbortController()
+    const pending = registry.toolset({ session }).execute([{ id: '1', name: 'waits', arguments: '{}' }], { signal: controller.signal })
+    await settle()
+    expect(timers()).toBe(before + 1)
+    controller.abort()
+    expect((await pending)[0].status).toBe('cancelled')
+    expect(timers()).toBe(before)
+    registry.dispose()
+  })
+
   it('lets a host lower the timeout per toolset', async () => {
     vi.useFakeTimers()
     const registry = new ToolRegistry()

@@ -80,6 +80,14 @@ describe('search mode', () => {
     expect(chinese.tools).toEqual([expect.objectContaining({ name: 'translate_text' })])
   })
 
+  it('answers in a fixed dialect when the toolset names one', async () => {
+    const { registry } = registryWith(weather, deploy, translate, echo)
+    const toolset = registry.toolset({ session, mode: 'search', dialect: 'anthropic' })
+    toolset.definitions('openai')
+    const { tools } = await search(toolset, 'weather in a city', 1)
+    expect(tools).toEqual([expect.objectContaining({ name: 'get_weather', input_schema: expect.objectContaining({ required: ['city'] }) })])
+  })
+
   it('says so when nothing matches well', async () => {
     const { registry } = registryWith(weather, deploy, translate, echo)
     const result = await search(registry.toolset({ session, mode: 'search' }), 'order a large pepperoni pizza')
