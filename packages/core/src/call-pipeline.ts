@@ -6,7 +6,7 @@ import type { RunningCalls } from './running-calls'
 import type { EmitFunction } from './events'
 import type { Logger } from './logger'
 import { normalizeOutput, truncateContent } from './normalize-output'
-import { parseArguments } from './parse-arguments'
+import { ArgumentsProblem, parseArguments } from './parse-arguments'
 import type { AuthorizeRequest, AuthorizeResult, PermissionGate } from './permission-gate'
 import type { PermissionSpec } from './tool'
 import type { Session } from './session'
@@ -54,8 +54,8 @@ export class CallPipeline implements CallHooks {
     const entry = typeof name === 'string' ? this.entries.get(name) : undefined
     if (!entry) return this.reject(id, name, 'unknown_tool', this.unknownMessage(name))
     const parsed = parseArguments(input.arguments, this.limits.maxArgumentsLength)
-    if (!parsed.ok) return this.reject(id, name!, 'invalid_arguments', parsed.message)
-    const checked = entry.validator(parsed.value)
+    if (parsed instanceof ArgumentsProblem) return this.reject(id, name!, 'invalid_arguments', parsed.message)
+    const checked = entry.validator(parsed)
     if (!checked.ok) return this.reject(id, name!, 'invalid_arguments', formatIssues(checked.issues))
     const call = new ActiveCall(id, entry.tool, this.session, checked.value, this)
     this.host.emit?.('tools/call-start', call)

@@ -1,48 +1,48 @@
-export type ParsedArguments = { ok: true; value: Record<string, unknown> } | { ok: false; message: string }
+/** Why arguments were refused, phrased for the model. */
+export class ArgumentsProblem {
+  constructor(public message: string) {}
+}
 
 const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype'])
+// One regexp scan is about twice as fast as three `includes` on typical arguments.
+const MAY_HOLD_FORBIDDEN = /proto|constructor/
+const EMPTY = Object.freeze({})
 
 /**
  * Accepts a model's `arguments` as a JSON string or an object. Never throws: malformed JSON,
- * non-objects, oversized input and prototype-polluting keys become messages for the model.
+ * non-objects, oversized input and prototype-polluting keys come back as an
+ * `ArgumentsProblem` (a plain result object per call would cost more than the check).
  */
-export function parseArguments(input: unknown, maxLength: number): ParsedArguments {
+export function parseArguments(input: unknown, maxLength: number): Record<string, unknown> | ArgumentsProblem {
   let value: unknown
-  if (input === undefined || input === null || input === '') return { ok: true, value: {} }
+  if (input === undefined || input === null || input === '') return EMPTY
   if (typeof input === 'string') {
     if (input.length > maxLength) {
-      return { ok: false, message: `Arguments are too large: ${input.length} characters, at most ${maxLength} are accepted.` }
+      return new ArgumentsProblem(`Arguments are too large: ${input.length} characters, at most ${maxLength} are accepted.`)
     }
     try {
       value = JSON.parse(input)
     } catch (error) {
-      return { ok: false, message: `Arguments are not valid JSON (${(error as Error).message}). Send a JSON object.` }
+      return new ArgumentsProblem(`Arguments are not valid JSON (${(error as Error).message}). Send a JSON object.`)
     }
-    // Only scan keys when the text could hold a forbidden one: most calls skip the walk.
-    if (!mayHoldForbiddenKey(input)) return checkObject(value)
+    // Only walk the keys when the text could hold a forbidden one: most calls skip the walk.
+    if (!MAY_HOLD_FORBIDDEN.test(input)) return checkObject(value)
   } else {
     value = input
   }
   const checked = checkObject(value)
-  if (!checked.ok) return checked
+  if (checked instanceof ArgumentsProblem) return checked
   const bad = findForbiddenKey(value, '$', 0)
-  if (bad) return { ok: false, message: `Arguments use a forbidden key at ${bad}. Rename or remove it.` }
+  if (bad) return new ArgumentsProblem(`Arguments use a forbidden key at ${bad}. Rename or remove it.`)
   return checked
 }
 
-// One regexp scan is about twice as fast as three `includes` on typical arguments.
-const MAY_HOLD_FORBIDDEN = /proto|constructor/
-
-function mayHoldForbiddenKey(text: string): boolean {
-  return MAY_HOLD_FORBIDDEN.test(text)
-}
-
-function checkObject(value: unknown): ParsedArguments {
+function checkObject(value: unknown): Record<string, unknown> | ArgumentsProblem {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     const kind = value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value
-    return { ok: false, message: `Arguments must be a JSON object, got ${kind}.` }
+    return new ArgumentsProblem(`Arguments must be a JSON object, got ${kind}.`)
   }
-  return { ok: true, value: value as Record<string, unknown> }
+  return value as Record<string, unknown>
 }
 
 function findForbiddenKey(value: unknown, path: string, depth: number): string | undefined {
