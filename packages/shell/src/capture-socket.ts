@@ -12,16 +12,28 @@ export interface Capture {
 
 let counter = 0
 let directory: string | undefined
+/** Captures being set up; the directory goes away when the last one is connected. */
+let opening = 0
+let exitHook = false
 
-// One private directory per process: a socket path there cannot be taken by another
-// user first. Each socket is unlinked as soon as it is connected.
+// A private directory while captures are being set up: a socket path there cannot be
+// taken by another user first. Each socket is unlinked as soon as it is connected, and the
+// directory is removed when no capture is being set up, so none is left behind.
 function socketDirectory(): string {
   if (!directory) {
     directory = mkdtempSync(join(tmpdir(), 'dogu-shell-'))
-    const path = directory
-    process.once('exit', () => rmSync(path, { recursive: true, force: true }))
+    if (!exitHook) {
+      exitHook = true
+      process.once('exit', removeDirectory)
+    }
   }
   return directory
+}
+
+function removeDirectory() {
+  if (!directory) return
+  rmSync(directory, { recursive: true, force: true })
+  directory = undefined
 }
 
 /**
@@ -32,6 +44,7 @@ function socketDirectory(): string {
  * for the garbage collector.
  */
 export async function openCapture(onData: (chunk: Buffer) => void): Promise<Capture> {
+  opening++
   const path = join(socketDirectory(), `${++counter}.sock`)
   const server = createServer({ pauseOnConnect: true })
   try {
@@ -52,6 +65,8 @@ export async function openCapture(onData: (chunk: Buffer) => void): Promise<Capt
     return { childEnd: await accepted, reader }
   } finally {
     // Closing a Unix socket server removes its path; accepted sockets live on.
-    server.close()
+    server.close(() => {
+      if (--opening === 0) removeDirectory()
+    })
   }
 }
