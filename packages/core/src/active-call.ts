@@ -74,6 +74,11 @@ export class ActiveCall implements ToolCall, RunningCall, CallInfo {
     release?.()
   }
 
+  /** What a log or the WebUI should see of the call: its `CallInfo`, not the pipeline. */
+  toJSON(): CallInfo {
+    return { id: this.id, name: this.name, session: this.session, args: this.args, startedAt: this.startedAt }
+  }
+
   durationMs(): number {
     // Date.now, not performance.now: the latter costs about a tenth of a fast call.
     return Date.now() - this.startedAt

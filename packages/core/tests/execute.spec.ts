@@ -115,6 +115,15 @@ describe('execute: report', () => {
     expect(events.filter((e) => e.startsWith('end')).sort()).toEqual(['end deploy ok', 'end deploy ok', 'end nope error'])
   })
 
+  it('hands listeners call info that serializes to what a log needs', async () => {
+    const infos: string[] = []
+    const registry = new ToolRegistry({ emit: (name: string, ...args: any[]) => { if (name === 'tools/call-end') infos.push(JSON.stringify(args[0])) } })
+    registry.define(defineTool({ name: 'echo', description: '', args: Schema.object({ text: String }), traits: { effect: 'read' }, run: ({ text }) => text }))
+    await registry.toolset({ session }).execute([{ id: 'e1', name: 'echo', arguments: '{"text":"hi"}' }])
+    expect(infos).toHaveLength(1)
+    expect(JSON.parse(infos[0])).toEqual({ id: 'e1', name: 'echo', session: { id: 's1', userId: 'u1' }, args: { text: 'hi' }, startedAt: expect.any(Number) })
+  })
+
   it('normalizes outputs: string, JSON value, structured, undefined', async () => {
     const registry = new ToolRegistry()
     const outputs: Record<string, unknown> = {

@@ -1,9 +1,8 @@
 import type { JsonSchema } from '../json-schema'
-import { jsonEqual } from '../json-value'
 import { isPlain, removeNull, toArray } from '../nullable'
 import { childPath } from '../path'
 import { prepare } from './prepare'
-import { applyKeywords, inferType, type KeywordRule, mapChildren, refuse, untyped } from './walk'
+import { applyKeywords, inferType, type KeywordRule, knownFormats, notNullOnly, mapChildren, refuse, untyped } from './walk'
 
 // The string formats Gemini accepts.
 const FORMATS = ['date-time', 'date', 'time']
@@ -45,15 +44,8 @@ const RULES: Record<string, KeywordRule> = {
   propertyNames: 'drop',
   contentEncoding: 'drop',
   contentMediaType: 'drop',
-  format: (schema) => {
-    if (!FORMATS.includes(schema.format as string)) delete schema.format
-  },
-  not: (schema, path) => {
-    if (!jsonEqual(schema.not, { type: 'null' }) || !('type' in schema || 'enum' in schema)) {
-      refuse(path, 'gemini has no `not`; a value that may be anything but null (Schema.any().required()) cannot be expressed')
-    }
-    delete schema.not
-  },
+  format: knownFormats(FORMATS),
+  not: notNullOnly('gemini'),
   additionalProperties: (schema, path) => {
     if (isPlain(schema.additionalProperties)) {
       refuse(path, 'gemini parameters have no additionalProperties: a dict cannot be expressed; use Schema.object() with known keys')

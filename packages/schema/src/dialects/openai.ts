@@ -1,10 +1,9 @@
 import type { JsonSchema } from '../json-schema'
-import { jsonEqual } from '../json-value'
 import { addNull, isPlain, splitAnnotations, toArray } from '../nullable'
 import { childPath } from '../path'
 import { DIALECT_LIMITS } from './limits'
 import { prepare } from './prepare'
-import { applyKeywords, inferType, type KeywordRule, refuse, untyped } from './walk'
+import { applyKeywords, inferType, type KeywordRule, knownFormats, notNullOnly, refuse, untyped } from './walk'
 
 const limits = DIALECT_LIMITS.openai
 
@@ -53,20 +52,13 @@ const RULES: Record<string, KeywordRule> = {
   propertyNames: 'drop',
   contentEncoding: 'drop',
   contentMediaType: 'drop',
-  format: (schema) => {
-    if (!FORMATS.includes(schema.format as string)) delete schema.format
-  },
+  format: knownFormats(FORMATS),
   // exclusivity is a constraint like the others: anyOf says the rest
   oneOf: (schema) => {
     schema.anyOf = schema.oneOf
     delete schema.oneOf
   },
-  not: (schema, path) => {
-    if (!jsonEqual(schema.not, { type: 'null' }) || !('type' in schema || 'enum' in schema)) {
-      refuse(path, 'openai strict mode has no `not`; a value that may be anything but null (Schema.any().required()) cannot be expressed')
-    }
-    delete schema.not
-  },
+  not: notNullOnly('openai strict mode'),
   additionalProperties: (schema, path) => {
     if (isPlain(schema.additionalProperties)) {
       refuse(path, 'openai strict mode needs every object key listed: a dict (additionalProperties with a schema) cannot be expressed; use Schema.object() with known keys, or an array of { key, value } objects')

@@ -1,4 +1,5 @@
 import { SchemaError } from '../errors'
+import { jsonEqual } from '../json-value'
 import type { JsonSchema } from '../json-schema'
 import { isPlain } from '../nullable'
 import { childPath } from '../path'
@@ -73,4 +74,24 @@ export function untyped(dialect: string, schema: JsonSchema) {
     return `${dialect} needs a type, and these values share none of string, number, boolean: ${JSON.stringify(schema.enum ?? schema.const)}`
   }
   return `${dialect} needs a type here; Schema.any(), never() and loose schemas have none`
+}
+
+/** A `format` rule that keeps only the formats a provider knows (others are hints it ignores). */
+export function knownFormats(formats: readonly string[]): KeywordRule {
+  return (schema) => {
+    if (!formats.includes(schema.format as string)) delete schema.format
+  }
+}
+
+/**
+ * A `not` rule for providers without `not`: the only `not` we emit is "not null" beside a
+ * type or enum, which the type already says; anything else is refused.
+ */
+export function notNullOnly(provider: string): KeywordRule {
+  return (schema, path) => {
+    if (!jsonEqual(schema.not, { type: 'null' }) || !('type' in schema || 'enum' in schema)) {
+      refuse(path, `${provider} has no \`not\`; a value that may be anything but null (Schema.any().required()) cannot be expressed`)
+    }
+    delete schema.not
+  }
 }
