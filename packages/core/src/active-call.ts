@@ -31,6 +31,8 @@ export class ActiveCall implements ToolCall, RunningCall, CallInfo {
   settled = false
   /** Set when the background service took the call over. */
   adopted = false
+  /** Set when the call waited (for a person, a slot, the batch gate) before it ran. */
+  waited = false
   /** Where the final result goes; set once the handler runs, rewired on adoption. */
   sink?: (result: ToolResult) => void = undefined
   entry?: ToolEntry = undefined

@@ -121,6 +121,7 @@ export class CallPipeline implements CallHooks {
     request: AuthorizeRequest,
     pending: AuthorizeResult | Promise<AuthorizeResult>,
   ): Promise<ToolResult> {
+    call.waited = true
     try {
       const { decision, reason } = await pending
       if (call.aborted) return this.finishAborted(call)
@@ -156,6 +157,7 @@ export class CallPipeline implements CallHooks {
       call.release = () => limit.release()
       return this.invoke(call, entry, single)
     }
+    call.waited = true
     return waiting.then(
       () => {
         call.release = () => limit.release()
@@ -174,7 +176,9 @@ export class CallPipeline implements CallHooks {
     return new Promise<unknown>((resolve) => {
       call.sink = single ? (result) => resolve([result]) : resolve
       call.entry = entry
-      call.at = Date.now() + Math.min(call.tool.traits.timeout, this.limits.timeout)
+      // A call that reached its handler without waiting (the common case) starts its clock
+      // at `startedAt`, which saves a clock read; one that waited starts it now.
+      call.at = (call.waited ? Date.now() : call.startedAt) + Math.min(call.tool.traits.timeout, this.limits.timeout)
       this.host.running.add(call)
       let output: unknown
       try {

@@ -185,6 +185,8 @@ export class Toolset {
         active.push(prepared)
         if (signal?.aborted) prepared.abort('cancelled', 'the batch was cancelled')
         const entry = this.entries.get(prepared.name)!
+        // Behind the batch gate a call may wait: its deadline starts when it runs.
+        prepared.waited = true
         pending.push(scheduler
           .schedule(prepared.tool.traits.parallel, () => this.pipeline.run(prepared, entry))
           .then((result) => { results[i] = result }))
