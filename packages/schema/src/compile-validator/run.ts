@@ -1,0 +1,62 @@
+import Schema from 'schemastery'
+import { describe } from './values'
+
+// Issues collect their path on the way back up, innermost segment first, so the success
+// path never builds a path. While `quiet` (a union trying a branch) only `n` counts.
+export interface RawIssue { segs: (string | number)[]; message: string }
+export interface Run { issues: RawIssue[] | undefined; n: number; quiet: number }
+export type Node = (data: any, run: Run) => any
+
+export const MISSING = 'missing required value'
+
+export function report(run: Run, message: string): undefined {
+  run.n++
+  if (!run.quiet) (run.issues ??= []).push({ segs: [], message })
+  return undefined
+}
+
+export function reportGot(run: Run, expected: string, data: unknown): undefined {
+  run.n++
+  if (!run.quiet) (run.issues ??= []).push({ segs: [], message: `${expected}, got ${describe(data)}` })
+  return undefined
+}
+
+export function reportError(run: Run, error: any) {
+  run.n++
+  if (run.quiet) return
+  let message = String(error?.message ?? error)
+  let segs: (string | number)[] = []
+  if (Schema.ValidationError.is(error) && error.options?.path?.length) {
+    // schemastery prefixes its message with the relative path; we keep the path as segments
+    const path = error.options.path.filter((s): s is string | number => typeof s !== 'symbol')
+    message = message.slice(('$' + path.map((s) => typeof s === 'string' ? '.' + s : `[${s}]`).join('')).length + 1)
+    segs = path.reverse()
+  }
+  ;(run.issues ??= []).push({ segs, message })
+}
+
+/** Adds `key` to the issues raised since `from`, on the way back up. */
+export function annotate(run: Run, from: number, key: string | number) {
+  const issues = run.issues!
+  for (let i = from; i < issues.length; i++) {
+    const issue = issues[i]!
+    if (issue.message === MISSING && !issue.segs.length && typeof key === 'string') issue.message = 'missing required property'
+    issue.segs.push(key)
+  }
+}
+
+export function rollback(run: Run, to: number) {
+  run.n = to
+  if (run.issues && !run.quiet) run.issues.length = to
+}
+
+export function formatPath(segs: (string | number)[]): string {
+  let path = '$'
+  for (let i = segs.length - 1; i >= 0; i--) {
+    const seg = segs[i]!
+    if (typeof seg === 'number') path += `[${seg}]`
+    else if (/^[A-Za-z_$][\w$]*$/.test(seg)) path += `.${seg}`
+    else path += `[${JSON.stringify(seg)}]`
+  }
+  return path
+}

@@ -1,0 +1,1 @@
+export { fromJsonSchema, type FromJsonSchemaOptions } from './from-json-schema'

@@ -1,0 +1,33 @@
+import type { JsonSchema } from '../json-schema'
+
+export type Json = JsonSchema | boolean
+
+// Keywords that only annotate, plus containers read through `$ref`; they never change a verdict.
+export const annotations = new Set([
+  '$schema', '$id', '$comment', '$defs', 'definitions', '$anchor', '$dynamicAnchor', '$vocabulary',
+  'title', 'description', 'default', 'examples', 'deprecated', 'readOnly', 'writeOnly', 'format',
+  'contentEncoding', 'contentMediaType', 'contentSchema',
+])
+
+// Keywords schemastery cannot express; anything else unknown is ignored, as JSON Schema says.
+export const refused = new Set([
+  'not', 'if', 'then', 'else', 'dependentRequired', 'dependentSchemas', 'dependencies', 'propertyNames',
+  'unevaluatedProperties', 'unevaluatedItems', 'contains', 'minContains', 'maxContains', 'uniqueItems',
+  'minProperties', 'maxProperties', '$dynamicRef', '$recursiveRef', '$recursiveAnchor',
+])
+
+// Meta-schemas whose vocabularies are the standard ones; a custom one may switch validation off.
+export const standardDialects = new Set([
+  'https://json-schema.org/draft/2020-12/schema', 'https://json-schema.org/draft/2019-09/schema',
+  'http://json-schema.org/draft-07/schema#', 'http://json-schema.org/draft-07/schema',
+])
+
+export const typeKeywords: Record<string, string[]> = {
+  string: ['minLength', 'maxLength', 'pattern'],
+  number: ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf'],
+  object: ['properties', 'required', 'additionalProperties', 'patternProperties'],
+  array: ['items', 'prefixItems', 'minItems', 'maxItems'],
+}
+
+export const jsonTypes = ['null', 'boolean', 'object', 'array', 'number', 'string'] as const
+export type JsonType = typeof jsonTypes[number]

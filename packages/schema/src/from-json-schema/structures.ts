@@ -1,0 +1,119 @@
+import Schema from 'schemastery'
+import type { JsonSchema } from '../json-schema'
+import type { Converter } from './converter'
+import type { Json } from './keywords'
+
+/** Appends a key to a schema path the way validation paths read: `$.properties.a`, `$.properties["a b"]`. */
+function child(path: string, key: string) {
+  return /^[A-Za-z_$][\w$]*$/.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`
+}
+
+function escapeRegExp(text: string) {
+  return text.replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&')
+}
+
+/**
+ * schemastery gives objects, dicts, arrays and tuples a `{}`/`[]` default, which would fill
+ * in (and then validate) a value JSON Schema leaves absent.
+ */
+function bare(schema: Schema): Schema {
+  return schema.default(undefined as never)
+}
+
+/** A schema that also takes "absent"; a lazy is wrapped, as cloning it would rebuild its target. */
+function optional(schema: Schema): Schema {
+  return schema.type === 'lazy' ? Schema.union([schema]) : schema.required(false)
+}
+
+export function convertObject(c: Converter, json: JsonSchema, path: string): Schema {
+  const properties = (json.properties ?? {}) as Record<string, Json>
+  const required = (json.required ?? []) as string[]
+  const patterns = (json.patternProperties ?? {}) as Record<string, Json>
+  const keys = [...new Set([...Object.keys(properties), ...required])]
+  const dict: Record<string, Schema> = {}
+  const nullRejecting: string[] = []
+  for (const key of keys) {
+    const at = child(`${path}.properties`, key)
+    // schemastery reads `data[key]`, which finds Object.prototype members on every object
+    if (key in Object.prototype) c.fail(at, `a property named "${key}" reads Object.prototype in schemastery`)
+    const inner = Object.hasOwn(properties, key) ? properties[key]! : true
+    const schema = c.convert(inner, at)
+    const nullable = c.acceptsNull(inner)
+    if (required.includes(key) && !nullable) {
+      dict[key] = schema
+      continue
+    }
+    if (required.includes(key) && c.exact) c.fail(`${path}.required`, `schemastery cannot require "${key}" while its value may be null`)
+    if (!nullable && c.exact) nullRejecting.push(key)
+    dict[key] = withDefault(optional(schema), inner)
+  }
+  const parts = [bare(Schema.object(dict))]
+  if (nullRejecting.length) {
+    // present-but-null is rejected by checking just these keys; a strict dict skips the others
+    parts.push(bare(Schema.dict(Schema.any().required(), Schema.union(nullRejecting.map((key) => Schema.const(key))))))
+  }
+  const sources: string[] = []
+  for (const [pattern, inner] of Object.entries(patterns)) {
+    sources.push(pattern)
+    parts.push(bare(Schema.dict(c.convert(inner, child(`${path}.patternProperties`, pattern)), keyPattern(c, pattern, path))))
+  }
+  const additional = json.additionalProperties as Json | undefined
+  if (additional !== undefined && additional !== true) {
+    const declared = Object.keys(properties).map(escapeRegExp)
+    const source = '^' + (declared.length ? `(?!(?:${declared.join('|')})$)` : '') + sources.map((p) => `(?![\\s\\S]*?(?:${p}))`).join('')
+    parts.push(bare(Schema.dict(c.convert(additional, `${path}.additionalProperties`), keyPattern(c, source, path))))
+  }
+  // inside an intersect every part runs strict, so each dict checks only the keys its pattern takes
+  return parts.length === 1 ? parts[0]! : Schema.intersect(parts)
+}
+
+function keyPattern(c: Converter, source: string, path: string): Schema {
+  try {
+    return Schema.string().pattern(new RegExp(source, 'u'))
+  } catch (error) {
+    c.fail(`${path}.patternProperties`, `not a valid unicode regexp: ${(error as Error).message}`)
+  }
+}
+
+/** Keeps a `default` only where schemastery accepts it; JSON Schema treats it as an annotation. */
+function withDefault(schema: Schema, json: Json): Schema {
+  if (typeof json !== 'object' || !('default' in json) || json.default === null) return schema
+  const candidate = schema.default(json.default)
+  try {
+    candidate(undefined)
+    return candidate
+  } catch {
+    return schema
+  }
+}
+
+export function convertArray(c: Converter, json: JsonSchema, path: string): Schema {
+  const { minItems, maxItems } = json as { minItems?: number; maxItems?: number }
+  const items = json.items as Json | undefined
+  const bounded = (schema: Schema) => {
+    if (minItems !== undefined) schema = schema.min(minItems)
+    if (maxItems !== undefined) schema = schema.max(maxItems)
+    return bare(schema)
+  }
+  if (!Array.isArray(json.prefixItems)) {
+    if (items === false) return bounded(Schema.array(Schema.any()).max(0))
+    return bounded(Schema.array(items === undefined ? Schema.any() : c.convert(items, `${path}.items`)))
+  }
+  const list = (json.prefixItems as Json[]).map((inner, i) => {
+    const at = `${path}.prefixItems[${i}]`
+    const schema = c.convert(inner, at)
+    if ((minItems ?? 0) > i || c.acceptsNull(inner)) return (minItems ?? 0) > i ? schema : optional(schema)
+    if (c.exact) c.fail(at, 'a position that may be missing cannot reject null in schemastery')
+    return optional(schema)
+  })
+  if (items !== undefined && items !== true && items !== false && Object.keys(items).length) {
+    c.fail(`${path}.items`, 'items beside prefixItems has no schemastery form')
+  }
+  const tuple = bare(Schema.tuple(list))
+  const limit = items === false ? Math.min(maxItems ?? Infinity, list.length) : maxItems
+  if (minItems === undefined && limit === undefined) return tuple
+  let length = Schema.array(Schema.any())
+  if (minItems !== undefined) length = length.min(minItems)
+  if (limit !== undefined) length = length.max(limit)
+  return Schema.intersect([tuple, bare(length)])
+}
