@@ -8,4 +8,13 @@ export YARN_NPM_REGISTRY_SERVER="${registry%/}"
 yarn constraints
 yarn build
 yarn typecheck
-yarn test
+report="$(mktemp)"
+trap 'rm -f "$report"' EXIT
+status=0
+yarn test --reporter=default --reporter=json --outputFile.json="$report" || status=$?
+# One plain closing line, whatever the reporter printed above it.
+node -e '
+  const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"))
+  console.log(`tests: ${r.numPassedTests} passed, ${r.numFailedTests} failed`)
+' "$report" || true
+exit "$status"
