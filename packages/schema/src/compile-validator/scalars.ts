@@ -1,6 +1,6 @@
 import type { Compile } from './compiler'
 import { lengthCheck } from './length-check'
-import { multipleCheck } from './multiple-check'
+import { multipleCheck } from '../multiple-check'
 import { annotate, report, reportGot } from './run'
 import { isNullable, preview } from './values'
 import { selfResolving, viaSchemastery } from './via-schemastery'

@@ -2,7 +2,7 @@ import type { JsonSchema } from '../json-schema'
 import { isPlain, removeNull, toArray } from '../nullable'
 import { childPath } from '../path'
 import { prepare } from './prepare'
-import { applyKeywords, inferType, type KeywordRule, knownFormats, notNullOnly, mapChildren, refuse, untyped } from './walk'
+import { applyKeywords, inferType, type KeywordRule, knownFormats, UNREAD_BY_PROVIDERS, notNullOnly, mapChildren, refuse, untyped } from './walk'
 
 // The string formats Gemini accepts.
 const FORMATS = ['date-time', 'date', 'time']
@@ -12,6 +12,7 @@ const FORMATS = ['date-time', 'date', 'time']
  * are dropped (the runtime still validates each call); shapes it cannot state are refused.
  */
 const RULES: Record<string, KeywordRule> = {
+  ...UNREAD_BY_PROVIDERS,
   type: 'keep',
   title: 'keep',
   description: 'keep',
@@ -26,24 +27,12 @@ const RULES: Record<string, KeywordRule> = {
   maximum: 'keep',
   minItems: 'keep',
   maxItems: 'keep',
-  default: 'drop',
-  examples: 'drop',
-  deprecated: 'drop',
-  readOnly: 'drop',
-  writeOnly: 'drop',
-  $comment: 'drop',
   pattern: 'drop',
   minLength: 'drop',
   maxLength: 'drop',
   multipleOf: 'drop',
   exclusiveMinimum: 'drop',
   exclusiveMaximum: 'drop',
-  uniqueItems: 'drop',
-  minProperties: 'drop',
-  maxProperties: 'drop',
-  propertyNames: 'drop',
-  contentEncoding: 'drop',
-  contentMediaType: 'drop',
   format: knownFormats(FORMATS),
   not: notNullOnly('gemini'),
   additionalProperties: (schema, path) => {

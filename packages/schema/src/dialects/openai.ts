@@ -3,7 +3,7 @@ import { addNull, isPlain, splitAnnotations, toArray } from '../nullable'
 import { childPath } from '../path'
 import { DIALECT_LIMITS } from './limits'
 import { prepare } from './prepare'
-import { applyKeywords, inferType, type KeywordRule, knownFormats, notNullOnly, refuse, untyped } from './walk'
+import { applyKeywords, inferType, type KeywordRule, knownFormats, UNREAD_BY_PROVIDERS, notNullOnly, refuse, untyped } from './walk'
 
 const limits = DIALECT_LIMITS.openai
 
@@ -17,6 +17,7 @@ const FORMATS = ['date-time', 'time', 'date', 'duration', 'email', 'hostname', '
  * change the shape of a value (tuples, maps, intersections) are refused instead.
  */
 const RULES: Record<string, KeywordRule> = {
+  ...UNREAD_BY_PROVIDERS,
   type: 'keep',
   title: 'keep',
   description: 'keep',
@@ -38,20 +39,8 @@ const RULES: Record<string, KeywordRule> = {
   exclusiveMaximum: 'keep',
   minItems: 'keep',
   maxItems: 'keep',
-  default: 'drop',
-  examples: 'drop',
-  deprecated: 'drop',
-  readOnly: 'drop',
-  writeOnly: 'drop',
-  $comment: 'drop',
   minLength: 'drop',
   maxLength: 'drop',
-  uniqueItems: 'drop',
-  minProperties: 'drop',
-  maxProperties: 'drop',
-  propertyNames: 'drop',
-  contentEncoding: 'drop',
-  contentMediaType: 'drop',
   format: knownFormats(FORMATS),
   // exclusivity is a constraint like the others: anyOf says the rest
   oneOf: (schema) => {

@@ -95,3 +95,22 @@ export function notNullOnly(provider: string): KeywordRule {
     delete schema.not
   }
 }
+
+/**
+ * Annotations and object-shape constraints no provider's tool parameters read: dropped by
+ * every dialect (the runtime still validates each call against the full schema).
+ */
+export const UNREAD_BY_PROVIDERS: Readonly<Record<string, KeywordRule>> = Object.freeze({
+  default: 'drop',
+  examples: 'drop',
+  deprecated: 'drop',
+  readOnly: 'drop',
+  writeOnly: 'drop',
+  $comment: 'drop',
+  uniqueItems: 'drop',
+  minProperties: 'drop',
+  maxProperties: 'drop',
+  propertyNames: 'drop',
+  contentEncoding: 'drop',
+  contentMediaType: 'drop',
+})

@@ -2,6 +2,7 @@ import type Schema from 'schemastery'
 import { SchemaError } from '../errors'
 import type { JsonSchema } from '../json-schema'
 import { isNullish } from '../json-value'
+import { multipleCheck } from '../multiple-check'
 import type { Converter } from './context'
 
 export const NEVER: JsonSchema = { not: {} }
@@ -51,7 +52,7 @@ export const scalarConverters: Record<string, Converter> = {
     // schemastery counts steps from `min` (or 0); multipleOf counts from 0
     const step = Math.abs(meta.step ?? 0)
     if (!step) return result
-    if (!isMultipleOf(meta.min ?? 0, step)) {
+    if (!multipleCheck(0, step)(meta.min ?? 0)) {
       throw new SchemaError('UNSUPPORTED_CONSTRAINT', path,
         `step ${step} counted from min ${meta.min} allows values that are not multiples of ${step}; multipleOf cannot say that`)
     }
@@ -121,22 +122,4 @@ function toJsonConstant(value: unknown, path: string) {
     if (copy !== undefined) return copy
   } catch {}
   throw new SchemaError('UNSUPPORTED_CONSTRAINT', path, 'Schema.const() holds a value that JSON cannot carry')
-}
-
-// The same decimal arithmetic schemastery uses, so `0.07` counts as a multiple of `0.01`.
-function decimalShift(data: number, digits: number) {
-  const str = data.toString()
-  if (str.includes('e')) return data * Math.pow(10, digits)
-  const index = str.indexOf('.')
-  if (index === -1) return data * Math.pow(10, digits)
-  const frac = str.slice(index + 1)
-  const integer = str.slice(0, index)
-  if (frac.length <= digits) return +(integer + frac.padEnd(digits, '0'))
-  return +(integer + frac.slice(0, digits) + '.' + frac.slice(digits))
-}
-
-function isMultipleOf(data: number, step: number) {
-  if (!/^\d+\.\d+$/.test(step.toString())) return data % step === 0
-  const digits = step.toString().split('.')[1].length
-  return Math.abs(decimalShift(data, digits)) % decimalShift(step, digits) === 0
 }

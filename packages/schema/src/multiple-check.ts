@@ -1,3 +1,4 @@
+// The same decimal arithmetic schemastery uses, so `0.07` counts as a multiple of `0.01`.
 function decimalShift(data: number, digits: number) {
   const str = data.toString()
   if (str.includes('e')) return data * Math.pow(10, digits)
