@@ -14,7 +14,7 @@ export interface CallHooks {
   progress(call: ActiveCall, message: string): void
   ask(call: ActiveCall, reason: string): Promise<void>
   /** The signal aborted: settle the call now, whatever the handler does. */
-  aborted(call: ActiveCall, kind: AbortKind, message: string): void
+  aborted(call: ActiveCall): void
   /** The deadline passed while the handler was running. */
   expired(call: ActiveCall): void
 }
@@ -35,7 +35,6 @@ export class ActiveCall implements ToolCall, RunningCall, CallInfo {
   waited = false
   /** Where the final result goes; set once the handler runs, rewired on adoption. */
   sink?: (result: ToolResult) => void = undefined
-  entry?: ToolEntry = undefined
   // Rarely set, so declared without an initializer: a call that never needs them does not
   // pay for them (`declare` emits no field definition).
   /** The last progress message, kept for a `timed_out` result. */
@@ -48,14 +47,18 @@ export class ActiveCall implements ToolCall, RunningCall, CallInfo {
 
   constructor(
     public readonly id: string,
-    public readonly tool: Tool,
+    public readonly entry: ToolEntry,
     public readonly session: Session,
     public readonly args: unknown,
     private hooks: CallHooks,
   ) {}
 
+  get tool(): Tool {
+    return this.entry.tool
+  }
+
   get name() {
-    return this.tool.name
+    return this.entry.tool.name
   }
 
   get deadline() {
@@ -96,7 +99,7 @@ export class ActiveCall implements ToolCall, RunningCall, CallInfo {
     this.abortKind = kind
     this.abortMessage = message
     this.controller?.abort(this.abortError())
-    this.hooks.aborted(this, kind, message)
+    this.hooks.aborted(this)
   }
 
   fire(): void {

@@ -1,5 +1,5 @@
 import { formatIssues } from '@dogu/schema'
-import { ABORT_STATUS, ActiveCall, type AbortKind, type CallHooks } from './active-call'
+import { ABORT_STATUS, ActiveCall, type CallHooks } from './active-call'
 import type { BackgroundPort } from './background-port'
 import { closestNames } from './closest-names'
 import type { RunningCalls } from './running-calls'
@@ -57,7 +57,7 @@ export class CallPipeline implements CallHooks {
     if (parsed instanceof ArgumentsProblem) return this.reject(id, name!, 'invalid_arguments', parsed.message)
     const checked = entry.validator(parsed)
     if (!checked.ok) return this.reject(id, name!, 'invalid_arguments', formatIssues(checked.issues))
-    const call = new ActiveCall(id, entry.tool, this.session, checked.value, this)
+    const call = new ActiveCall(id, entry, this.session, checked.value, this)
     this.host.emit?.('tools/call-start', call)
     return call
   }
@@ -66,40 +66,32 @@ export class CallPipeline implements CallHooks {
    * Authorizes and runs a prepared call. The common case (allowed at once, no concurrency
    * cap) stays synchronous up to the handler: every `await` here costs a microtask per call.
    */
-  run(call: ActiveCall, entry: ToolEntry): Promise<ToolResult> {
-    return this.start(call, entry, false)
+  run(call: ActiveCall): Promise<ToolResult> {
+    return this.start(call, false)
   }
 
   /** `run` for a batch of one: resolves to `[result]` without an extra promise hop. */
-  runAlone(call: ActiveCall, entry: ToolEntry): Promise<ToolResult[]> {
-    return this.start(call, entry, true)
+  runAlone(call: ActiveCall): Promise<ToolResult[]> {
+    return this.start(call, true)
   }
 
-  private start(call: ActiveCall, entry: ToolEntry, single: boolean): Promise<any> {
+  private start(call: ActiveCall, single: boolean): Promise<any> {
     if (call.aborted) return ready(this.finishAborted(call), single)
-    const tool = call.tool
     let permission: PermissionSpec
     try {
-      permission = tool.permission ? tool.permission(call.args as any, call) : entry.defaultPermission
+      permission = permissionOf(call)
     } catch (error) {
       return ready(this.finish(call, 'error', `Error: ${messageOf(error)}`, 'tool_error'), single)
     }
-    const effect = permission.effect ?? tool.traits.effect
     const gate = this.host.permissions
     if (!gate) {
+      const effect = permission.effect ?? call.tool.traits.effect
       if (effect !== 'read') {
-        return ready(this.finish(call, 'denied', `Permission denied: no permission service is loaded, so only read-only tools may run ("${tool.name}" has effect "${effect}").`, 'no_permission_service'), single)
+        return ready(this.finish(call, 'denied', `Permission denied: no permission service is loaded, so only read-only tools may run ("${call.name}" has effect "${effect}").`, 'no_permission_service'), single)
       }
-      return this.acquire(call, entry, single)
+      return this.acquire(call, single)
     }
-    const request: AuthorizeRequest = {
-      session: call.session,
-      permission,
-      effect,
-      tool: tool.name,
-      args: call.args,
-      confirm: tool.confirm,
-    }
+    const request = requestFor(call, permission, call.tool.confirm)
     let result: AuthorizeResult | Promise<AuthorizeResult>
     try {
       result = gate.authorize(request)
@@ -107,16 +99,15 @@ export class CallPipeline implements CallHooks {
       return ready(this.denied(call, `the permission check failed: ${messageOf(error)}`), single)
     }
     if (typeof (result as Promise<AuthorizeResult>).then !== 'function' && (result as AuthorizeResult).decision === 'allow') {
-      return this.acquire(call, entry, single)
+      return this.acquire(call, single)
     }
-    const slow = this.authorizeSlowly(call, entry, gate, request, result)
+    const slow = this.authorizeSlowly(call, gate, request, result)
     return single ? slow.then(wrapOne) : slow
   }
 
   /** An asynchronous answer, an ask or a denial. */
   private async authorizeSlowly(
     call: ActiveCall,
-    entry: ToolEntry,
     gate: PermissionGate,
     request: AuthorizeRequest,
     pending: AuthorizeResult | Promise<AuthorizeResult>,
@@ -138,13 +129,13 @@ export class CallPipeline implements CallHooks {
       return this.denied(call, `the permission check failed: ${messageOf(error)}`)
     }
     if (call.aborted) return this.finishAborted(call)
-    return this.acquire(call, entry, false)
+    return this.acquire(call, false)
   }
 
   /** Takes a slot under the tool's concurrency cap, if it has one, then runs the handler. */
-  private acquire(call: ActiveCall, entry: ToolEntry, single: boolean): Promise<any> {
-    const limit = entry.limit
-    if (!limit) return this.invoke(call, entry, single)
+  private acquire(call: ActiveCall, single: boolean): Promise<any> {
+    const limit = call.entry.limit
+    if (!limit) return this.invoke(call, single)
     let waiting: Promise<void> | undefined
     try {
       waiting = limit.acquire(call.signal)
@@ -155,27 +146,26 @@ export class CallPipeline implements CallHooks {
     // still occupies its slot while it runs in the background.
     if (!waiting) {
       call.release = () => limit.release()
-      return this.invoke(call, entry, single)
+      return this.invoke(call, single)
     }
     call.waited = true
     return waiting.then(
       () => {
         call.release = () => limit.release()
-        return this.invoke(call, entry, single)
+        return this.invoke(call, single)
       },
       () => single ? [this.finishAborted(call)] : this.finishAborted(call),
     )
   }
 
   /** Calls the handler under the call's deadline; settles once, whatever happens later. */
-  private invoke(call: ActiveCall, entry: ToolEntry, single: boolean): Promise<any> {
-    if (entry.disposed) {
+  private invoke(call: ActiveCall, single: boolean): Promise<any> {
+    if (call.entry.disposed) {
       call.releaseSlot()
       return ready(this.finish(call, 'cancelled', `Cancelled: tool "${call.name}" was unloaded.`, 'cancelled'), single)
     }
     return new Promise<unknown>((resolve) => {
       call.sink = single ? (result) => resolve([result]) : resolve
-      call.entry = entry
       // A call that reached its handler without waiting (the common case) starts its clock
       // at `startedAt`, which saves a clock read; one that waited starts it now.
       call.at = (call.waited ? Date.now() : call.startedAt) + Math.min(call.tool.traits.timeout, this.limits.timeout)
@@ -242,19 +232,9 @@ export class CallPipeline implements CallHooks {
   async ask(call: ActiveCall, reason: string): Promise<void> {
     const gate = this.host.permissions
     if (!gate) throw new ToolDenial(`no permission service is loaded to approve it (${reason})`)
-    const tool = call.tool
-    const permission = tool.permission ? tool.permission(call.args as any, call) : call.entry!.defaultPermission
-    const outcome = await gate.approve({
-      session: call.session,
-      permission,
-      effect: permission.effect ?? tool.traits.effect,
-      tool: tool.name,
-      args: call.args,
-      // A tool asking from inside `run` wants a person's answer now, not a remembered one.
-      confirm: 'always',
-      callId: call.id,
-      reason,
-    }, call.signal)
+    // A tool asking from inside `run` wants a person's answer now, not a remembered one.
+    const request = requestFor(call, permissionOf(call), 'always')
+    const outcome = await gate.approve({ ...request, callId: call.id, reason }, call.signal)
     if (outcome.decision !== 'allow') throw new ToolDenial(outcome.reason ?? 'the request was not approved')
   }
 
@@ -354,6 +334,23 @@ export class CallPipeline implements CallHooks {
     const close = closestNames(name, this.entries.keys())
     const hint = close.length ? ` Did you mean ${close.map((n) => `"${n}"`).join(', ')}?` : ''
     return `Unknown tool "${name}".${hint} Available tools: ${[...this.entries.keys()].slice(0, 20).join(', ')}${this.entries.size > 20 ? ', …' : ''}.`
+  }
+}
+
+/** The permission a call needs: the tool's own, computed from the arguments, or `tool:<name>`. */
+function permissionOf(call: ActiveCall): PermissionSpec {
+  const { tool } = call
+  return tool.permission ? tool.permission(call.args as any, call) : call.entry.defaultPermission
+}
+
+function requestFor(call: ActiveCall, permission: PermissionSpec, confirm: 'always' | undefined): AuthorizeRequest {
+  return {
+    session: call.session,
+    permission,
+    effect: permission.effect ?? call.tool.traits.effect,
+    tool: call.name,
+    args: call.args,
+    confirm,
   }
 }
 

@@ -1,7 +1,8 @@
-import { SchemaError, toJsonSchema } from '@dogu/schema'
+import { SchemaError } from '@dogu/schema'
 import Schema from 'schemastery'
 import { DoguError } from './errors'
 import type { Effect, Tool, ToolOptions, ToolTraits } from './tool'
+import { jsonSchemaOf } from './tool-json-schema'
 
 const NAME = /^[a-zA-Z0-9_-]{1,64}$/
 const EFFECTS = new Set<Effect>(['read', 'write', 'exec'])
@@ -56,8 +57,8 @@ export function defineTool<A = any>(options: ToolOptions<A>): Tool<A> {
   }
   try {
     // Refuse what no model could be told about (`Schema.function()`, `Schema.is(...)`) now,
-    // not at the first definitions() call.
-    toJsonSchema(args)
+    // not at the first definitions() call. The result is cached for the definitions.
+    jsonSchemaOf(args)
   } catch (error) {
     if (!SchemaError.is(error)) throw error
     throw new DoguError('INVALID_ARGS_SCHEMA', `tool "${name}": ${error.message}`, { cause: error })

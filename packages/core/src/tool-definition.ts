@@ -1,5 +1,6 @@
-import { type Dialect, type JsonSchema, SchemaError, toDialect, toJsonSchema } from '@dogu/schema'
+import { type Dialect, type JsonSchema, SchemaError, toDialect } from '@dogu/schema'
 import type { Tool } from './tool'
+import { jsonSchemaOf } from './tool-json-schema'
 
 /** OpenAI Chat Completions / Responses `tools[]` entry. */
 export interface OpenAIToolDefinition {
@@ -38,22 +39,21 @@ export interface DefinitionMap {
 type Format = { [D in Dialect]: (tool: Tool, locale?: string) => DefinitionMap[D] }
 
 const formats: Format = {
-  json: (tool, locale) => ({ name: tool.name, description: tool.description, parameters: toJsonSchema(tool.args, { locale }) }),
+  json: (tool, locale) => ({ name: tool.name, description: tool.description, parameters: jsonSchemaOf(tool.args, locale) }),
   anthropic: (tool, locale) => {
     const { description, parameters } = withFallback(tool, locale, 'anthropic')
     return { name: tool.name, description, input_schema: parameters }
   },
   gemini: (tool, locale) => ({ name: tool.name, ...withFallback(tool, locale, 'gemini') }),
   openai: (tool, locale) => {
-    const json = toJsonSchema(tool.args, { locale })
+    const json = jsonSchemaOf(tool.args, locale)
     try {
       return { type: 'function', function: { name: tool.name, description: tool.description, parameters: toDialect(json, 'openai'), strict: true } }
     } catch (error) {
       if (!SchemaError.is(error, 'DIALECT_REFUSED')) throw error
       // Strict mode cannot express this schema (a dict, say): send it non-strict; our own
       // validation still checks every call.
-      const { $schema, ...parameters } = json
-      return { type: 'function', function: { name: tool.name, description: tool.description, parameters, strict: false } }
+      return { type: 'function', function: { name: tool.name, description: tool.description, parameters: withoutDraft(json), strict: false } }
     }
   },
 }
@@ -64,17 +64,21 @@ const formats: Format = {
  * the model still learns the shape, and our own validation still checks every call.
  */
 function withFallback(tool: Tool, locale: string | undefined, dialect: 'anthropic' | 'gemini') {
-  const json = toJsonSchema(tool.args, { locale })
+  const json = jsonSchemaOf(tool.args, locale)
   try {
     return { description: tool.description, parameters: toDialect(json, dialect) }
   } catch (error) {
     if (!SchemaError.is(error, 'DIALECT_REFUSED')) throw error
-    const { $schema, ...parameters } = json
     return {
-      description: `${tool.description}\n\nArguments (JSON Schema): ${JSON.stringify(parameters)}`,
+      description: `${tool.description}\n\nArguments (JSON Schema): ${JSON.stringify(withoutDraft(json))}`,
       parameters: { type: 'object' },
     }
   }
+}
+
+/** Plain JSON Schema for a provider that takes it without the `$schema` marker. */
+function withoutDraft({ $schema, ...rest }: JsonSchema): JsonSchema {
+  return rest
 }
 
 /** The definition of one tool in a provider's format. */

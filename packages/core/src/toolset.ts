@@ -161,7 +161,7 @@ export class Toolset {
     if (calls.length === 1 && !signal) {
       const prepared = this.pipeline.prepare(calls[0])
       if (!(prepared instanceof ActiveCall)) return Promise.resolve([prepared])
-      return this.pipeline.runAlone(prepared, this.entries.get(prepared.name)!)
+      return this.pipeline.runAlone(prepared)
     }
     return this.executeBatch(calls, signal)
   }
@@ -184,11 +184,10 @@ export class Toolset {
         }
         active.push(prepared)
         if (signal?.aborted) prepared.abort('cancelled', 'the batch was cancelled')
-        const entry = this.entries.get(prepared.name)!
         // Behind the batch gate a call may wait: its deadline starts when it runs.
         prepared.waited = true
         pending.push(scheduler
-          .schedule(prepared.tool.traits.parallel, () => this.pipeline.run(prepared, entry))
+          .schedule(prepared.tool.traits.parallel, () => this.pipeline.run(prepared))
           .then((result) => { results[i] = result }))
       }
       await Promise.all(pending)
