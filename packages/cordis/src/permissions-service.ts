@@ -7,6 +7,7 @@ import {
   type Grant,
   JsonFileGrantStore,
   type Logger,
+  PERMISSION_MODES,
   PermissionEngine,
   type PermissionMode,
   type PermissionRequest,
@@ -51,7 +52,7 @@ export class PermissionService extends Service {
 
   static Config: Schema<PermissionService.Config> = Schema.object({
     rules: Schema.array(Rule).description('Rules: any matching deny wins, then ask, then allow; no match → read allow, write/exec ask.'),
-    mode: Schema.union(['default', 'readOnly', 'acceptEdits', 'trust'] as const).default('default')
+    mode: Schema.union(Object.keys(PERMISSION_MODES) as PermissionMode[]).default('default')
       .description('Mode of sessions without their own. Explicit deny rules win in every mode.'),
     askTimeout: Schema.natural().min(1).role('ms').default(300_000)
       .description('Milliseconds a permission request waits for an answer before it is denied.'),

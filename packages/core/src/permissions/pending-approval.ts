@@ -20,7 +20,7 @@ export interface ApprovalHost {
  * the engine stops. Whatever ends it aborts the askers' signal and clears the timer.
  */
 export class PendingApproval {
-  readonly controller = new AbortController()
+  private readonly controller = new AbortController()
   readonly promise: Promise<ApprovalOutcome>
   private resolve!: (outcome: ApprovalOutcome) => void
   private timer: ReturnType<typeof setTimeout>
@@ -134,7 +134,7 @@ function approverOf(by: unknown): Approver | undefined {
 }
 
 /** The caller (same id, and same platform when both are known) or anyone at or above the authority. */
-export function mayAnswer(policy: ApproverPolicy, by: Approver): boolean {
+function mayAnswer(policy: ApproverPolicy, by: Approver): boolean {
   if (policy.userId !== undefined && by.id === policy.userId
     && (by.platform === undefined || policy.platform === undefined || by.platform === policy.platform)) return true
   return by.authority !== undefined && by.authority >= policy.authority

@@ -80,7 +80,7 @@ export class PermissionEngine implements PermissionGate {
   constructor(options: PermissionEngineOptions = {}) {
     if (!options || typeof options !== 'object') throw new PermissionError('INVALID_OPTIONS', 'PermissionEngine expects an options object')
     const { mode = 'default', askTimeout = DEFAULT_TIMEOUT, approvers = {} } = options
-    if (!isPermissionMode(mode)) throw new PermissionError('INVALID_MODE', `mode must be one of ${Object.keys(PERMISSION_MODES).join(', ')}, got ${JSON.stringify(mode)}`)
+    checkMode(mode)
     if (!(typeof askTimeout === 'number' && askTimeout > 0)) throw new PermissionError('INVALID_OPTIONS', `askTimeout must be a positive number of milliseconds, got ${JSON.stringify(askTimeout)}`)
     const authority = approvers.authority ?? 4
     if (typeof authority !== 'number' || Number.isNaN(authority)) throw new PermissionError('INVALID_OPTIONS', 'approvers.authority must be a number')
@@ -178,7 +178,7 @@ export class PermissionEngine implements PermissionGate {
   setMode(sessionId: string, mode: PermissionMode | undefined): void {
     if (typeof sessionId !== 'string') throw new PermissionError('INVALID_OPTIONS', 'setMode() needs a session id string')
     if (mode === undefined) return void this.sessionModes.delete(sessionId)
-    if (!isPermissionMode(mode)) throw new PermissionError('INVALID_MODE', `mode must be one of ${Object.keys(PERMISSION_MODES).join(', ')}, got ${JSON.stringify(mode)}`)
+    checkMode(mode)
     this.sessionModes.set(sessionId, mode)
   }
 
@@ -248,8 +248,8 @@ export class PermissionEngine implements PermissionGate {
 
   private evaluate(request: AuthorizeRequest): AuthorizeResult {
     const name = request?.permission?.name
-    const target = request.permission.target
-    if (typeof name !== 'string' || (target !== undefined && typeof target !== 'string') || !request.session || typeof request.session.id !== 'string') {
+    const target = request?.permission?.target
+    if (typeof name !== 'string' || (target !== undefined && typeof target !== 'string') || typeof request.session?.id !== 'string') {
       return MALFORMED
     }
     const effect = knownEffect(request.effect)
@@ -370,6 +370,10 @@ export class PermissionEngine implements PermissionGate {
       this.logger.warn('a permissions/decision listener threw: %s', error)
     }
   }
+}
+
+function checkMode(mode: unknown): asserts mode is PermissionMode {
+  if (!isPermissionMode(mode)) throw new PermissionError('INVALID_MODE', `mode must be one of ${Object.keys(PERMISSION_MODES).join(', ')}, got ${JSON.stringify(mode)}`)
 }
 
 const MALFORMED: AuthorizeResult = Object.freeze({

@@ -13,7 +13,8 @@ const CACHE_LIMIT = 4096
 export class RuleIndex {
   private exact = new Map<string, CompiledRule[]>()
   private prefixed = new Map<string, CompiledRule[]>()
-  private prefixLengths: number[] = []
+  /** The distinct prefix lengths, ascending; rebuilt on the first lookup after a prefix comes or goes. */
+  private prefixLengths?: number[]
   private cache = new Map<string, readonly CompiledRule[]>()
   private count = 0
 
@@ -27,7 +28,7 @@ export class RuleIndex {
     let bucket = table.get(key)
     if (!bucket) {
       table.set(key, bucket = [])
-      if (table === this.prefixed) this.updateLengths()
+      if (table === this.prefixed) this.prefixLengths = undefined
     }
     bucket.push(rule)
     this.count++
@@ -40,7 +41,7 @@ export class RuleIndex {
       list.splice(list.indexOf(rule), 1)
       if (!list.length) {
         table.delete(key)
-        if (table === this.prefixed) this.updateLengths()
+        if (table === this.prefixed) this.prefixLengths = undefined
       }
       this.count--
       this.cache.clear()
@@ -52,6 +53,7 @@ export class RuleIndex {
     let list = this.cache.get(name)
     if (list) return list
     const found: CompiledRule[] = [...(this.exact.get(name) ?? [])]
+    this.prefixLengths ??= [...new Set([...this.prefixed.keys()].map((key) => key.length))].sort((a, b) => a - b)
     for (const length of this.prefixLengths) {
       if (length > name.length) break
       const bucket = this.prefixed.get(name.slice(0, length))
@@ -62,9 +64,5 @@ export class RuleIndex {
     if (this.cache.size >= CACHE_LIMIT) this.cache.clear()
     this.cache.set(name, list)
     return list
-  }
-
-  private updateLengths() {
-    this.prefixLengths = [...new Set([...this.prefixed.keys()].map((key) => key.length))].sort((a, b) => a - b)
   }
 }
