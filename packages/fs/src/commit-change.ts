@@ -36,7 +36,7 @@ export async function commitChange(context: FsContext, path: CheckedPath, prior:
     throw new FsError('STALE', `${path.display} changed on disk after it was read (another program wrote it); nothing was written. Read it again and redo the change.`)
   }
   await commitFile(path, next)
-  const change = createFileChange(path.target, prior?.text ?? null, next, { tool: call.name, callId: call.id, sessionId: call.session.id })
+  const change = createFileChange(path.target, prior, next, { tool: call.name, callId: call.id, sessionId: call.session.id })
   context.changes.record(change)
   return change
 }

@@ -35,8 +35,6 @@ export interface FsTools {
   changes: ChangeLog
 }
 
-const FACTORIES = { read: readTool, write: writeTool, edit: editTool, grep: grepTool, glob: globTool, list: listTool }
-
 /**
  * Creates the file tools for one workspace, host-free: define them with any tool registry.
  *
@@ -56,7 +54,13 @@ export function createFsTools(options: FsToolsOptions): FsTools {
   const locks = new FileLocks()
   const changes = new ChangeLog({ resolver, locks, maxBytes: limits.writeBytes, maxEntries: options.maxChanges })
   const context: FsContext = { resolver, changes, locks, limits, prefix, ignore: new Set(options.ignore ?? ['.git', 'node_modules']) }
-  const tools = {} as FsTools['tools']
-  for (const [key, factory] of Object.entries(FACTORIES)) tools[key as keyof typeof FACTORIES] = factory(context) as Tool
+  const tools = {
+    read: readTool(context),
+    write: writeTool(context),
+    edit: editTool(context),
+    grep: grepTool(context),
+    glob: globTool(context),
+    list: listTool(context),
+  }
   return { tools, resolver, changes }
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { structuredPatch } from 'diff'
 import type { ToolArtifact } from '@dogu/core'
-import { sha256 } from './fs-backend'
+import { type TextFile, sha256 } from './fs-backend'
 
 /** One hunk of a unified diff with three lines of context. `lines` start with ` `, `+`, `-` or `\`. */
 export interface DiffHunk {
@@ -47,9 +47,9 @@ export interface ChangeSource {
   sessionId?: string
 }
 
-/** Builds the artifact for replacing `prior` (or nothing) with `next` at `path`. */
-export function createFileChange(path: string, prior: string | null, next: string, source: ChangeSource): FileChange {
-  const patch = structuredPatch(path, path, prior ?? '', next, undefined, undefined, { context: 3 })
+/** Builds the artifact for replacing `prior` (the file as read, or nothing) with `next` at `path`. */
+export function createFileChange(path: string, prior: TextFile | null, next: string, source: ChangeSource): FileChange {
+  const patch = structuredPatch(path, path, prior?.text ?? '', next, undefined, undefined, { context: 3 })
   let added = 0
   let removed = 0
   const hunks = patch.hunks.map((hunk) => {
@@ -67,9 +67,9 @@ export function createFileChange(path: string, prior: string | null, next: strin
     added,
     removed,
     hunks,
-    before: prior === null ? null : sha256(prior),
+    before: prior?.digest ?? null,
     after: sha256(next),
-    prior,
+    prior: prior?.text ?? null,
     tool: source.tool,
     createdAt: Date.now(),
   }

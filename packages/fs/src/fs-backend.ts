@@ -5,8 +5,8 @@ import { basename, dirname, join } from 'node:path'
 import { type CheckedPath, type EntryKind, locate } from './checked-path'
 import { FsError } from './errors'
 
-// The real path was checked; a link swapped in afterwards must not be followed.
-const READ_FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0)
+/** @internal The real path was checked; a link swapped in afterwards must not be followed. */
+export const READ_FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0)
 
 /** A whole text file as read for edit, overwrite and undo. */
 export interface TextFile {
@@ -174,11 +174,18 @@ async function expectDirectory(dir: string, display: string): Promise<void> {
   }
 }
 
-function ioError(error: unknown, display: string): FsError {
-  const code = (error as NodeJS.ErrnoException).code
-  if (code === 'ENOENT') return new FsError('NOT_FOUND', `${display} does not exist`, { cause: error })
-  if (code === 'EISDIR') return new FsError('NOT_A_FILE', `${display} is a directory, not a file`, { cause: error })
-  if (code === 'ENOTDIR') return new FsError('NOT_A_DIRECTORY', `${display}: a parent of it is not a directory`, { cause: error })
-  if (code === 'ELOOP') return new FsError('LINK_LOOP', `${display} runs into a symbolic link cycle`, { cause: error })
-  return new FsError('IO_ERROR', `${display}: ${code ?? (error as Error).message}`, { cause: error })
+const ERRNO_ERRORS: Record<string, [FsError.Code, (display: string) => string]> = {
+  ENOENT: ['NOT_FOUND', (display) => `${display} does not exist`],
+  EISDIR: ['NOT_A_FILE', (display) => `${display} is a directory, not a file`],
+  ENOTDIR: ['NOT_A_DIRECTORY', (display) => `${display}: a parent of it is not a directory`],
+  ELOOP: ['LINK_LOOP', (display) => `${display} runs into a symbolic link cycle`],
+  ENAMETOOLONG: ['INVALID_PATH', () => 'a name in the path is longer than the file system allows'],
+}
+
+/** @internal The FsError for a failed system call on the path shown as `display`. */
+export function ioError(error: unknown, display: string): FsError {
+  const { code, syscall, message } = error as NodeJS.ErrnoException
+  const known = ERRNO_ERRORS[code ?? '']
+  if (known) return new FsError(known[0], known[1](display), { cause: error })
+  return new FsError('IO_ERROR', `${display}: ${code ? `${code} ${syscall ?? ''}`.trim() : message}`, { cause: error })
 }

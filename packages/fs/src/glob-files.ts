@@ -1,6 +1,6 @@
 import type { Minimatch } from 'minimatch'
 import type { EntryKind } from './checked-path'
-import { canPrune } from './glob-pattern'
+import { descender } from './glob-pattern'
 import { walk } from './walk'
 
 export interface GlobOptions {
@@ -50,11 +50,9 @@ function nameFilter(matcher: Minimatch): ((name: string) => boolean) | undefined
  */
 export async function globFiles(options: GlobOptions): Promise<GlobReport> {
   const { matcher, maxResults, ignore } = options
-  const prune = canPrune(matcher)
   const matches: GlobMatch[] = []
   let visited = 0
   let truncated = false
-  const descend = (rel: string) => !ignore?.has(rel.slice(rel.lastIndexOf('/') + 1)) && (!prune || matcher.match(rel, true))
   const possible = nameFilter(matcher)
   await walk(options.root, (entry) => {
     visited++
@@ -67,6 +65,6 @@ export async function globFiles(options: GlobOptions): Promise<GlobReport> {
       return false
     }
     matches.push({ path: entry.rel, kind: entry.kind })
-  }, { signal: options.signal, descend })
+  }, { signal: options.signal, descend: descender(ignore, matcher) })
   return { matches, truncated, visited }
 }

@@ -18,7 +18,12 @@ export function compileGlob(pattern: string, options: MinimatchOptions, what = '
   return new Minimatch(pattern, options)
 }
 
-/** Whether a directory can hold matches (minimatch's partial match); negated and comment patterns cannot prune. */
-export function canPrune(matcher: Minimatch): boolean {
-  return !matcher.negate && !matcher.comment
+/**
+ * Whether grep and glob enter a directory (by its path relative to the searched one): not when
+ * its name is ignored, nor when `matcher` is given and cannot match below it (minimatch's
+ * partial match; negated and comment patterns cannot prune).
+ */
+export function descender(ignore: ReadonlySet<string> | undefined, matcher?: Minimatch): (rel: string) => boolean {
+  const prune = matcher && !matcher.negate && !matcher.comment ? matcher : undefined
+  return (rel) => !ignore?.has(rel.slice(rel.lastIndexOf('/') + 1)) && (!prune || prune.match(rel, true))
 }

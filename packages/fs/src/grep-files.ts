@@ -1,4 +1,5 @@
-import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs'
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs'
+import { READ_FLAGS } from './fs-backend'
 import { walk } from './walk'
 
 export interface GrepOptions {
@@ -55,8 +56,6 @@ export interface GrepReport {
 
 type Outcome = GrepFile | 'binary' | 'large' | 'unreadable'
 
-const READ_FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0)
-
 /**
  * Searches files below `root` in walk order, reporting results in that same order. Stops at `maxResults` (and knows whether more exist), skips binary and
  * oversized files and counts them, checks the signal at every entry and file.
@@ -88,7 +87,7 @@ export async function grepFiles(options: GrepOptions): Promise<GrepReport> {
   // Returns true when the search is over.
   const take = (outcome: Outcome): boolean => {
     signal?.throwIfAborted()
-      if (outcome === 'binary') report.skippedBinary++
+    if (outcome === 'binary') report.skippedBinary++
     else if (outcome === 'large') report.skippedLarge++
     else if (outcome === 'unreadable') report.unreadable++
     else {

@@ -1,9 +1,11 @@
+import type { Stats } from 'node:fs'
 import { lstat, realpath, stat } from 'node:fs/promises'
 import { basename, dirname, join, relative, resolve, sep } from 'node:path'
 import { Minimatch } from 'minimatch'
 import type { Session } from '@dogu/core'
 import { type CheckedPath, type EntryKind, type PathAccess, issueCheckedPath } from './checked-path'
 import { FsError } from './errors'
+import { ioError } from './fs-backend'
 
 /** Roots and protected paths. */
 export interface PathResolverOptions {
@@ -26,12 +28,6 @@ export interface ResolveOptions {
 interface Roots {
   workspace: string
   readOnly: string[]
-}
-
-const ERRNO_CODES: Record<string, FsError.Code> = {
-  ELOOP: 'LINK_LOOP',
-  ENOTDIR: 'NOT_A_DIRECTORY',
-  ENAMETOOLONG: 'INVALID_PATH',
 }
 
 /**
@@ -83,12 +79,6 @@ export class PathResolver {
     return false
   }
 
-  /** The session's working directory, canonical and checked. Defaults to the workspace root. */
-  async cwd(session?: Session): Promise<string> {
-    const roots = await this.roots()
-    return this.sessionCwd(roots, session)
-  }
-
   /** Resolves and checks `input` for a tool. Throws an `FsError` written for the model. */
   async resolve(input: string, session: Session | undefined, options: ResolveOptions): Promise<CheckedPath> {
     if (typeof input !== 'string' || !input) throw new FsError('INVALID_PATH', 'the path is empty')
@@ -106,11 +96,11 @@ export class PathResolver {
     let base = absolute
     const missing: string[] = []
     let real: string
-    let kind: EntryKind | undefined
+    let entry: Stats | undefined
     for (;;) {
-      const entry = await lstat(base).catch((error: NodeJS.ErrnoException) => {
+      entry = await lstat(base).catch((error: NodeJS.ErrnoException) => {
         if (error.code === 'ENOENT' || error.code === 'ENOTDIR') return undefined
-        throw errnoError(error, shown)
+        throw ioError(error, shown)
       })
       if (entry) break
       const parent = dirname(base)
@@ -125,12 +115,13 @@ export class PathResolver {
       if (code === 'ENOENT') {
         throw new FsError('DANGLING_LINK', `${shown} goes through a symbolic link whose target does not exist`)
       }
-      throw errnoError(error as NodeJS.ErrnoException, shown)
+      throw ioError(error, shown)
     }
     const root = rootOf(real, roots)
     if (!root) throw new FsError('OUTSIDE_ROOT', `${shown} leads outside the allowed roots through a symbolic link`)
-    const info = await stat(real).catch((error) => { throw errnoError(error, shown) })
-    kind = info.isFile() ? 'file' : info.isDirectory() ? 'directory' : 'other'
+    // A link (at the end of the path) is resolved; anything else is what lstat saw.
+    const info = entry.isSymbolicLink() ? await stat(real).catch((error) => { throw ioError(error, shown) }) : entry
+    let kind: EntryKind | undefined = info.isFile() ? 'file' : info.isDirectory() ? 'directory' : 'other'
     const existing = real
     if (missing.length) {
       if (kind !== 'directory') throw new FsError('NOT_A_DIRECTORY', `${shown}: ${this.describe(real, roots, cwd)} is not a directory`)
@@ -163,7 +154,7 @@ export class PathResolver {
   }
 
   /** How the model sees a real path: relative to the working directory inside the workspace, absolute elsewhere. */
-  describe(real: string, roots: Roots, cwd: string): string {
+  private describe(real: string, roots: Roots, cwd: string): string {
     if (!inside(real, roots.workspace)) return real
     return toSlash(relative(cwd, real)) || '.'
   }
@@ -172,8 +163,8 @@ export class PathResolver {
     return inside(real, roots.workspace) ? toSlash(relative(roots.workspace, real)) || '.' : real
   }
 
-  /** @internal Canonical roots, read on every call so a moved or swapped root is noticed. */
-  async roots(): Promise<Roots> {
+  /** Canonical roots, read on every call so a moved or swapped root is noticed. */
+  private async roots(): Promise<Roots> {
     let workspace: string
     try {
       workspace = await realpath(this.workspace)
@@ -226,12 +217,4 @@ function rootOf(real: string, roots: Roots): string | undefined {
 /** Forward slashes, so targets and globs look the same on every platform. */
 export function toSlash(path: string): string {
   return sep === '/' ? path : path.split(sep).join('/')
-}
-
-function errnoError(error: NodeJS.ErrnoException, shown: string): FsError {
-  const code = ERRNO_CODES[error.code ?? '']
-  if (code === 'LINK_LOOP') return new FsError(code, `${shown} runs into a symbolic link cycle`, { cause: error })
-  if (code === 'NOT_A_DIRECTORY') return new FsError(code, `${shown}: a parent of it is not a directory`, { cause: error })
-  if (code === 'INVALID_PATH') return new FsError(code, 'a name in the path is longer than the file system allows', { cause: error })
-  return new FsError('IO_ERROR', `${shown}: ${error.code ?? 'error'} ${error.syscall ?? ''}`.trim(), { cause: error })
 }

@@ -9,7 +9,6 @@ export interface ReadLinesOptions {
   limit?: number
   /** Most bytes of text to return. */
   maxBytes: number
-  chunkSize?: number
 }
 
 export interface LinesRead {
@@ -41,7 +40,7 @@ export async function readLines(path: CheckedPath, options: ReadLinesOptions): P
     const info = await handle.stat()
     if (!info.isFile()) throw new FsError('NOT_A_FILE', `${path.display} is not a regular file`)
     const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true })
-    const buffer = Buffer.allocUnsafe(Math.max(1, Math.min(info.size + 1, options.chunkSize ?? 1 << 16)))
+    const buffer = Buffer.allocUnsafe(Math.max(1, Math.min(info.size + 1, 1 << 16)))
     const out: string[] = []
     let bytes = 0
     let line = 0

@@ -24,7 +24,8 @@ export type WalkVisit = boolean | void | Promise<boolean | void>
 
 interface Frame {
   rel: string
-  abs: string
+  /** The directory's absolute path, ending with the separator. */
+  prefix: string
   entries: Dirent[]
   index: number
 }
@@ -45,11 +46,10 @@ export const SLICE_MS = 8
  */
 export async function walk(root: string, visit: (entry: WalkEntry) => WalkVisit, options: WalkOptions = {}): Promise<boolean> {
   const { signal, descend, onUnreadable } = options
-  const prefix = root.endsWith(sep) ? root : root + sep
   const open = (rel: string, abs: string): Frame | undefined => {
     try {
       const entries = readdirSync(abs, { withFileTypes: true }).sort((a, b) => compareNames(a.name, b.name))
-      return { rel, abs, entries, index: 0 }
+      return { rel, prefix: abs.endsWith(sep) ? abs : abs + sep, entries, index: 0 }
     } catch (error) {
       onUnreadable?.(rel, error as NodeJS.ErrnoException)
     }
@@ -72,7 +72,7 @@ export async function walk(root: string, visit: (entry: WalkEntry) => WalkVisit,
     }
     const dirent = frame.entries[frame.index++]
     const rel = frame.rel ? `${frame.rel}/${dirent.name}` : dirent.name
-    const abs = `${frame.abs === root ? prefix : frame.abs + sep}${dirent.name}`
+    const abs = frame.prefix + dirent.name
     const kind = kindOf(dirent)
     let answer = visit({ rel, abs, kind })
     if (answer instanceof Promise) answer = await answer

@@ -3,7 +3,7 @@ import { defineTool } from '@dogu/core'
 import { FsError } from '../errors'
 import { formatBytes, realPathOf } from '../fs-backend'
 import { type FsContext, childDisplay, permissionFor } from '../fs-context'
-import { canPrune, compileGlob } from '../glob-pattern'
+import { compileGlob, descender } from '../glob-pattern'
 import { grepFiles } from '../grep-files'
 
 const MODES = ['content', 'files', 'count'] as const
@@ -34,7 +34,6 @@ export function grepTool(context: FsContext) {
       const dir = await resolver.resolve(args.path || '.', call.session, { access: 'read', intent: 'existing' })
       if (dir.kind === 'other') throw new FsError('NOT_A_FILE', `${dir.display} is neither a file nor a directory`)
       const single = dir.kind === 'file'
-      const prune = filter && canPrune(filter) && args.glob!.includes('/') ? filter : undefined
       const report = await grepFiles({
         root: realPathOf(dir),
         single,
@@ -45,7 +44,8 @@ export function grepTool(context: FsContext) {
         mode: args.mode,
         maxResults: args.maxResults,
         filter: filter && ((rel) => filter.match(rel)),
-        descend: (rel) => !ignore.has(rel.slice(rel.lastIndexOf('/') + 1)) && (!prune || prune.match(rel, true)),
+        // A glob without "/" matches names at any depth (matchBase), so it cannot prune directories.
+        descend: descender(ignore, args.glob?.includes('/') ? filter : undefined),
         maxFileBytes: limits.grepFileBytes,
         maxLineLength: limits.grepLineLength,
         signal: call.signal,
