@@ -16,10 +16,11 @@ export class Allowlist {
   constructor(entries: readonly string[] = []) {
     for (const raw of entries) {
       const entry = raw.trim().toLowerCase()
+      const address = canonicalAddress(entry.replace(/^\[|\]$/g, ''))
       if (ipaddr.isValidCIDR(entry)) {
         this.ranges.push(ipaddr.parseCIDR(entry))
-      } else if (canonicalAddress(entry.replace(/^\[|\]$/g, ''))) {
-        const ip = ipaddr.parse(canonicalAddress(entry.replace(/^\[|\]$/g, ''))!)
+      } else if (address) {
+        const ip = ipaddr.parse(address)
         this.ranges.push([ip, ip.kind() === 'ipv4' ? 32 : 128])
       } else if (/^(\*\.)?[a-z0-9_-]+(\.[a-z0-9_-]+)*\.?$/.test(entry)) {
         const host = entry.replace(/\.$/, '')

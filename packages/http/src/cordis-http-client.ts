@@ -41,7 +41,6 @@ export function createCordisHttpClient(http: HTTP): HttpClient {
         proxyAgent: `${scheme}://${token}`,
       })
     } catch (error) {
-      agents.delete(token)
       void agent.destroy().catch(() => {})
       throw error
     } finally {

@@ -30,11 +30,5 @@ export async function readBody(response: Response, maxBytes: number): Promise<Bo
   } finally {
     await reader.cancel().catch(() => {})
   }
-  const bytes = new Uint8Array(length)
-  let offset = 0
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset)
-    offset += chunk.length
-  }
-  return { bytes, truncated }
+  return { bytes: Buffer.concat(chunks, length), truncated }
 }

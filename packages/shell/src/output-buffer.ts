@@ -46,16 +46,12 @@ export class OutputBuffer {
     this.tailLength = Math.min(capacity, this.tailLength + rest.length)
   }
 
-  get omittedBytes(): number {
-    return this.bytes - this.headLength - this.tailLength
-  }
-
   result(): CapturedOutput {
     const head = this.head.subarray(0, this.headLength)
     const tail = this.tailLength < this.tail.length
       ? this.tail.subarray(0, this.tailLength)
       : Buffer.concat([this.tail.subarray(this.tailEnd), this.tail.subarray(0, this.tailEnd)])
-    const omittedBytes = this.omittedBytes
+    const omittedBytes = this.bytes - this.headLength - this.tailLength
     const text = omittedBytes
       ? `${decoder.decode(trimIncompleteEnd(head))}\n[… ${omittedBytes} bytes omitted …]\n${decoder.decode(trimContinuationStart(tail))}`
       : decoder.decode(Buffer.concat([head, tail]))

@@ -60,6 +60,8 @@ export interface TrackedProcess {
 
 type StopReason = 'timeout' | 'signal' | 'dispose'
 
+type Exit = [code: number | null, signal: NodeJS.Signals | null]
+
 interface Entry extends TrackedProcess {
   stop(reason: StopReason): void
   done?: Promise<unknown>
@@ -143,7 +145,7 @@ export class ProcessTable {
     }
     const readers = captures.map((capture) => capture.reader)
     for (const reader of readers) reader.on('error', () => {})
-    const exited = new Promise<[number | null, NodeJS.Signals | null]>((resolve) => {
+    const exited = new Promise<Exit>((resolve) => {
       child.once('exit', (code, signal) => resolve([code, signal]))
     })
     const closed = Promise.all(readers.map(streamClosed))
@@ -159,19 +161,11 @@ export class ProcessTable {
     // Later errors (a failed kill) are handled by the termination path, not by a crash.
     child.on('error', () => {})
 
-    let stopReason: StopReason | undefined
-    let wake!: () => void
-    const stopped = new Promise<void>((resolve) => { wake = resolve })
-    const entry: Entry = {
-      pid: child.pid!,
-      label: request.args.at(-1) ?? request.file,
-      state: 'running',
-      stop: (reason) => {
-        stopReason ??= reason
-        wake()
-      },
-    }
-    const done = this.supervise(readers, entry, request, { exited, closed, stopped, reason: () => stopReason })
+    // The first reason to stop wins.
+    let stop!: (reason: StopReason) => void
+    const stopped = new Promise<StopReason>((resolve) => { stop = resolve })
+    const entry: Entry = { pid: child.pid!, label: request.args.at(-1) ?? request.file, state: 'running', stop }
+    const done = this.supervise(readers, entry, request, { exited, closed, stopped })
       .then(([status, exit, leftovers]) => ({
         status,
         exitCode: exit?.[0] ?? null,
@@ -191,14 +185,15 @@ export class ProcessTable {
     readers: Readable[],
     entry: Entry,
     request: RunRequest,
-    state: { exited: Promise<[number | null, NodeJS.Signals | null]>; closed: Promise<unknown>; stopped: Promise<void>; reason: () => StopReason | undefined },
-  ): Promise<[ProcessStatus, [number | null, NodeJS.Signals | null] | undefined, boolean]> {
+    state: { exited: Promise<Exit>; closed: Promise<unknown>; stopped: Promise<StopReason> },
+  ): Promise<[ProcessStatus, Exit | undefined, boolean]> {
     const timer = setTimeout(() => entry.stop('timeout'), request.timeout)
     const onAbort = () => entry.stop('signal')
     request.signal?.addEventListener('abort', onAbort, { once: true })
-    let exit: [number | null, NodeJS.Signals | null] | undefined
+    let exit: Exit | undefined
+    let reason: StopReason | void
     try {
-      await Promise.race([state.exited.then((value) => { exit = value }), state.stopped])
+      reason = await Promise.race([state.exited.then((value) => { exit = value }), state.stopped])
     } finally {
       clearTimeout(timer)
       request.signal?.removeEventListener('abort', onAbort)
@@ -207,7 +202,7 @@ export class ProcessTable {
     let leftovers = false
     let confirmed = true
     if (!exit) {
-      status = state.reason() === 'timeout' ? 'timed_out' : 'cancelled'
+      status = reason === 'timeout' ? 'timed_out' : 'cancelled'
       confirmed = await this.terminate(entry.pid)
     } else if (this.control.alive(entry.pid)) {
       // The shell is gone but something it started still runs in its group: a call is

@@ -1,9 +1,7 @@
-export interface ProgressStreamOptions {
-  /** Milliseconds between two progress messages. @default 100 */
-  interval?: number
-  /** Bytes forwarded per message; the rest of a burst is counted, not sent. @default 4096 */
-  maxBytes?: number
-}
+/** Milliseconds between two progress messages. */
+const INTERVAL = 100
+/** Bytes forwarded per message; the rest of a burst is counted, not sent. */
+const MAX_BYTES = 4096
 
 /**
  * Forwards a command's output to `call.progress` in coalesced, size-capped messages, so a
@@ -17,17 +15,12 @@ export class ProgressStream {
   private timer: NodeJS.Timeout | undefined
   private decoder = new TextDecoder()
   private closed = false
-  private interval: number
-  private maxBytes: number
 
-  constructor(private emit: (message: string) => void, options: ProgressStreamOptions = {}) {
-    this.interval = options.interval ?? 100
-    this.maxBytes = options.maxBytes ?? 4096
-  }
+  constructor(private emit: (message: string) => void) {}
 
   push(chunk: Uint8Array): void {
     if (this.closed) return
-    const room = this.maxBytes - this.pendingBytes
+    const room = MAX_BYTES - this.pendingBytes
     if (room > 0) {
       // Copy: the stream may reuse or retain the chunk's backing memory.
       const kept = Buffer.from(chunk.subarray(0, room))
@@ -35,7 +28,7 @@ export class ProgressStream {
       this.pendingBytes += kept.length
     }
     this.dropped += Math.max(0, chunk.length - Math.max(room, 0))
-    this.timer ??= setTimeout(() => this.flush(), this.interval).unref()
+    this.timer ??= setTimeout(() => this.flush(), INTERVAL).unref()
   }
 
   /** Sends what is pending and stops. */
