@@ -1,5 +1,5 @@
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises'
-import { dirname } from 'node:path'
+import { writeFileAtomically } from '@dogu/core'
+import { readFile } from 'node:fs/promises'
 
 /** One note of one session. */
 export interface Note {
@@ -94,13 +94,7 @@ export class NotesStore {
     if (!this.file) return Promise.resolve()
     const file = this.file
     const snapshot = JSON.stringify({ version: 1, sessions: [...this.sessions] }, null, 2)
-    const write = this.writing.then(async () => {
-      await mkdir(dirname(file), { recursive: true })
-      // Write then rename: a crash mid-write never leaves half a file behind.
-      const temp = `${file}.${process.pid}.tmp`
-      await writeFile(temp, snapshot)
-      await rename(temp, file)
-    })
+    const write = this.writing.then(() => writeFileAtomically(file, snapshot))
     // One failed write must not block the ones after it; its caller sees the error.
     this.writing = write.catch(() => {})
     return write

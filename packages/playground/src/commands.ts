@@ -1,4 +1,4 @@
-import { type Grant, isPermissionMode, PERMISSION_MODES, type Session } from '@dogu/core'
+import { type Grant, isPermissionMode, PERMISSION_MODES, type Session, toolDefinition } from '@dogu/core'
 import type { Context } from 'cordis'
 
 /** What a command may use of the running playground. */
@@ -46,11 +46,10 @@ export const commands = new Map<string, Command>([
       const [dialect, name] = args.split(/\s+/).filter(Boolean)
       if (!dialects.includes(dialect as Dialect)) return print(`Usage: defs <${dialects.join('|')}> [name]`)
       const toolset = ctx.tools.toolset({ session })
-      const definitions = toolset.definitions(dialect as Dialect)
-      if (!name) return print(JSON.stringify(definitions, null, 2))
-      const index = toolset.names.indexOf(name)
-      if (index < 0) return print(`No tool named "${name}". Tools: ${toolset.names.join(', ') || '(none)'}.`)
-      print(JSON.stringify(definitions[index], null, 2))
+      if (!name) return print(JSON.stringify(toolset.definitions(dialect as Dialect), null, 2))
+      const tool = toolset.get(name)
+      if (!tool) return print(`No tool named "${name}". Tools: ${toolset.names.join(', ') || '(none)'}.`)
+      print(JSON.stringify(toolDefinition(tool, dialect as Dialect), null, 2))
     },
   }],
   ['call', {
@@ -80,7 +79,7 @@ export const commands = new Map<string, Command>([
     run(args, { ctx, print }) {
       const id = args.trim()
       if (!id) return print('Usage: revoke <grant-id> (see "grants")')
-      const matches = ctx.permissions.grants().filter((grant) => grant.id === id || grant.id.startsWith(id))
+      const matches = ctx.permissions.grants().filter((grant) => grant.id.startsWith(id))
       const exact = matches.find((grant) => grant.id === id)
       if (!exact && matches.length > 1) return print(`"${id}" starts ${matches.length} grant ids; type more of it.`)
       const grant = exact ?? matches[0]
