@@ -67,7 +67,7 @@ export class ToolService extends Service {
       debug() {},
       warn: (format, ...args) => ctx.emit(ctx, 'internal/warn', format, ...args),
     }
-    this.registry = new ToolRegistry({ emit, logger, limits: definedOnly(config) })
+    this.registry = new ToolRegistry({ emit, logger, limits: config })
     // Calls still running when the service stops end as `cancelled`, not as a hang.
     ctx.effect(() => () => this.registry.dispose(), 'ctx.tools: abort calls in flight')
   }
@@ -134,13 +134,4 @@ export namespace ToolService {
 
 function toolName(tool: Tool | ToolOptions): string {
   return typeof tool?.name === 'string' ? tool.name : '?'
-}
-
-// The registry spreads its limits over its defaults, so an unset key must be absent.
-function definedOnly(config: ToolService.Config) {
-  const limits: Record<string, number> = {}
-  for (const key of ['maxContentLength', 'maxArgumentsLength', 'timeout'] as const) {
-    if (typeof config[key] === 'number') limits[key] = config[key]
-  }
-  return limits
 }

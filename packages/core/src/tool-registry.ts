@@ -49,12 +49,9 @@ export class ToolRegistry implements PipelineHost {
   constructor(options: ToolRegistryOptions = {}) {
     this.emit = options.emit
     this.logger = options.logger ?? silentLogger
-    this.limits = {
-      maxContentLength: 50_000,
-      maxArgumentsLength: 1_000_000,
-      timeout: Infinity,
-      ...options.limits,
-    }
+    // Defaults apply to unset and undefined limits alike (a config form leaves undefined).
+    const { maxContentLength = 50_000, maxArgumentsLength = 1_000_000, timeout = Infinity } = options.limits ?? {}
+    this.limits = { maxContentLength, maxArgumentsLength, timeout }
   }
 
   /** Increases on every change; caches key on it. */
