@@ -1,7 +1,22 @@
 // Internal helpers for plain JSON values (the package has no runtime dependency but schemastery).
 
+import type { JsonSchema } from './json-schema'
+
 export function isNullish(value: unknown): value is null | undefined {
   return value === null || value === undefined
+}
+
+/** A non-null, non-array object: a JSON object, or a subschema that is not `true`/`false`. */
+export function isPlain(value: unknown): value is JsonSchema {
+  return !!value && typeof value === 'object' && !Array.isArray(value)
+}
+
+/** `value` as JSON carries it (a Date becomes its ISO string); `undefined` when JSON cannot carry it. */
+export function jsonCopy(value: unknown): unknown {
+  try {
+    const text = JSON.stringify(value)
+    return text === undefined ? undefined : JSON.parse(text)
+  } catch {}
 }
 
 /** Structural equality of JSON values. */

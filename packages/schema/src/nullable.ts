@@ -1,4 +1,5 @@
 import type { JsonSchema } from './json-schema'
+import { isPlain } from './json-value'
 
 // Internal helpers shared by the converter and the dialects: how `null` is let in or out of
 // a JSON Schema without changing what it says about every other value.
@@ -100,8 +101,4 @@ function isNullOnly(schema: JsonSchema) {
 
 export function toArray<T>(value: T | T[]): T[] {
   return Array.isArray(value) ? value : [value]
-}
-
-export function isPlain(value: unknown): value is JsonSchema {
-  return !!value && typeof value === 'object' && !Array.isArray(value)
 }

@@ -1,16 +1,7 @@
 import Schema from 'schemastery'
 import { describe, expect, it } from 'vitest'
 import { compileValidator, formatIssues } from '../src'
-
-/** mulberry32: a small seeded generator, so every run sees the same inputs. */
-function random(seed: number) {
-  return () => {
-    seed = (seed + 0x6D2B79F5) | 0
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed)
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
+import { seeded } from './helpers/seeded-values'
 
 const strings = ['', 'a', 'hello', 'staging', 'prod', 'dev', '2020-01-01', 'not a date', 'x'.repeat(12), 'Ab1', '__proto__', 'constructor']
 const numbers = [0, -0, 1, 2, 3, -1, 0.5, 0.01, 0.07, 0.3, 1.5, 7, 10, 11, 100, 1e21, -3.25]
@@ -22,8 +13,7 @@ const junk: (() => unknown)[] = [
 ]
 
 function generator(seed: number) {
-  const next = random(seed)
-  const pick = <T>(list: readonly T[]): T => list[Math.floor(next() * list.length)]!
+  const { next, pick } = seeded(seed)
   const anyValue = (depth = 0): unknown => {
     const r = next()
     if (r < 0.2) return pick(strings)

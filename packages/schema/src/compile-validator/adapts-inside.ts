@@ -1,6 +1,6 @@
 import type Schema from 'schemastery'
+import { lazyInner } from '../lazy-inner'
 import type { Compile } from './compiler'
-import { lazyInner } from './lazy-inner'
 
 // Types whose resolver builds a fresh container and never returns or mutates its input,
 // so an empty default can be passed without cloning it.

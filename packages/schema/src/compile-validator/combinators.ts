@@ -1,10 +1,11 @@
 import Schema from 'schemastery'
+import { isNullish, isPlain } from '../json-value'
+import { lazyInner } from '../lazy-inner'
 import { adaptsInside } from './adapts-inside'
 import type { Compile } from './compiler'
 import { kindOfData, kindsOf } from './kinds'
-import { lazyInner } from './lazy-inner'
 import { report, reportError, reportGot, rollback, type Node } from './run'
-import { isNullable, isPlainObject, preview } from './values'
+import { preview } from './values'
 import { selfResolving, viaSchemastery } from './via-schemastery'
 
 export const combinatorCompilers: Record<string, Compile> = {
@@ -54,15 +55,15 @@ export const combinatorCompilers: Record<string, Compile> = {
           if (run.quiet) return
           continue
         }
-        if (isNullable(value)) continue
-        if (isNullable(result)) result = value
+        if (isNullish(value)) continue
+        if (isNullish(result)) result = value
         else if (typeof result !== typeof value) return reportGot(run, mismatch, data)
         else if (typeof value === 'object') merge(result, value)
         else if (result !== value) return reportGot(run, mismatch, data)
       }
       if (run.n !== n0) return
-      if (!strict && isPlainObject(data)) {
-        if (isNullable(result)) {
+      if (!strict && isPlain(data)) {
+        if (isNullish(result)) {
           // schemastery's merge into `undefined` throws a TypeError once there is a key
           for (const _ in data) return reportGot(run, mismatch, data)
         } else {

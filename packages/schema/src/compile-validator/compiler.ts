@@ -1,8 +1,8 @@
 import type Schema from 'schemastery'
+import { isNullish } from '../json-value'
 import { freshContainers } from './adapts-inside'
 import { clone } from './clone'
 import { MISSING, report, rollback, type Node } from './run'
-import { isNullable } from './values'
 import { kSelfResolving, viaSchemastery } from './via-schemastery'
 
 /** Compiles one schemastery type to a node; the compiler supplies its children. */
@@ -36,12 +36,6 @@ export class Compiler {
   private wrap(schema: Schema, core: Node): Node {
     const { required, loose } = schema.meta
     const nullAsAbsent = this.nullAsAbsent
-    let current: Schema | undefined = schema
-    let fallback = schema.meta.default
-    while (current?.type === 'intersect' && isNullable(fallback)) {
-      current = current.list![0]
-      fallback = current?.meta.default
-    }
     if (loose) {
       const inner = core, alternative = schema.meta.default
       core = (data, run) => {
@@ -52,19 +46,18 @@ export class Compiler {
         return alternative
       }
     }
-    if (isNullable(fallback)) {
-      return required
-        ? (data, run) => (data === undefined || (nullAsAbsent && data === null)) ? report(run, MISSING) : core(data, run)
-        : (data, run) => (data === undefined || (nullAsAbsent && data === null)) ? data : core(data, run)
+    if (required) return (data, run) => (data === undefined || (nullAsAbsent && data === null)) ? report(run, MISSING) : core(data, run)
+    let current: Schema | undefined = schema
+    let fallback = schema.meta.default
+    while (current?.type === 'intersect' && isNullish(fallback)) {
+      current = current.list![0]
+      fallback = current?.meta.default
     }
-    const empty = typeof fallback === 'object' && Object.keys(fallback).length === 0 && freshContainers.has(schema.type)
-    if (typeof fallback !== 'object' || empty) {
-      return required
-        ? (data, run) => (data === undefined || (nullAsAbsent && data === null)) ? report(run, MISSING) : core(data, run)
-        : (data, run) => core((data === undefined || (nullAsAbsent && data === null)) ? fallback : data, run)
-    }
-    return required
-      ? (data, run) => (data === undefined || (nullAsAbsent && data === null)) ? report(run, MISSING) : core(data, run)
+    if (isNullish(fallback)) return (data, run) => (data === undefined || (nullAsAbsent && data === null)) ? data : core(data, run)
+    // an empty container default can be shared: its resolver builds a fresh one
+    const shared = typeof fallback !== 'object' || (Object.keys(fallback).length === 0 && freshContainers.has(schema.type))
+    return shared
+      ? (data, run) => core((data === undefined || (nullAsAbsent && data === null)) ? fallback : data, run)
       : (data, run) => core((data === undefined || (nullAsAbsent && data === null)) ? clone(fallback) : data, run)
   }
 }

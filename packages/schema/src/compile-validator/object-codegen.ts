@@ -1,5 +1,5 @@
+import { isNullish, isPlain } from '../json-value'
 import { annotate, reportGot, type Node } from './run'
-import { isNullable, isPlainObject } from './values'
 
 const objectHelpers = { isArray: Array.isArray, reportGot, annotate, defineProperty: Object.defineProperty }
 
@@ -37,7 +37,7 @@ export function generatedObject(keys: string[], nodes: Node[], strict: boolean):
 export function closureObject(keys: string[], nodes: Node[], strict: boolean): Node {
   const count = keys.length
   return (data, run) => {
-    if (!isPlainObject(data)) return reportGot(run, 'expected an object', data)
+    if (!isPlain(data)) return reportGot(run, 'expected an object', data)
     const result: any = {}
     const n0 = run.n
     for (let i = 0; i < count; i++) {
@@ -46,7 +46,7 @@ export function closureObject(keys: string[], nodes: Node[], strict: boolean): N
       if (run.n !== n) {
         if (run.quiet) return
         annotate(run, n, key)
-      } else if (!isNullable(value) || key in data) {
+      } else if (!isNullish(value) || key in data) {
         if (key === '__proto__') Object.defineProperty(result, key, { value, enumerable: true, writable: true, configurable: true })
         else result[key] = value
       }

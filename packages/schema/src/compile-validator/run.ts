@@ -1,4 +1,5 @@
 import Schema from 'schemastery'
+import { childPath } from '../path'
 import { describe } from './values'
 
 // Issues collect their path on the way back up, innermost segment first, so the success
@@ -54,9 +55,7 @@ export function formatPath(segs: (string | number)[]): string {
   let path = '$'
   for (let i = segs.length - 1; i >= 0; i--) {
     const seg = segs[i]!
-    if (typeof seg === 'number') path += `[${seg}]`
-    else if (/^[A-Za-z_$][\w$]*$/.test(seg)) path += `.${seg}`
-    else path += `[${JSON.stringify(seg)}]`
+    path = typeof seg === 'number' ? `${path}[${seg}]` : childPath(path, seg)
   }
   return path
 }

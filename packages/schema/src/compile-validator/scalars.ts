@@ -1,8 +1,9 @@
+import { isNullish } from '../json-value'
+import { multipleCheck } from '../multiple-check'
 import type { Compile } from './compiler'
 import { lengthCheck } from './length-check'
-import { multipleCheck } from '../multiple-check'
 import { annotate, report, reportGot } from './run'
-import { isNullable, preview } from './values'
+import { preview } from './values'
 import { selfResolving, viaSchemastery } from './via-schemastery'
 
 export const scalarCompilers: Record<string, Compile> = {
@@ -19,7 +20,7 @@ export const scalarCompilers: Record<string, Compile> = {
       return (data, run) => data instanceof constructor ? data : reportGot(run, `expected a ${constructor.name}`, data)
     }
     return (data, run) => {
-      let prototype = isNullable(data) ? null : Object.getPrototypeOf(data)
+      let prototype = isNullish(data) ? null : Object.getPrototypeOf(data)
       while (prototype) {
         if (prototype.constructor?.name === constructor) return data
         prototype = Object.getPrototypeOf(prototype)
@@ -33,7 +34,7 @@ export const scalarCompilers: Record<string, Compile> = {
     // object constants need cosmokit's deepEqual; they are rare enough to leave to schemastery
     if (value !== null && typeof value === 'object') return selfResolving(viaSchemastery(schema, strict))
     const expected = `expected ${preview(value)}`
-    return (data, run) => (data === value || (isNullable(value) && isNullable(data))) ? value : reportGot(run, expected, data)
+    return (data, run) => (data === value || (isNullish(value) && isNullish(data))) ? value : reportGot(run, expected, data)
   },
 
   string: ({ meta }) => {
@@ -68,6 +69,7 @@ export const scalarCompilers: Record<string, Compile> = {
 
   bitset: ({ bits }) => {
     const table = new Map(Object.entries(bits!))
+    const expected = `expected one of ${[...table.keys()].map((k) => JSON.stringify(k)).join(', ')}`
     return (data, run) => {
       if (typeof data === 'number') return data
       if (!Array.isArray(data)) return reportGot(run, 'expected a number or an array of flag names', data)
@@ -75,7 +77,7 @@ export const scalarCompilers: Record<string, Compile> = {
       for (let i = 0; i < data.length; i++) {
         const key = data[i]
         if (typeof key !== 'string') {
-          reportGot(run, `expected one of ${[...table.keys()].map((k) => JSON.stringify(k)).join(', ')}`, key)
+          reportGot(run, expected, key)
           if (!run.quiet) annotate(run, run.n - 1, i)
           return
         }

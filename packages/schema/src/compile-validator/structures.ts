@@ -1,9 +1,10 @@
 import type Schema from 'schemastery'
+import { isNullish, isPlain } from '../json-value'
 import type { Compile } from './compiler'
 import { lengthCheck } from './length-check'
 import { closureObject, generatedObject } from './object-codegen'
 import { annotate, reportGot, rollback } from './run'
-import { isNullable, isPlainObject, preview } from './values'
+import { preview } from './values'
 import { selfResolving, viaSchemastery } from './via-schemastery'
 
 export const structureCompilers: Record<string, Compile> = {
@@ -19,7 +20,7 @@ export const structureCompilers: Record<string, Compile> = {
     const keyNode = c.node(sKey!, false)
     const valueNode = c.node(inner!, false)
     return (data, run) => {
-      if (!isPlainObject(data)) return reportGot(run, 'expected an object', data)
+      if (!isPlain(data)) return reportGot(run, 'expected an object', data)
       const result: any = {}
       const n0 = run.n
       for (const key in data) {
@@ -47,7 +48,7 @@ export const structureCompilers: Record<string, Compile> = {
 
   array: ({ inner, meta }, _, c) => {
     const node = c.node(inner!, false)
-    const length = lengthCheck(meta, 'items', !isNullable(inner!.meta.default))
+    const length = lengthCheck(meta, 'items', !isNullish(inner!.meta.default))
     return (data, run) => {
       if (!Array.isArray(data)) return reportGot(run, 'expected an array', data)
       const n0 = run.n

@@ -1,9 +1,3 @@
-export function isPlainObject(data: any): boolean {
-  return data !== null && typeof data === 'object' && !Array.isArray(data)
-}
-
-export const isNullable = (value: unknown) => value === null || value === undefined
-
 export function preview(data: unknown): string {
   if (typeof data === 'string') return JSON.stringify(data.length > 60 ? data.slice(0, 57) + '...' : data)
   if (typeof data === 'number' || typeof data === 'boolean' || typeof data === 'bigint') return String(data)

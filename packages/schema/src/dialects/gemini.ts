@@ -1,5 +1,6 @@
 import type { JsonSchema } from '../json-schema'
-import { isPlain, removeNull, toArray } from '../nullable'
+import { isPlain } from '../json-value'
+import { removeNull, toArray } from '../nullable'
 import { childPath } from '../path'
 import { prepare } from './prepare'
 import { applyKeywords, inferType, type KeywordRule, knownFormats, UNREAD_BY_PROVIDERS, notNullOnly, mapChildren, refuse, untyped } from './walk'

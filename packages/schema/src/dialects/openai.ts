@@ -1,5 +1,6 @@
 import type { JsonSchema } from '../json-schema'
-import { addNull, isPlain, splitAnnotations, toArray } from '../nullable'
+import { isPlain } from '../json-value'
+import { addNull, splitAnnotations, toArray } from '../nullable'
 import { childPath } from '../path'
 import { DIALECT_LIMITS } from './limits'
 import { prepare } from './prepare'

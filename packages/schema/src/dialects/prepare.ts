@@ -1,5 +1,6 @@
 import type { Dialect, JsonSchema } from '../json-schema'
-import { isPlain, mayAcceptNull, removeNull, splitAnnotations } from '../nullable'
+import { isPlain } from '../json-value'
+import { mayAcceptNull, removeNull, splitAnnotations } from '../nullable'
 import { mergeObjects } from '../object-merge'
 import { limitsOf } from './limits'
 import { mapChildren, refuse } from './walk'

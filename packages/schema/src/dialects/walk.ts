@@ -1,7 +1,6 @@
 import { SchemaError } from '../errors'
-import { jsonEqual } from '../json-value'
+import { isPlain, jsonEqual } from '../json-value'
 import type { JsonSchema } from '../json-schema'
-import { isPlain } from '../nullable'
 import { childPath } from '../path'
 
 /** Rewrites one subschema; `path` is where its values sit (`$.a[*]`). */
@@ -16,7 +15,7 @@ export function refuse(path: string, message: string): never {
 }
 
 /** A subschema as an object: `true` is `{}`, `false` is `{ not: {} }`. */
-export function asObject(schema: unknown, path: string): JsonSchema {
+function asObject(schema: unknown, path: string): JsonSchema {
   if (schema === true) return {}
   if (schema === false) return { not: {} }
   if (!isPlain(schema)) throw new SchemaError('INVALID_SCHEMA', path, `expected a schema, got ${JSON.stringify(schema)}`)

@@ -164,7 +164,7 @@ export class Converter {
       for (const type of types) {
         if (type !== 'integer' && !(jsonTypes as readonly string[]).includes(type)) this.fail(`${path}.type`, `unknown type "${type}"`, 'INVALID_SCHEMA')
       }
-    } else if (Object.values(typeKeywords).flat().some((key) => key in json)) {
+    } else if (typeKeywords.some((key) => key in json)) {
       types = [...jsonTypes]
     } else {
       return

@@ -1,12 +1,13 @@
 import type { JsonSchema } from '../json-schema'
+import { ANNOTATIONS } from '../nullable'
 
 export type Json = JsonSchema | boolean
 
 // Keywords that only annotate, plus containers read through `$ref`; they never change a verdict.
 export const annotations = new Set([
-  '$schema', '$id', '$comment', '$defs', 'definitions', '$anchor', '$dynamicAnchor', '$vocabulary',
-  'title', 'description', 'default', 'examples', 'deprecated', 'readOnly', 'writeOnly', 'format',
-  'contentEncoding', 'contentMediaType', 'contentSchema',
+  ...ANNOTATIONS,
+  '$schema', '$id', '$defs', 'definitions', '$anchor', '$dynamicAnchor', '$vocabulary',
+  'format', 'contentEncoding', 'contentMediaType', 'contentSchema',
 ])
 
 // Keywords schemastery cannot express; anything else unknown is ignored, as JSON Schema says.
@@ -22,12 +23,13 @@ export const standardDialects = new Set([
   'http://json-schema.org/draft-07/schema#', 'http://json-schema.org/draft-07/schema',
 ])
 
-export const typeKeywords: Record<string, string[]> = {
-  string: ['minLength', 'maxLength', 'pattern'],
-  number: ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf'],
-  object: ['properties', 'required', 'additionalProperties', 'patternProperties'],
-  array: ['items', 'prefixItems', 'minItems', 'maxItems'],
-}
+// Keywords that apply to one JSON type each (string, number, object, array).
+export const typeKeywords = [
+  'minLength', 'maxLength', 'pattern',
+  'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf',
+  'properties', 'required', 'additionalProperties', 'patternProperties',
+  'items', 'prefixItems', 'minItems', 'maxItems',
+]
 
 export const jsonTypes = ['null', 'boolean', 'object', 'array', 'number', 'string'] as const
 export type JsonType = typeof jsonTypes[number]

@@ -1,12 +1,8 @@
 import Schema from 'schemastery'
 import type { JsonSchema } from '../json-schema'
+import { childPath } from '../path'
 import type { Converter } from './converter'
 import type { Json } from './keywords'
-
-/** Appends a key to a schema path the way validation paths read: `$.properties.a`, `$.properties["a b"]`. */
-function child(path: string, key: string) {
-  return /^[A-Za-z_$][\w$]*$/.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`
-}
 
 function escapeRegExp(text: string) {
   return text.replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&')
@@ -33,7 +29,7 @@ export function convertObject(c: Converter, json: JsonSchema, path: string): Sch
   const dict: Record<string, Schema> = {}
   const nullRejecting: string[] = []
   for (const key of keys) {
-    const at = child(`${path}.properties`, key)
+    const at = childPath(`${path}.properties`, key)
     // schemastery reads `data[key]`, which finds Object.prototype members on every object
     if (key in Object.prototype) c.fail(at, `a property named "${key}" reads Object.prototype in schemastery`)
     const inner = Object.hasOwn(properties, key) ? properties[key]! : true
@@ -55,7 +51,7 @@ export function convertObject(c: Converter, json: JsonSchema, path: string): Sch
   const sources: string[] = []
   for (const [pattern, inner] of Object.entries(patterns)) {
     sources.push(pattern)
-    parts.push(bare(Schema.dict(c.convert(inner, child(`${path}.patternProperties`, pattern)), keyPattern(c, pattern, path))))
+    parts.push(bare(Schema.dict(c.convert(inner, childPath(`${path}.patternProperties`, pattern)), keyPattern(c, pattern, path))))
   }
   const additional = json.additionalProperties as Json | undefined
   if (additional !== undefined && additional !== true) {

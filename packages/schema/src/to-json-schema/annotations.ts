@@ -1,6 +1,6 @@
 import type Schema from 'schemastery'
 import type { JsonSchema } from '../json-schema'
-import { isNullish, jsonEqual } from '../json-value'
+import { isNullish, jsonCopy, jsonEqual } from '../json-value'
 
 // Defaults that schemastery's builders set on their own (`Schema.object()` defaults to `{}`);
 // repeating them would only add noise, so they are left out.
@@ -31,22 +31,12 @@ export function annotationsOf(schema: Schema, locale?: string): JsonSchema {
   const result: JsonSchema = {}
   const description = pickText(schema.meta.description, locale)
   if (description) result.description = description
-  const fallback = toJsonValue(schema.meta.default)
+  // a default as JSON would carry it; one JSON cannot hold (or an invalid Date, which becomes null) is dropped
+  const fallback = jsonCopy(schema.meta.default)
   // `!isNullish` keeps the falsy defaults (0, '', false) that a truthiness check would drop
   if (!isNullish(fallback) && !(schema.type in BUILTIN_DEFAULTS && jsonEqual(fallback, BUILTIN_DEFAULTS[schema.type]))) {
     result.default = fallback
   }
   if (schema.meta.badges?.some(badge => badge.text === 'deprecated')) result.deprecated = true
   return result
-}
-
-/** A default as JSON would carry it: dates become ISO strings, what JSON cannot hold is dropped. */
-function toJsonValue(value: unknown): unknown {
-  if (isNullish(value) || typeof value === 'function') return
-  if (value instanceof Date) return isNaN(+value) ? undefined : value.toISOString()
-  try {
-    return JSON.parse(JSON.stringify(value))
-  } catch {
-    return undefined
-  }
 }

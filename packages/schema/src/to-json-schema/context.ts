@@ -1,6 +1,7 @@
 import Schema from 'schemastery'
 import { SchemaError } from '../errors'
 import type { JsonSchema } from '../json-schema'
+import { lazyInner } from '../lazy-inner'
 import { addNull, mayAcceptNull, removeNull } from '../nullable'
 import { annotationsOf } from './annotations'
 
@@ -85,7 +86,7 @@ export class Context {
   }
 
   private body(schema: Schema, site: Site): JsonSchema {
-    if (schema.type === 'lazy') return this.node(resolveLazy(schema), site.path, site.strict)
+    if (schema.type === 'lazy') return this.node(lazyInner(schema), site.path, site.strict)
     const annotations = annotationsOf(schema, this.locale)
     // a loose schema catches its own failures and returns its default: any non-null value passes
     if (schema.meta.loose) return annotations
@@ -102,15 +103,6 @@ export class Context {
     }
     return name
   }
-}
-
-/** Builds a lazy schema's inner schema exactly as schemastery does on first use. */
-function resolveLazy(schema: Schema): Schema {
-  if (!(schema.inner as any)?.[kSchema]) {
-    schema.inner = schema.builder!()
-    schema.inner!.meta = { ...schema.meta, ...schema.inner!.meta }
-  }
-  return schema.inner!
 }
 
 export function isSchema(value: unknown): value is Schema {

@@ -1,7 +1,7 @@
 import type Schema from 'schemastery'
 import { SchemaError } from '../errors'
 import type { JsonSchema } from '../json-schema'
-import { isNullish } from '../json-value'
+import { isNullish, jsonCopy } from '../json-value'
 import { multipleCheck } from '../multiple-check'
 import type { Converter } from './context'
 
@@ -85,7 +85,7 @@ export const scalarConverters: Record<string, Converter> = {
   },
 }
 
-export function constructorName(schema: Schema) {
+function constructorName(schema: Schema) {
   const { constructor } = schema
   return typeof constructor === 'function' ? constructor.name : String(constructor)
 }
@@ -117,9 +117,7 @@ function toPattern(pattern: { source: string; flags?: string }, path: string) {
 }
 
 function toJsonConstant(value: unknown, path: string) {
-  try {
-    const copy = JSON.parse(JSON.stringify(value))
-    if (copy !== undefined) return copy
-  } catch {}
-  throw new SchemaError('UNSUPPORTED_CONSTRAINT', path, 'Schema.const() holds a value that JSON cannot carry')
+  const copy = jsonCopy(value)
+  if (copy === undefined) throw new SchemaError('UNSUPPORTED_CONSTRAINT', path, 'Schema.const() holds a value that JSON cannot carry')
+  return copy
 }
