@@ -4,6 +4,7 @@ import {
   type BackgroundEvents,
   type BackgroundTask,
   createTaskTools,
+  DEFAULT_RETENTION,
   JsonFileTaskStore,
   type ListTasksOptions,
   type Logger,
@@ -44,11 +45,11 @@ export class BackgroundService extends Service {
   static Config: Schema<BackgroundService.Config> = Schema.object({
     storePath: Schema.string()
       .description('JSON file for task records. Default: data/dogu/background.json under the working directory.'),
-    maxTasks: Schema.natural().min(1).default(200)
+    maxTasks: Schema.natural().min(1).default(DEFAULT_RETENTION.maxTasks)
       .description('Most tasks kept; beyond it the oldest settled tasks are removed (running ones never).'),
-    maxAgeMs: Schema.natural().min(1).role('ms').default(7 * 24 * 3600_000)
+    maxAgeMs: Schema.natural().min(1).role('ms').default(DEFAULT_RETENTION.maxAgeMs)
       .description('Settled tasks older than this (since they ended) are removed.'),
-    maxResultLength: Schema.natural().min(1).default(50_000)
+    maxResultLength: Schema.natural().min(1).default(DEFAULT_RETENTION.maxResultLength)
       .description('Longest stored result content; longer content is cut with a marker.'),
   })
 

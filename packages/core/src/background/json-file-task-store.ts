@@ -5,7 +5,6 @@ import { type BackgroundTask, isBackgroundTask } from './background-task'
 import type { TaskStore } from './task-store'
 
 type Fs = typeof import('node:fs/promises')
-type Path = typeof import('node:path')
 
 const FORMAT_VERSION = 1
 /** The last write per file, across instances: a reloaded service reads after the old one wrote. */
@@ -32,7 +31,7 @@ export class JsonFileTaskStore implements TaskStore {
   private logger: Logger
   private writing: Promise<void> | undefined
   private queued: Promise<void> | undefined
-  private modules: Promise<[Fs, Path]> | undefined
+  private fs: Promise<Fs> | undefined
 
   constructor(public readonly path: string, options: JsonFileTaskStoreOptions = {}) {
     if (typeof path !== 'string' || !path) throw new DoguError('INVALID_OPTIONS', 'JsonFileTaskStore needs a file path')
@@ -41,7 +40,7 @@ export class JsonFileTaskStore implements TaskStore {
 
   async load(): Promise<BackgroundTask[]> {
     await lastWrites.get(this.path)?.catch(() => {})
-    const [fs] = await this.node()
+    const fs = await this.node()
     let text: string | undefined
     try {
       text = await fs.readFile(this.path, 'utf8')
@@ -117,7 +116,7 @@ export class JsonFileTaskStore implements TaskStore {
   }
 
   private node() {
-    return this.modules ??= Promise.all([import('node:fs/promises'), import('node:path')])
+    return this.fs ??= import('node:fs/promises')
   }
 }
 

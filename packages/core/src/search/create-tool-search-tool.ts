@@ -29,6 +29,12 @@ export interface ToolSearchToolOptions {
   threshold?: number
 }
 
+// One schema for every toolset: its JSON Schema is derived once, not per toolset.
+const args = Schema.object({
+  query: Schema.string().required().description('What you want to do, or a tool name.'),
+  limit: Schema.natural().min(1).max(20).default(5).description('How many tools to return.'),
+})
+
 /** What `tool_search` returns besides its text, for hosts and logs. */
 export interface ToolSearchData {
   query: string
@@ -55,10 +61,7 @@ export function createToolSearchTool(options: ToolSearchToolOptions): Tool {
     description: 'Finds tools that are not listed with the others and returns their full definitions '
       + '(name, description, JSON Schema parameters); you can then call them by name. Describe the task '
       + `in a few words, or give a tool's name. ${count} available this way${summary ? ':\n' + summary : '.'}`,
-    args: Schema.object({
-      query: Schema.string().required().description('What you want to do, or a tool name.'),
-      limit: Schema.natural().min(1).max(20).default(5).description('How many tools to return.'),
-    }),
+    args,
     traits: { effect: 'read' },
     run({ query, limit }) {
       const matches = index.search(query, { limit, accept })

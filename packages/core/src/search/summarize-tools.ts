@@ -4,6 +4,9 @@ export type SummaryStyle = 'names' | 'brief' | 'none'
 /** A one-line description is cut here; the full one comes with `tool_search`'s results. */
 const BRIEF_LENGTH = 100
 
+/** Each frozen tool's brief line: a toolset in search mode is built per request, its tools rarely change. */
+const briefLines = new WeakMap<object, string>()
+
 /**
  * The compact list of deferred tools that goes into `tool_search`'s description:
  * `names` (comma-separated), `brief` (one line each: name and the first sentence of its
@@ -16,10 +19,18 @@ const BRIEF_LENGTH = 100
 export function summarizeTools(tools: readonly { name: string; description: string }[], style: SummaryStyle): string {
   if (!tools.length || style === 'none') return ''
   if (style === 'names') return tools.map((tool) => tool.name).join(', ')
-  return tools.map((tool) => {
-    const line = briefDescription(tool.description)
-    return line ? `- ${tool.name}: ${line}` : `- ${tool.name}`
-  }).join('\n')
+  return tools.map(briefLine).join('\n')
+}
+
+function briefLine(tool: { name: string; description: string }): string {
+  let line = briefLines.get(tool)
+  if (line === undefined) {
+    const brief = briefDescription(tool.description)
+    line = brief ? `- ${tool.name}: ${brief}` : `- ${tool.name}`
+    // A record that may still change is summarized afresh every time.
+    if (Object.isFrozen(tool)) briefLines.set(tool, line)
+  }
+  return line
 }
 
 /** The first sentence of a description, on one line and at most `BRIEF_LENGTH` characters. */
