@@ -14,6 +14,7 @@ import type { ModelToolCall } from './tool-call'
 import { ToolDenial } from './tool-denial'
 import type { ToolEntry } from './tool-entry'
 import type { ToolResult, ToolResultCode, ToolStatus } from './tool-result'
+import { messageOf } from './error-message'
 
 /** What a pipeline reads from its registry at call time: services may come and go. */
 export interface PipelineHost {
@@ -358,9 +359,4 @@ const wrapOne = (result: ToolResult) => [result]
 
 function ready(result: ToolResult, single: boolean): Promise<unknown> {
   return Promise.resolve(single ? [result] : result)
-}
-
-function messageOf(error: unknown): string {
-  if (error instanceof Error) return error.message || error.name
-  return String(error)
 }

@@ -6,6 +6,7 @@ import type { ToolResult } from '../tool-result'
 import { type BackgroundTask, isBackgroundTask, TASK_STATUS_OF, TASK_STATUSES, type TaskStatus } from './background-task'
 import { capResult, DEFAULT_RETENTION, type RetentionLimits, selectEvictions } from './retention'
 import { MemoryTaskStore, type TaskStore } from './task-store'
+import { messageOf } from '../error-message'
 
 export interface BackgroundEngineOptions {
   /** Where records persist. @default a `MemoryTaskStore` */
@@ -324,7 +325,7 @@ export class BackgroundEngine implements BackgroundPort {
 }
 
 function failure(task: BackgroundTask, error: unknown): ToolResult {
-  const message = error instanceof Error ? error.message || error.name : String(error)
+  const message = messageOf(error)
   return {
     id: task.callId,
     name: task.tool,

@@ -1,6 +1,7 @@
 import { writeFileAtomically } from '../write-file-atomically'
 import type { Grant } from './grant'
 import { type GrantStore, type GrantStoreLoad, isGrant } from './grant-store'
+import { messageOf } from '../error-message'
 
 const VERSION = 1
 /** Writes in flight per file, across store instances: a reloaded service reads after the old one wrote. */
@@ -84,8 +85,4 @@ function pick(grant: Grant): Grant {
   const copy: Grant = { id: grant.id, scope: grant.scope, subject, permission: grant.permission, tool: grant.tool, by: grant.by, createdAt: grant.createdAt }
   if (grant.target !== undefined) copy.target = grant.target
   return copy
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error)
 }

@@ -2,6 +2,7 @@ import type { Logger } from '../logger'
 import type { ApprovalOutcome, ApprovalRequest } from '../permission-gate'
 import type { Approver, ApproverPolicy, AskAnswer, Asker, AskScope, PermissionRequest, RespondStatus } from './asker'
 import type { DecisionSource } from './permission-decision'
+import { messageOf } from '../error-message'
 
 const DECISIONS = new Set(['allow', 'deny'])
 const SCOPES = new Set<AskScope>(['once', 'session', 'always'])
@@ -116,7 +117,7 @@ export class PendingApproval {
     if (this.done) return
     this.host.logger.warn('an asker failed on permission request %s (%s): %s', this.request.id, this.request.summary, error)
     if (!this.live.delete(asker) || this.live.size) return
-    this.end({ decision: 'deny', reason: `every asker failed to show the permission request (last error: ${error instanceof Error ? error.message : String(error)})` }, { kind: 'askers-failed' })
+    this.end({ decision: 'deny', reason: `every asker failed to show the permission request (last error: ${messageOf(error)})` }, { kind: 'askers-failed' })
   }
 }
 

@@ -13,6 +13,7 @@ import { EFFECT_DEFAULTS, isPermissionMode, knownEffect, PERMISSION_MODES, type 
 import type { PermissionRule } from './permission-rule'
 import { RuleIndex } from './rule-index'
 import { summarizeArgs } from './summarize-args'
+import { messageOf } from '../error-message'
 
 export interface PermissionEngineOptions {
   /** Rules from config; their origin in events reads `config.rules[i]`. */
@@ -335,7 +336,7 @@ export class PermissionEngine implements PermissionGate {
         if (grant.scope === 'always' && !this.alwaysGrants.get(...grantPath(grant.subject, grant.permission, grant.target))) this.track(grant)
       }
     } catch (error) {
-      this.storeProblem = { message: `could not load grants: ${error instanceof Error ? error.message : String(error)}` }
+      this.storeProblem = { message: `could not load grants: ${messageOf(error)}` }
       this.logger.warn('%s', this.storeProblem.message)
     }
     this.loaded = true
