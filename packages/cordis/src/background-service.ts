@@ -7,7 +7,6 @@ import {
   DEFAULT_RETENTION,
   JsonFileTaskStore,
   type ListTasksOptions,
-  type Logger,
   type RunningCall,
   type WaitTaskOptions,
 } from '@dogu/core'
@@ -15,6 +14,7 @@ import { type Context, Service } from 'cordis'
 import Schema from 'schemastery'
 // For the `ctx.tools` declaration this service injects.
 import type {} from './tools-service'
+import { cordisLogger } from './cordis-logger'
 
 declare module 'cordis' {
   interface Context {
@@ -58,10 +58,7 @@ export class BackgroundService extends Service {
 
   constructor(ctx: Context, config: BackgroundService.Config = {}) {
     super(ctx, 'background')
-    const logger: Logger = {
-      debug() {},
-      warn: (format, ...args) => ctx.emit(ctx, 'internal/warn', format, ...args),
-    }
+    const logger = cordisLogger(ctx)
     this.engine = new BackgroundEngine({
       store: new JsonFileTaskStore(resolve(config.storePath ?? 'data/dogu/background.json'), { logger }),
       limits: { maxTasks: config.maxTasks, maxAgeMs: config.maxAgeMs, maxResultLength: config.maxResultLength },

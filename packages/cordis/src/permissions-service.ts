@@ -6,7 +6,6 @@ import {
   type DecisionEvent,
   type Grant,
   JsonFileGrantStore,
-  type Logger,
   PERMISSION_MODES,
   PermissionEngine,
   type PermissionMode,
@@ -15,6 +14,7 @@ import {
 } from '@dogu/core'
 import { type Context, Service } from 'cordis'
 import Schema from 'schemastery'
+import { cordisLogger } from './cordis-logger'
 
 declare module 'cordis' {
   interface Context {
@@ -68,10 +68,7 @@ export class PermissionService extends Service {
 
   constructor(ctx: Context, config: PermissionService.Config = {}) {
     super(ctx, 'permissions')
-    const logger: Logger = {
-      debug() {},
-      warn: (format, ...args) => ctx.emit(ctx, 'internal/warn', format, ...args),
-    }
+    const logger = cordisLogger(ctx)
     this.engine = new PermissionEngine({
       rules: config.rules,
       mode: config.mode,

@@ -1,7 +1,6 @@
 import {
   DoguError,
   type ExecuteOptions,
-  type Logger,
   type ModelToolCall,
   type Tool,
   type ToolEvents,
@@ -13,6 +12,7 @@ import {
 } from '@dogu/core'
 import { type Context, Service } from 'cordis'
 import Schema from 'schemastery'
+import { cordisLogger } from './cordis-logger'
 
 declare module 'cordis' {
   interface Context {
@@ -63,10 +63,7 @@ export class ToolService extends Service {
         events.emit(ctx, 'internal/error', error)
       }
     }
-    const logger: Logger = {
-      debug() {},
-      warn: (format, ...args) => ctx.emit(ctx, 'internal/warn', format, ...args),
-    }
+    const logger = cordisLogger(ctx)
     this.registry = new ToolRegistry({ emit, logger, limits: config })
     // Calls still running when the service stops end as `cancelled`, not as a hang.
     ctx.effect(() => () => this.registry.dispose(), 'ctx.tools: abort calls in flight')
