@@ -1,4 +1,4 @@
-import { SchemaError } from '@dogu/schema'
+import { isSchema, SchemaError } from '@dogu/schema'
 import Schema from 'schemastery'
 import { DoguError } from './errors'
 import type { Effect, Tool, ToolOptions, ToolTraits } from './tool'
@@ -106,12 +106,6 @@ function resolveTraits(name: string, traits: ToolTraits = {}): Readonly<Required
     background: traits.background ?? true,
     concurrency,
   })
-}
-
-const kSchema = Symbol.for('schemastery')
-
-function isSchema(value: unknown): value is Schema {
-  return typeof value === 'function' && (value as any)[kSchema] === true
 }
 
 function isObjectSchema(schema: Schema): boolean {

@@ -4,6 +4,7 @@ import type { JsonSchema } from '../json-schema'
 import { lazyInner } from '../lazy-inner'
 import { addNull, mayAcceptNull, removeNull } from '../nullable'
 import { annotationsOf } from './annotations'
+import { isSchema } from '../is-schema'
 
 /** Where a node sits: its path (`$.a[0]`) and whether schemastery resolves it in strict mode. */
 export interface Site {
@@ -14,8 +15,6 @@ export interface Site {
 
 /** Converts one schemastery type to the JSON Schema of its non-null values. */
 export type Converter = (schema: Schema, ctx: Context, site: Site) => JsonSchema
-
-const kSchema = Symbol.for('schemastery')
 
 interface Visit {
   path: string
@@ -103,8 +102,4 @@ export class Context {
     }
     return name
   }
-}
-
-export function isSchema(value: unknown): value is Schema {
-  return typeof value === 'function' && !!(value as any)[kSchema]
 }
