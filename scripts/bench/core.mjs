@@ -36,22 +36,18 @@ function registryFor(effect, gate) {
 const rows = []
 const figures = {}
 
-{
-  const toolset = registryFor('read').toolset({ session })
+/** Checks that the call succeeds, then compares it with the floor in alternating rounds. */
+async function benchCall(key, label, toolset, target) {
   const call = [{ id: 'c1', name: 'weather', arguments: payload }]
-  const check = await toolset.execute(call)
-  if (check[0].status !== 'ok') throw new Error(`bench call failed: ${check[0].content}`)
+  const [check] = await toolset.execute(call)
+  if (check.status !== 'ok') throw new Error(`bench call failed: ${check.content}`)
   const result = await compare(() => toolset.execute(call), floor)
-  figures.callReadNoGate = result
-  rows.push({ case: 'execute(): read tool, no gate', dogu: formatNs(result.subjectNs), floor: formatNs(result.baselineNs), ratio: result.ratio.toFixed(2) + '×', target: '≤ 2×' })
+  figures[key] = result
+  rows.push({ case: label, dogu: formatNs(result.subjectNs), floor: formatNs(result.baselineNs), ratio: result.ratio.toFixed(2) + '×', target })
 }
-{
-  const toolset = registryFor('exec', engine).toolset({ session })
-  const call = [{ id: 'c1', name: 'weather', arguments: payload }]
-  const result = await compare(() => toolset.execute(call), floor)
-  figures.callExecAllowedByRule = result
-  rows.push({ case: 'execute(): exec tool, a rule allows', dogu: formatNs(result.subjectNs), floor: formatNs(result.baselineNs), ratio: result.ratio.toFixed(2) + '×', target: '≤ 2×' })
-}
+
+await benchCall('callReadNoGate', 'execute(): read tool, no gate', registryFor('read').toolset({ session }), '≤ 2×')
+await benchCall('callExecAllowedByRule', 'execute(): exec tool, a rule allows', registryFor('exec', engine).toolset({ session }), '≤ 2×')
 
 {
   // The same call through a Cordis app's `ctx.tools`, where every call emits
@@ -63,13 +59,7 @@ const figures = {}
   app.tools.registry.permissions = engine
   app.tools.define(defineTool({ name: 'weather', description: 'Weather for a city', args, traits: { effect: 'exec' }, run: handler }))
   app.on('tools/call-end', () => {})
-  const toolset = app.tools.toolset({ session })
-  const call = [{ id: 'c1', name: 'weather', arguments: payload }]
-  const check = await toolset.execute(call)
-  if (check[0].status !== 'ok') throw new Error(`bench call failed: ${check[0].content}`)
-  const result = await compare(() => toolset.execute(call), floor)
-  figures.callViaCordisWithListener = result
-  rows.push({ case: 'ctx.tools toolset, rule allows, a listener', dogu: formatNs(result.subjectNs), floor: formatNs(result.baselineNs), ratio: result.ratio.toFixed(2) + '×', target: '—' })
+  await benchCall('callViaCordisWithListener', 'ctx.tools toolset, rule allows, a listener', app.tools.toolset({ session }), '—')
 }
 
 printTable('One call, whole pipeline vs bare floor (median of alternating rounds)', rows)
