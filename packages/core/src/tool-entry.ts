@@ -1,4 +1,5 @@
 import { compileValidator, type Validator } from '@dogu/schema'
+import type Schema from 'schemastery'
 import { ConcurrencyLimit } from './concurrency-limit'
 import type { PermissionSpec, Tool } from './tool'
 
@@ -17,6 +18,18 @@ export class ToolEntry {
   }
 
   get validator(): Validator {
-    return this._validator ??= compileValidator(this.tool.args)
+    return this._validator ??= validatorOf(this.tool.args)
   }
+}
+
+const validators = new WeakMap<Schema, Validator>()
+
+/**
+ * One compiled validator per schema: a tool redefined on reload, or `tool_search` (a new
+ * entry in every search-mode toolset), reuses the schema and so the compiled code.
+ */
+function validatorOf(args: Schema): Validator {
+  let validator = validators.get(args)
+  if (!validator) validators.set(args, validator = compileValidator(args))
+  return validator
 }

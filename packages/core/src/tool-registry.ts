@@ -122,11 +122,7 @@ export class ToolRegistry implements PipelineHost {
    * session, so `visibility` is not applied.
    */
   filter(options: { include?: string[]; exclude?: string[] } = {}): Tool[] {
-    const include = options.include?.length ? compileNameGlobs(options.include) : undefined
-    const exclude = options.exclude?.length ? compileNameGlobs(options.exclude) : undefined
-    return this.sortedEntries()
-      .filter(({ tool }) => (!include || include(tool.name)) && !exclude?.(tool.name))
-      .map((entry) => entry.tool)
+    return this.selectByName(options).map((entry) => entry.tool)
   }
 
   /** A finalized toolset for one session: see `ToolsetOptions`. */
@@ -135,19 +131,24 @@ export class ToolRegistry implements PipelineHost {
       throw new DoguError('INVALID_OPTIONS', 'toolset() needs { session: { id: string, ... } }')
     }
     const { session } = options
-    const include = options.include?.length ? compileNameGlobs(options.include) : undefined
-    const exclude = options.exclude?.length ? compileNameGlobs(options.exclude) : undefined
     const groups = new Set(options.groups ?? [])
     const selected: ToolEntry[] = []
-    for (const entry of this.sortedEntries()) {
+    for (const entry of this.selectByName(options)) {
       const { tool } = entry
-      if (include && !include(tool.name)) continue
-      if (exclude?.(tool.name)) continue
       if (tool.groups.length && !tool.groups.some((group) => groups.has(group))) continue
       if (tool.visibility && !this.visible(tool, session)) continue
       selected.push(entry)
     }
     return new Toolset(this, selected, options, this.limits, () => this.searchIndex())
+  }
+
+  /** Entries in name order, kept by `include` globs (all when none) and dropped by `exclude`. */
+  private selectByName({ include, exclude }: { include?: string[]; exclude?: string[] }): ToolEntry[] {
+    const sorted = this.sortedEntries()
+    if (!include?.length && !exclude?.length) return sorted
+    const kept = include?.length ? compileNameGlobs(include) : undefined
+    const dropped = exclude?.length ? compileNameGlobs(exclude) : undefined
+    return sorted.filter(({ tool }) => (!kept || kept(tool.name)) && !dropped?.(tool.name))
   }
 
   /** The index `tool_search` ranks with, over every registered tool. */
