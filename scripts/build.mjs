@@ -41,14 +41,11 @@ const all = workspaces()
 let failed = false
 for (const name of order(all)) {
   if (only.length && !only.includes(name)) continue
-  const { folder, manifest } = all.get(name)
+  const { folder } = all.get(name)
   rmSync(join(folder, 'lib'), { recursive: true, force: true })
-  const entries = [join(folder, 'src/index.ts')]
-  if (manifest.bin) entries.push(...Object.values(typeof manifest.bin === 'string' ? { x: manifest.bin } : manifest.bin)
-    .map((file) => join(folder, file.replace(/^\.\/lib\//, 'src/').replace(/\.js$/, '.ts')))
-    .filter((file) => existsSync(file) && !entries.includes(file)))
+  // One entry per package: a bin, where there is one, is that same lib/index.js.
   await build({
-    entryPoints: entries,
+    entryPoints: [join(folder, 'src/index.ts')],
     outdir: join(folder, 'lib'),
     bundle: true,
     packages: 'external',

@@ -2,9 +2,8 @@
 # Fresh machine to a full check: install, workspace constraints, build (with type checks), tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/registry-env.sh
 bash scripts/setup.sh
-registry="$(npm config get registry)"
-export YARN_NPM_REGISTRY_SERVER="${registry%/}"
 yarn constraints
 yarn build
 yarn typecheck
