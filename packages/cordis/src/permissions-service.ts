@@ -14,6 +14,7 @@ import {
 } from '@dogu/core'
 import { type Context, Service } from 'cordis'
 import Schema from 'schemastery'
+import { eventEmitter } from './cordis-events'
 import { cordisLogger } from './cordis-logger'
 
 declare module 'cordis' {
@@ -69,13 +70,14 @@ export class PermissionService extends Service {
   constructor(ctx: Context, config: PermissionService.Config = {}) {
     super(ctx, 'permissions')
     const logger = cordisLogger(ctx)
+    const emit = eventEmitter(ctx)
     this.engine = new PermissionEngine({
       rules: config.rules,
       mode: config.mode,
       askTimeout: config.askTimeout,
       approvers: { authority: config.approverAuthority, caller: config.callerMayApprove },
       store: new JsonFileGrantStore(resolve(config.storePath ?? 'data/dogu/permissions.json')),
-      onDecision: (event) => ctx.emit('permissions/decision', event),
+      onDecision: (event) => emit('permissions/decision', event),
       logger,
     })
     const engine = this.engine

@@ -12,6 +12,7 @@ import {
 } from '@dogu/core'
 import { type Context, Service } from 'cordis'
 import Schema from 'schemastery'
+import { eventEmitter } from './cordis-events'
 import { cordisLogger } from './cordis-logger'
 
 declare module 'cordis' {
@@ -48,21 +49,7 @@ export class ToolService extends Service {
 
   constructor(ctx: Context, config: ToolService.Config = {}) {
     super(ctx, 'tools')
-    // Every property read through a Cordis context proxy that misses its target builds an
-    // Error (for its message, should the read fail), which costs more than a whole call:
-    // read the events service once, and skip events nobody listens to.
-    // `ctx.events` is a tracing proxy; its original (Cordis' `symbols.original`) skips the
-    // proxy on every property the emit reads.
-    const events: typeof ctx.events = (ctx.events as any)[Symbol.for('cordis.original')] ?? ctx.events
-    const emit = (name: string, ...args: unknown[]) => {
-      if (!events._hooks[name]?.length) return
-      try {
-        events.emit(ctx, name, ...args)
-      } catch (error) {
-        // A throwing listener must not break a call: the pipeline emits from inside it.
-        events.emit(ctx, 'internal/error', error)
-      }
-    }
+    const emit = eventEmitter(ctx)
     const logger = cordisLogger(ctx)
     this.registry = new ToolRegistry({ emit, logger, limits: config })
     // Calls still running when the service stops end as `cancelled`, not as a hang.

@@ -1,0 +1,43 @@
+import type { Context } from 'cordis'
+
+/** Emits one of the runtime's events on a Cordis app; never throws. */
+export type EmitEvent = (name: string, ...args: unknown[]) => void
+
+// Cordis' `symbols.original`: a traced service's own object, behind the context proxy.
+const ORIGINAL = Symbol.for('cordis.original')
+
+/**
+ * The runtime emits on every call (`tools/call-start`, `permissions/decision`, …), and
+ * through the context proxy one emit costs more than a whole call: `ctx.emit` misses the
+ * context's own properties, and every miss builds an Error for its message. So the events
+ * service is read once, past its proxy, and an event nobody listens to is skipped.
+ *
+ * Both shortcuts read Cordis internals (`symbols.original` and the listener table
+ * `_hooks`); tests/cordis-events.spec.ts fails the day Cordis changes either. Should
+ * they vanish, this falls back to Cordis' public `emit` for every event: slower, never
+ * wrong.
+ */
+export function eventEmitter(ctx: Context): EmitEvent {
+  const events = unproxiedEvents(ctx)
+  const listeners = listenerTable(events)
+  return (name, ...args) => {
+    if (listeners && !listeners[name]?.length) return
+    try {
+      events.emit(ctx, name as any, ...args)
+    } catch (error) {
+      // A throwing listener must not break a call: the pipeline emits from inside it.
+      events.emit(ctx, 'internal/error', error)
+    }
+  }
+}
+
+/** The events service behind `ctx.events`' tracing proxy, or the proxy if Cordis has no original. */
+export function unproxiedEvents(ctx: Context): Context['events'] {
+  return (ctx.events as any)[ORIGINAL] ?? ctx.events
+}
+
+/** Cordis' listener lists by event name, or `undefined` if the events service keeps none we can read. */
+export function listenerTable(events: Context['events']): Record<string, readonly unknown[] | undefined> | undefined {
+  const table = (events as any)._hooks
+  return typeof table === 'object' && table !== null ? table : undefined
+}
