@@ -7,7 +7,7 @@ import type { EmitFunction } from './events'
 import type { Logger } from './logger'
 import { normalizeOutput, truncateContent } from './normalize-output'
 import { ArgumentsProblem, parseArguments } from './parse-arguments'
-import type { AuthorizeRequest, AuthorizeResult, PermissionGate } from './permission-gate'
+import type { AuthorizeRequest, AuthorizeResult, Decision, PermissionGate } from './permission-gate'
 import type { PermissionSpec } from './tool'
 import type { Session } from './session'
 import type { ModelToolCall } from './tool-call'
@@ -35,6 +35,7 @@ export interface PipelineLimits {
 }
 
 let callCounter = 0
+const DECISIONS: ReadonlySet<unknown> = new Set<Decision>(['allow', 'ask', 'deny'])
 
 /**
  * Runs one call through validate → authorize → run → report. Nothing here throws at the
@@ -99,7 +100,8 @@ export class CallPipeline implements CallHooks {
     } catch (error) {
       return ready(this.denied(call, `the permission check failed: ${messageOf(error)}`), single)
     }
-    if (typeof (result as Promise<AuthorizeResult>).then !== 'function' && (result as AuthorizeResult).decision === 'allow') {
+    // Any answer but a plain `allow`, even `undefined` from a faulty gate, goes to the slow path that checks it.
+    if (result && typeof (result as Promise<AuthorizeResult>).then !== 'function' && (result as AuthorizeResult).decision === 'allow') {
       return this.acquire(call, single)
     }
     const slow = this.authorizeSlowly(call, gate, request, result)
@@ -115,15 +117,19 @@ export class CallPipeline implements CallHooks {
   ): Promise<ToolResult> {
     call.waited = true
     try {
-      const { decision, reason } = await pending
+      const answer = await pending
       if (call.aborted) return this.finishAborted(call)
+      const decision = answer?.decision
+      if (!DECISIONS.has(decision)) {
+        return this.denied(call, `the permission check returned no valid decision (got ${JSON.stringify(decision) ?? 'undefined'})`)
+      }
       if (decision === 'ask') {
         const outcome = await gate.approve({ ...request, callId: call.id, reason: request.permission.reason }, call.signal)
         // A request dropped because the call was cancelled ends `cancelled`, not `denied`.
         if (call.aborted) return this.finishAborted(call)
-        if (outcome.decision !== 'allow') return this.denied(call, outcome.reason ?? 'the request was not approved')
-      } else if (decision !== 'allow') {
-        return this.denied(call, reason ?? 'a permission rule denies it')
+        if (outcome?.decision !== 'allow') return this.denied(call, outcome?.reason ?? 'the request was not approved')
+      } else if (decision === 'deny') {
+        return this.denied(call, answer.reason ?? 'a permission rule denies it')
       }
     } catch (error) {
       if (call.aborted) return this.finishAborted(call)
@@ -236,7 +242,7 @@ export class CallPipeline implements CallHooks {
     // A tool asking from inside `run` wants a person's answer now, not a remembered one.
     const request = requestFor(call, permissionOf(call), 'always')
     const outcome = await gate.approve({ ...request, callId: call.id, reason }, call.signal)
-    if (outcome.decision !== 'allow') throw new ToolDenial(outcome.reason ?? 'the request was not approved')
+    if (outcome?.decision !== 'allow') throw new ToolDenial(outcome?.reason ?? 'the request was not approved')
   }
 
   aborted(call: ActiveCall): void {

@@ -65,17 +65,42 @@ describe('execute: resolve and validate', () => {
   })
 
   it.each([
-    ['malformed JSON', '{"env": "prod"', 'not valid JSON'],
-    ['an array', '["prod"]', 'must be a JSON object, got an array'],
-    ['a number', '42', 'must be a JSON object, got number'],
-    ['__proto__', '{"env":"prod","__proto__":{"admin":true}}', 'forbidden key at $.__proto__'],
-    ['nested constructor', '{"env":"prod","note":{"constructor":{"prototype":1}}}', 'forbidden key at $.note.constructor'],
+    ['malformed JSON', '{"env": "prod"', /^Arguments are not valid JSON \(.+\)\. Send a JSON object\.$/],
+    ['an array', '["prod"]', 'Arguments must be a JSON object, got an array.'],
+    ['a number', '42', 'Arguments must be a JSON object, got number.'],
+    ['__proto__', '{"env":"prod","__proto__":{"admin":true}}', 'Arguments use a forbidden key at $.__proto__. Rename or remove it.'],
+    ['nested constructor', '{"env":"prod","note":{"constructor":{"prototype":1}}}', 'Arguments use a forbidden key at $.note.constructor. Rename or remove it.'],
   ])('turns %s into an error result', async (_, args, message) => {
     const { toolset } = setup()
     const result = await one(toolset, 'deploy', args)
     expect(result).toMatchObject({ status: 'error', code: 'invalid_arguments' })
-    expect(result.content).toContain(message)
+    if (typeof message === 'string') expect(result.content).toBe(message)
+    else expect(result.content).toMatch(message)
     expect(({} as any).admin).toBeUndefined()
+  })
+
+  // JSON's \u escapes spell a forbidden key without its letters appearing in the text.
+  it.each([
+    ['__proto__', '{"text":"e","data":{"__\\u0070roto__":{"admin":true}}}', '$.data.__proto__'],
+    ['constructor', '{"text":"e","data":{"constructo\\u0072":{"admin":true}}}', '$.data.constructor'],
+    ['prototype', '{"text":"e","data":{"pr\\u006ftotype":{"admin":true}}}', '$.data.prototype'],
+    ['top-level __proto__', '{"text":"e","__\\u0070roto__":{"admin":true}}', '$.__proto__'],
+    ['top-level constructor', '{"text":"e","\\u0063\\u006fnstructor":1}', '$.constructor'],
+    ['top-level prototype', '{"\\u0070rototype":1,"text":"e"}', '$.prototype'],
+    ['array-nested prototype', '{"text":"e","data":[{"ok":1},{"prot\\u006ftype":1}]}', '$.data[1].prototype'],
+  ])('refuses an escaped %s key before the handler runs', async (_, args, path) => {
+    let ran = 0
+    const registry = new ToolRegistry()
+    registry.define(defineTool({ name: 'echo', description: '', args: Schema.object({ text: String, data: Schema.any() }), traits: { effect: 'read' }, run: ({ text }) => { ran++; return text } }))
+    const [result] = await registry.toolset({ session }).execute([{ id: '1', name: 'echo', arguments: args }])
+    expect(result).toMatchObject({ status: 'error', code: 'invalid_arguments', content: `Arguments use a forbidden key at ${path}. Rename or remove it.` })
+    expect(ran).toBe(0)
+  })
+
+  it('still runs calls whose escapes spell no forbidden key', async () => {
+    const { toolset } = setup()
+    const result = await one(toolset, 'deploy', '{"env":"prod","note":"caf\\u00e9 \\u0070roto"}')
+    expect(result).toMatchObject({ status: 'ok', data: { note: 'café proto' } })
   })
 
   it('refuses oversized arguments without parsing them', async () => {
@@ -84,6 +109,33 @@ describe('execute: resolve and validate', () => {
     const [result] = await registry.toolset({ session }).execute([{ id: '1', name: 'echo', arguments: JSON.stringify({ text: 'x'.repeat(200) }) }])
     expect(result).toMatchObject({ status: 'error', code: 'invalid_arguments' })
     expect(result.content).toBe('Arguments are too large: 211 characters, at most 100 are accepted.')
+  })
+
+  it('accepts arguments of exactly the limit and refuses one character more', async () => {
+    const registry = new ToolRegistry({ limits: { maxArgumentsLength: 100 } })
+    registry.define(defineTool({ name: 'echo', description: '', args: Schema.object({ text: String }), traits: { effect: 'read' }, run: ({ text }) => text }))
+    // '{"text":""}' is 11 characters.
+    const atLimit = JSON.stringify({ text: 'x'.repeat(89) })
+    const over = JSON.stringify({ text: 'x'.repeat(90) })
+    expect([atLimit.length, over.length]).toEqual([100, 101])
+    const results = await registry.toolset({ session }).execute([
+      { id: '1', name: 'echo', arguments: atLimit },
+      { id: '2', name: 'echo', arguments: over },
+    ])
+    expect(results.map((r) => [r.status, r.content])).toEqual([
+      ['ok', 'x'.repeat(89)],
+      ['error', 'Arguments are too large: 101 characters, at most 100 are accepted.'],
+    ])
+  })
+
+  it('applies a toolset\'s own argument limit at its exact boundary', async () => {
+    const registry = new ToolRegistry()
+    registry.define(defineTool({ name: 'echo', description: '', args: Schema.object({ text: String }), traits: { effect: 'read' }, run: ({ text }) => text }))
+    const toolset = registry.toolset({ session, maxArgumentsLength: 20 })
+    const [atLimit] = await toolset.execute([{ id: '1', name: 'echo', arguments: JSON.stringify({ text: 'x'.repeat(9) }) }])
+    const [over] = await toolset.execute([{ id: '2', name: 'echo', arguments: JSON.stringify({ text: 'x'.repeat(10) }) }])
+    expect(atLimit).toMatchObject({ status: 'ok', content: 'xxxxxxxxx' })
+    expect(over).toMatchObject({ status: 'error', code: 'invalid_arguments', content: 'Arguments are too large: 21 characters, at most 20 are accepted.' })
   })
 
   it('keeps string values that merely mention a forbidden word', async () => {
@@ -228,6 +280,54 @@ describe('execute: authorize seam', () => {
       ['denied', 'Permission denied: not on weekends'],
     ])
     expect(log).toContain('approve pay charge 5 USD')
+  })
+
+  // A gate is plugin code: whatever its synchronous answer, the pipeline must return a result.
+  describe.each([
+    ['returns undefined', () => undefined, 'Permission denied: the permission check returned no valid decision (got undefined)'],
+    ['throws', () => { throw new Error('rules store is offline') }, 'Permission denied: the permission check failed: rules store is offline'],
+    ['returns an unknown decision', () => ({ decision: 'bogus' }), 'Permission denied: the permission check returned no valid decision (got "bogus")'],
+  ])('a synchronous gate that %s', (_, decide, content) => {
+    function gated() {
+      let ran = 0
+      const registry = new ToolRegistry()
+      registry.define(defineTool({ name: 'do_write', description: '', traits: { effect: 'write' }, run: () => { ran++; return 'wrote' } }))
+      registry.permissions = testGate(decide as any).gate
+      return { toolset: registry.toolset({ session }), ran: () => ran }
+    }
+
+    it('denies a single call', async () => {
+      const { toolset, ran } = gated()
+      const results = await toolset.execute([{ id: '1', name: 'do_write', arguments: '{}' }])
+      expect(results).toEqual([{ id: '1', name: 'do_write', status: 'denied', code: 'permission_denied', content, durationMs: expect.any(Number) }])
+      expect(ran()).toBe(0)
+    })
+
+    it('denies every call of a batch', async () => {
+      const { toolset, ran } = gated()
+      const results = await toolset.execute([
+        { id: '1', name: 'do_write', arguments: '{}' },
+        { id: '2', name: 'do_write', arguments: '{}' },
+      ])
+      expect(results.map((r) => [r.id, r.status, r.code, r.content])).toEqual([
+        ['1', 'denied', 'permission_denied', content],
+        ['2', 'denied', 'permission_denied', content],
+      ])
+      expect(ran()).toBe(0)
+    })
+  })
+
+  it.each([
+    ['undefined', undefined, 'Permission denied: the permission check returned no valid decision (got undefined)'],
+    ['an unknown decision', { decision: 'bogus' }, 'Permission denied: the permission check returned no valid decision (got "bogus")'],
+  ])('denies a call whose asynchronous gate resolves to %s', async (_, answer, content) => {
+    let ran = 0
+    const registry = new ToolRegistry()
+    registry.define(defineTool({ name: 'do_write', description: '', traits: { effect: 'write' }, run: () => { ran++; return 'wrote' } }))
+    registry.permissions = { authorize: async () => answer as any, approve: async () => ({ decision: 'allow' }) }
+    const [result] = await registry.toolset({ session }).execute([{ id: '1', name: 'do_write', arguments: '{}' }])
+    expect(result).toMatchObject({ status: 'denied', code: 'permission_denied', content })
+    expect(ran).toBe(0)
   })
 
   it('denies call.ask when no permission service is loaded', async () => {

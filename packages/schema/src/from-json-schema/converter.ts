@@ -11,6 +11,23 @@ function hasNullProperty(value: unknown): boolean {
   return Object.values(value).some((inner) => inner === null || hasNullProperty(inner))
 }
 
+/** The values `enum` and `const` list. */
+function listedValues(json: JsonSchema): unknown[] {
+  const values = Array.isArray(json.enum) ? [...json.enum] : []
+  if ('const' in json) values.push(json.const)
+  return values
+}
+
+/** Whether a schema takes a string, number or boolean as it is; other values are not asked. */
+function takesScalar(schema: Schema, value: unknown): boolean {
+  if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') return false
+  try {
+    return schema(value) === value
+  } catch {
+    return false
+  }
+}
+
 function typeOfValue(value: unknown): JsonType {
   if (value === null) return 'null'
   if (Array.isArray(value)) return 'array'
@@ -105,10 +122,14 @@ export class Converter {
 
     const parts: Schema[] = []
     const typePart = this.typePart(json, path)
-    if (typePart) parts.push(typePart)
     if (Array.isArray(json.enum)) parts.push(this.constants(json.enum, `${path}.enum`))
     else if (json.enum !== undefined) this.fail(`${path}.enum`, 'enum must be an array', 'INVALID_SCHEMA')
     if ('const' in json) parts.push(this.constants([json.const], `${path}.const`))
+    // A typed enum (`{ type: 'string', enum: [...] }`) is its values alone when the type takes
+    // each of them; an intersect there would reach the dialects as an allOf they refuse.
+    if (typePart && !(parts.length && listedValues(json).every((value) => value === null || takesScalar(typePart, value)))) {
+      parts.unshift(typePart)
+    }
     for (const [i, inner] of this.list(json, 'allOf', path).entries()) parts.push(this.convert(inner, `${path}.allOf[${i}]`))
     const anyOf = this.list(json, 'anyOf', path)
     if (anyOf.length) parts.push(Schema.union(anyOf.map((inner, i) => this.convert(inner, `${path}.anyOf[${i}]`))))

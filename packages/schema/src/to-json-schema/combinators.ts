@@ -45,6 +45,8 @@ export const combinatorConverters: Record<string, Converter> = {
 
 function enumOf(values: unknown[]): JsonSchema {
   const types = new Set(values.map(typeOfValue))
+  // whole numbers beside fractions are all numbers; `integer` tells a model more (Gemini keeps only the type)
+  if (types.has('number')) types.delete('integer')
   const type = types.size === 1 ? [...types][0] : undefined
   const result: JsonSchema = type ? { type } : {}
   if (values.length === 1) result.const = values[0]

@@ -19,10 +19,10 @@ const ROLE_FORMATS: Record<string, string> = {
 // (`u` included: ajv and most validators compile patterns with it).
 const NEUTRAL_FLAGS = /^[gdu]*$/
 
-/** The JSON type of a primitive constant, when it has a single one. */
+/** The JSON type of a primitive constant, when it has a single one; `integer` for a whole number. */
 export function typeOfValue(value: unknown): string | undefined {
   if (typeof value === 'string' || typeof value === 'boolean') return typeof value
-  if (typeof value === 'number') return 'number'
+  if (typeof value === 'number') return Number.isInteger(value) ? 'integer' : 'number'
 }
 
 export const scalarConverters: Record<string, Converter> = {
