@@ -10,7 +10,7 @@ import {
   type RunningCall,
   type WaitTaskOptions,
 } from '@dogu/core'
-import { type Context, Service } from 'cordis'
+import { type Context, type Fiber, Service } from 'cordis'
 import Schema from 'schemastery'
 // For the `ctx.tools` declaration this service injects.
 import type {} from './tools-service'
@@ -31,7 +31,10 @@ declare module 'cordis' {
  * `task_status` and `task_cancel`. Task records persist in a JSON file; after a restart a
  * task that was running is `interrupted`.
  *
- * On unload or reload, running tasks are aborted and recorded as `interrupted`.
+ * When the service stops (its own unload or reload, the Dogu plugin's or the tools
+ * service's, or the app's), running tasks are aborted and recorded as `interrupted`. Only
+ * unloading the plugin that defined a task's tool, while the service runs, ends it
+ * `cancelled`.
  *
  * @example
  * ctx.on('background/settled', (task) => {
@@ -77,15 +80,20 @@ export class BackgroundService extends Service {
   async [Service.init]() {
     const { ctx, engine } = this
     await engine.load()
-    // One effect, so teardown runs in this order: no new hand-overs, then stop the tasks.
+    const registry = ctx.tools.registry
+    // In this order: no new hand-overs, then stop the tasks. A second call is harmless.
+    const stop = () => {
+      if (registry.background === engine) registry.background = undefined
+      return engine.dispose()
+    }
     ctx.effect(() => {
-      const registry = ctx.tools.registry
       registry.background = engine
-      return () => {
-        if (registry.background === engine) registry.background = undefined
-        return engine.dispose()
-      }
+      return stop
     }, 'ctx.background: adopt timed-out calls of ctx.tools')
+    // Cordis disposes a stopping app's plugins last-loaded first: a tool's plugin goes before
+    // this service, and its running task would end `cancelled` as if someone unloaded the
+    // tool. Stopping here first records it `interrupted`, as a restart would.
+    onStopping(ctx, stop)
     for (const tool of createTaskTools(engine)) ctx.tools.define(tool)
   }
 
@@ -113,6 +121,41 @@ export class BackgroundService extends Service {
   cancel(id: string, reason?: string): Promise<BackgroundTask | undefined> {
     return this.engine.cancel(id, reason)
   }
+}
+
+/** Cordis' `FiberState.UNLOADING`: a const enum its typings do not let isolated modules read. */
+const UNLOADING = 5
+
+/**
+ * Calls `stop` as soon as something `ctx`'s plugin stands on begins to unload: the app, a
+ * plugin that loaded it (the Dogu plugin), the provider of a service it injects, or the
+ * plugin itself. Cordis emits `internal/status` for such a fiber a microtask before it
+ * disposes anything, so `stop` runs before any plugin of the app is cleaned up.
+ *
+ * This reads Cordis facts no documentation promises (the status event's timing, the
+ * state's number, `fiber.parent` and `fiber.store`); tests/cordis-lifecycle.spec.ts fails
+ * the day one changes.
+ */
+function onStopping(ctx: Context, stop: () => void): void {
+  const self = ctx.fiber
+  ctx.on('internal/status', (fiber) => {
+    if (fiber.state === UNLOADING && standsOn(self, fiber)) stop()
+  })
+}
+
+/** True when `fiber` is `self`, one of its ancestors, or (recursively) what they inject. */
+function standsOn(self: Fiber, fiber: Fiber): boolean {
+  const seen = new Set<Fiber>()
+  const queue = [self]
+  for (const current of queue) {
+    if (current === fiber) return true
+    if (seen.has(current)) continue
+    seen.add(current)
+    const parent = current.parent.fiber
+    if (parent !== current) queue.push(parent)
+    for (const impl of Object.values(current.store ?? {})) if (impl) queue.push(impl.fiber)
+  }
+  return false
 }
 
 export namespace BackgroundService {

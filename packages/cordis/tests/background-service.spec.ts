@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { type BackgroundTask, BackgroundEngine, defineTool, type ToolCall, type ToolResult } from '@dogu/core'
 import { Context, type Fiber } from 'cordis'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { ToolService } from '../src'
+import { DoguPlugin, ToolService } from '../src'
 import { BackgroundService } from '../src/background-service'
 
 let dir: string
@@ -37,7 +37,14 @@ async function setup(config: BackgroundService.Config = {}) {
   const background = await ctx.plugin(BackgroundService, { storePath: join(dir, 'tasks.json'), ...config })
   loaded.push(background)
   const slow: Slow[] = []
-  loaded.push(await ctx.plugin({
+  const pack = await ctx.plugin(slowPack(slow))
+  loaded.push(pack)
+  return { ctx, background, pack, settled, warnings, slow }
+}
+
+/** A plugin defining `slow`, whose calls run until the test finishes them: a gate, no timer. */
+function slowPack(slow: Slow[]) {
+  return {
     name: 'slow-pack',
     inject: ['tools'],
     apply(ctx: Context) {
@@ -48,8 +55,21 @@ async function setup(config: BackgroundService.Config = {}) {
         run: (_, call) => new Promise<string>((resolve) => { slow.push({ call, finish: resolve }) }),
       }))
     },
-  }))
-  return { ctx, background, settled, warnings, slow }
+  }
+}
+
+/** The app as the README sets it up: the Dogu plugin, then a plugin with a tool. */
+async function setupDogu() {
+  const ctx = new Context()
+  const config: DoguPlugin.Config = {
+    permissions: { storePath: join(dir, 'permissions.json') },
+    background: { storePath: join(dir, 'tasks.json') },
+  }
+  const dogu = await ctx.plugin(DoguPlugin, config)
+  loaded.push(dogu)
+  const slow: Slow[] = []
+  loaded.push(await ctx.plugin(slowPack(slow)))
+  return { ctx, dogu, config, slow }
 }
 
 const call = async (ctx: Context, name: string, args: object = {}, session = 's1'): Promise<ToolResult> =>
@@ -66,6 +86,11 @@ async function backgrounded(ctx: Context): Promise<ToolResult> {
 const flush = async () => {
   for (let i = 0; i < 10; i++) await Promise.resolve()
 }
+
+const stored = async (): Promise<BackgroundTask[]> => JSON.parse(await readFile(join(dir, 'tasks.json'), 'utf8')).tasks
+
+const interruptedText = (taskId: string) =>
+  `Task ${taskId} (slow) was interrupted: the service stopped while it was running, so its result is lost. Run the tool again if it is still needed.`
 
 describe('BackgroundService: provision', () => {
   it('provides ctx.background, takes the registry\'s background slot and defines the task tools', async () => {
@@ -153,5 +178,92 @@ describe('BackgroundService: tasks', () => {
     expect(warnings).toHaveLength(1)
     expect(warnings[0]).toContain('is not valid JSON')
     expect((await readdir(dir)).some((file) => file.startsWith('tasks.json.corrupt-'))).toBe(true)
+  })
+})
+
+// Cordis disposes the plugins of a stopping app (or of a stopping Dogu plugin) in reverse
+// order, so the tool's plugin goes before the background service. The task must still
+// end `interrupted`: nobody cancelled it, the service stopped.
+describe('BackgroundService: a task running when the service stops', () => {
+  it('an app stop (root.fiber.dispose()) records it interrupted; a new app on the same store reads it so', async () => {
+    const { ctx, settled, slow } = await setup()
+    const { taskId } = await backgrounded(ctx)
+    await ctx.fiber.dispose()
+    expect(slow[0].call.signal.reason.message).toBe('the background service stopped')
+    expect(settled).toEqual([])
+    expect(await stored()).toEqual([expect.objectContaining({ id: taskId, status: 'interrupted', settledAt: 1_001_000 })])
+    expect((await stored())[0].result).toBeUndefined()
+
+    vi.setSystemTime(2_000_000)
+    const next = await setup()
+    expect(next.ctx.background.get(taskId!)).toMatchObject({ id: taskId, tool: 'slow', status: 'interrupted', settledAt: 1_001_000 })
+    expect((await call(next.ctx, 'task_status', { id: taskId })).content).toBe(interruptedText(taskId!))
+  })
+
+  it('an app stop with the Dogu plugin, as the README sets it up, records it interrupted', async () => {
+    const { ctx, config, slow } = await setupDogu()
+    const { taskId } = await backgrounded(ctx)
+    await ctx.fiber.dispose()
+    expect(slow[0].call.signal.reason.message).toBe('the background service stopped')
+    expect(await stored()).toEqual([expect.objectContaining({ id: taskId, status: 'interrupted', settledAt: 1_001_000 })])
+
+    const next = new Context()
+    loaded.push(await next.plugin(DoguPlugin, config))
+    expect(next.background.get(taskId!)).toMatchObject({ status: 'interrupted', settledAt: 1_001_000 })
+    expect((await call(next, 'task_status', { id: taskId })).content).toBe(interruptedText(taskId!))
+  })
+
+  it('disposing the Dogu plugin records it interrupted; the Dogu plugin loaded again reads it so', async () => {
+    const { ctx, dogu, config, slow } = await setupDogu()
+    const { taskId } = await backgrounded(ctx)
+    await dogu.dispose()
+    expect(slow[0].call.signal.reason.message).toBe('the background service stopped')
+    expect(await stored()).toEqual([expect.objectContaining({ id: taskId, status: 'interrupted', settledAt: 1_001_000 })])
+
+    loaded.push(await ctx.plugin(DoguPlugin, config))
+    expect(ctx.background.get(taskId!)).toMatchObject({ status: 'interrupted', settledAt: 1_001_000 })
+    expect((await call(ctx, 'task_status', { id: taskId })).content).toBe(interruptedText(taskId!))
+  })
+
+  it('a reload of the Dogu plugin (a config update) records it interrupted', async () => {
+    const { ctx, dogu, config, slow } = await setupDogu()
+    const { taskId } = await backgrounded(ctx)
+    dogu.update({ ...config, tools: { maxContentLength: 10_000 } })
+    await dogu.await()
+    expect(slow[0].call.signal.reason.message).toBe('the background service stopped')
+    expect(ctx.background.get(taskId!)).toMatchObject({ status: 'interrupted', settledAt: 1_001_000 })
+    expect((await call(ctx, 'task_status', { id: taskId })).content).toBe(interruptedText(taskId!))
+  })
+
+  it('a reload of the background service alone (a config update) records it interrupted', async () => {
+    const { ctx, background, slow } = await setup()
+    const { taskId } = await backgrounded(ctx)
+    background.update({ storePath: join(dir, 'tasks.json'), maxTasks: 100 })
+    await background.await()
+    expect(slow[0].call.signal.reason.message).toBe('the background service stopped')
+    expect(ctx.background.engine.limits.maxTasks).toBe(100)
+    expect(ctx.background.get(taskId!)).toMatchObject({ status: 'interrupted', settledAt: 1_001_000 })
+  })
+
+  it('unloading the tools service, which the background service needs, records it interrupted', async () => {
+    const { ctx, slow } = await setup()
+    const { taskId } = await backgrounded(ctx)
+    await loaded[0].dispose()
+    expect(ctx.get('background')).toBeUndefined()
+    expect(slow[0].call.signal.reason.message).toBe('the background service stopped')
+    expect(await stored()).toEqual([expect.objectContaining({ id: taskId, status: 'interrupted', settledAt: 1_001_000 })])
+  })
+
+  it('unloading only the tool\'s plugin, while the service runs, cancels it: someone unloaded the tool', async () => {
+    const { ctx, pack, settled, slow } = await setup()
+    const { taskId } = await backgrounded(ctx)
+    await pack.dispose()
+    await flush()
+    expect(slow[0].call.signal.reason.message).toBe('tool "slow" was unloaded')
+    const task = ctx.background.get(taskId!)
+    expect(task).toMatchObject({ status: 'cancelled', settledAt: 1_001_000, result: { status: 'cancelled', content: 'Cancelled: tool "slow" was unloaded.' } })
+    expect(settled).toEqual([task])
+    await ctx.background.engine.dispose()
+    expect(await stored()).toEqual([task])
   })
 })
