@@ -1,9 +1,11 @@
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http'
 import HTTP from '@cordisjs/plugin-http'
 import type { Tool, ToolCall } from '@dogu/core'
 import { Context } from 'cordis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import * as HttpFetch from '../src'
-import { createCordisHttpClient, createHttpFetchTool, HttpFetchError, httpPermission, type HostResolver, type HttpClient, type HttpFetchToolOptions, type PinnedRequest } from '../src'
+import { createCordisHttpClient, createHttpFetchTool, HttpFetchError, type HostResolver, type HttpClient, type HttpFetchToolOptions, type PinnedRequest } from '../src'
+import { httpPermission } from '../src/http-fetch-tool'
 import { startServer, type TestServer } from './servers'
 
 let server: TestServer
@@ -269,6 +271,72 @@ describe('http_fetch: content and methods', () => {
     const result = await fetchWith({ allow: ['127.0.0.1'] }, { url: `${server.origin}/nope` })
     expect(result.data.status).toBe(404)
     expect(result.text).toContain('HTTP 404 Not Found')
+  })
+})
+
+describe('http_fetch: credentials on redirects', () => {
+  // Two loopback servers on different ports are two origins.
+  const seen: [origin: string, headers: IncomingHttpHeaders][] = []
+  const routes = (name: () => string) => ({
+    '/headers': (req: IncomingMessage, res: ServerResponse) => {
+      seen.push([name(), req.headers])
+      res.writeHead(200, { 'content-type': 'text/plain' }).end('ok')
+    },
+    '/redirect': (req: IncomingMessage, res: ServerResponse) => {
+      const query = new URL(req.url!, 'http://x').searchParams
+      res.writeHead(Number(query.get('status')), { location: query.get('to')! }).end()
+    },
+  })
+  let first: TestServer
+  let second: TestServer
+  beforeAll(async () => {
+    first = await startServer(routes(() => first.origin))
+    second = await startServer(routes(() => second.origin))
+  })
+  afterAll(async () => {
+    await first.close()
+    await second.close()
+  })
+
+  const CREDENTIALS = { Authorization: 'Bearer secret', cookie: 'session=secret', 'PROXY-AUTHORIZATION': 'Basic secret' }
+  const redirect = (from: TestServer, status: number, to: string) => `${from.origin}/redirect?status=${status}&to=${encodeURIComponent(to)}`
+  const fetchSeen = async (url: string, options: Partial<HttpFetchToolOptions> = {}) => {
+    seen.length = 0
+    await fetchWith({ allow: ['127.0.0.1'], ...options }, { url, headers: { ...CREDENTIALS, 'x-trace': 'kept' } })
+    return seen.map(([origin, headers]) => ({
+      origin,
+      trace: headers['x-trace'],
+      authorization: headers.authorization,
+      cookie: headers.cookie,
+      proxyAuthorization: headers['proxy-authorization'],
+    }))
+  }
+
+  it.each([301, 302, 303, 307, 308])('drops Authorization, Cookie and Proxy-Authorization when a %i changes origin', async (status) => {
+    expect(await fetchSeen(redirect(first, status, `${second.origin}/headers`))).toEqual([
+      { origin: second.origin, trace: 'kept', authorization: undefined, cookie: undefined, proxyAuthorization: undefined },
+    ])
+  })
+
+  it.each([301, 302, 303, 307, 308])('keeps them when a %i stays on the same origin', async (status) => {
+    expect(await fetchSeen(redirect(first, status, '/headers'))).toEqual([
+      { origin: first.origin, trace: 'kept', authorization: 'Bearer secret', cookie: 'session=secret', proxyAuthorization: 'Basic secret' },
+    ])
+  })
+
+  it('treats another host name on the same port as another origin', async () => {
+    const { resolver } = resolverOf({ 'other.test': ['127.0.0.1'] })
+    const url = redirect(first, 302, `http://other.test:${first.port}/headers`)
+    expect(await fetchSeen(url, { resolver })).toEqual([
+      { origin: first.origin, trace: 'kept', authorization: undefined, cookie: undefined, proxyAuthorization: undefined },
+    ])
+  })
+
+  it('does not restore them when a later redirect comes back to the first origin', async () => {
+    const url = redirect(first, 307, redirect(second, 307, `${first.origin}/headers`))
+    expect(await fetchSeen(url)).toEqual([
+      { origin: first.origin, trace: 'kept', authorization: undefined, cookie: undefined, proxyAuthorization: undefined },
+    ])
   })
 })
 

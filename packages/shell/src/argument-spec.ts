@@ -1,3 +1,5 @@
+import { lexicalPathOperands, type PathOperands } from './path-operands'
+
 /**
  * The arguments a read-only command may take: a closed list of flags. Anything not listed
  * makes the command line `exec`.
@@ -18,7 +20,7 @@ export interface ArgumentSpec {
   /** The first operand is a pattern, not a path, unless `-e`/`--regexp` gave one (`grep`). */
   patternFirst?: boolean
   /** A last check over the flags seen (`-x`, `--name`) and the operands. */
-  check?: (flags: ReadonlySet<string>, operands: readonly string[]) => string | undefined
+  check?: (flags: ReadonlySet<string>, operands: readonly string[], paths: PathOperands) => string | undefined
 }
 
 type LongKind = 'flag' | 'value' | 'optional'
@@ -40,7 +42,7 @@ function longFlags(spec: ArgumentSpec): Map<string, LongKind> {
 }
 
 /** Why `args` fall outside `spec`, or `undefined` when every argument is allowed. */
-export function checkArguments(program: string, spec: ArgumentSpec, args: readonly string[]): string | undefined {
+export function checkArguments(program: string, spec: ArgumentSpec, args: readonly string[], paths: PathOperands = lexicalPathOperands): string | undefined {
   const long = longFlags(spec)
   const flags = new Set<string>()
   const operands: string[] = []
@@ -81,13 +83,10 @@ export function checkArguments(program: string, spec: ArgumentSpec, args: readon
   }
   if (spec.pathOperands !== false) {
     const skip = spec.patternFirst && !flags.has('-e') && !flags.has('--regexp') ? 1 : 0
-    const outside = operands.slice(skip).find(leavesDirectory)
-    if (outside !== undefined) return `\`${outside}\` is outside the working directory`
+    for (const operand of operands.slice(skip)) {
+      const violation = paths.check(operand)
+      if (violation !== undefined) return violation
+    }
   }
-  return spec.check?.(flags, operands)
-}
-
-/** An absolute path or one that climbs with `..`: not vouched for as a workspace read. */
-export function leavesDirectory(path: string): boolean {
-  return path.startsWith('/') || path.split('/').includes('..')
+  return spec.check?.(flags, operands, paths)
 }

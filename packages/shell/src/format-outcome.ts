@@ -8,7 +8,9 @@ const HEADLINES: Record<ProcessStatus, (outcome: ProcessOutcome, timeout: number
     ? `Exit code ${outcome.exitCode} (${seconds(outcome.durationMs)}).`
     : `Ended by ${outcome.signal} (${seconds(outcome.durationMs)}).`,
   timed_out: (_, timeout) => `Timed out after ${seconds(timeout)}: the command and everything it started were terminated. Output so far:`,
-  cancelled: () => 'Cancelled: the command and everything it started were terminated. Output so far:',
+  cancelled: (outcome) => outcome.pid === undefined
+    ? 'Cancelled before the command started.'
+    : 'Cancelled: the command and everything it started were terminated. Output so far:',
   outcome_unknown: (outcome) => `Outcome unknown: process group ${outcome.pid} did not end after SIGKILL and is still tracked. Output so far:`,
 }
 

@@ -48,7 +48,11 @@ export interface ProcessTableOptions {
   killWait?: number
   /** @internal Replaces signalling and probing, for tests. */
   control?: GroupControl
+  /** @internal Awaited after each await of set-up (pipes opened, process spawned), for tests that abort there. */
+  setUpStep?: (step: SetUpStep) => unknown
 }
+
+type SetUpStep = 'opened' | 'spawned'
 
 /** A process group the table is responsible for. */
 export interface TrackedProcess {
@@ -86,11 +90,13 @@ export class ProcessTable {
   private killGrace: number
   private killWait: number
   private control: GroupControl
+  private setUpStep: ((step: SetUpStep) => unknown) | undefined
 
   constructor(options: ProcessTableOptions = {}) {
     this.killGrace = options.killGrace ?? 2000
     this.killWait = options.killWait ?? 2000
     this.control = options.control ?? groupControl
+    this.setUpStep = options.setUpStep
   }
 
   /** Groups still owned: running ones and those whose kill was not confirmed. */
@@ -111,9 +117,11 @@ export class ProcessTable {
     const t0 = performance.now()
     const stdout = new OutputBuffer(request.headBytes ?? 16384, request.tailBytes ?? 16384)
     const stderr = new OutputBuffer(request.headBytes ?? 16384, request.tailBytes ?? 16384)
-    if (request.signal?.aborted) {
-      return { status: 'cancelled', exitCode: null, signal: null, stdout: stdout.result(), stderr: stderr.result(), durationMs: 0, leftovers: false }
-    }
+    const unstarted = (): ProcessOutcome => ({
+      status: 'cancelled', exitCode: null, signal: null, stdout: stdout.result(), stderr: stderr.result(),
+      durationMs: Math.round(performance.now() - t0), leftovers: false,
+    })
+    if (request.signal?.aborted) return unstarted()
     const opened = await Promise.allSettled([
       openCapture((chunk) => {
         stdout.push(chunk)
@@ -125,9 +133,18 @@ export class ProcessTable {
       }),
     ])
     const captures = opened.flatMap((result) => result.status === 'fulfilled' ? [result.value] : [])
+    const failed = opened.find((result) => result.status === 'rejected')
+    if (this.setUpStep && !failed) await this.setUpStep('opened')
+    // Opening the captures awaited: an abort or a dispose in the meantime starts nothing.
+    if (!failed && (request.signal?.aborted || this.disposed)) {
+      for (const capture of captures) {
+        capture.childEnd.destroy()
+        capture.reader.destroy()
+      }
+      return unstarted()
+    }
     let child: ChildProcess
     try {
-      const failed = opened.find((result) => result.status === 'rejected')
       if (failed) throw (failed as PromiseRejectedResult).reason
       child = spawn(request.file, request.args, {
         cwd: request.cwd,
@@ -160,6 +177,7 @@ export class ProcessTable {
     }
     // Later errors (a failed kill) are handled by the termination path, not by a crash.
     child.on('error', () => {})
+    if (this.setUpStep) await this.setUpStep('spawned')
 
     // The first reason to stop wins.
     let stop!: (reason: StopReason) => void
@@ -178,6 +196,8 @@ export class ProcessTable {
       }) satisfies ProcessOutcome)
     entry.done = done
     this.track(entry)
+    // dispose() only stops the entries it finds; one set up meanwhile is stopped here.
+    if (this.disposed) entry.stop('dispose')
     return done
   }
 
@@ -190,6 +210,8 @@ export class ProcessTable {
     const timer = setTimeout(() => entry.stop('timeout'), request.timeout)
     const onAbort = () => entry.stop('signal')
     request.signal?.addEventListener('abort', onAbort, { once: true })
+    // A listener added to an aborted signal never fires: an abort during set-up lands here.
+    if (request.signal?.aborted) onAbort()
     let exit: Exit | undefined
     let reason: StopReason | void
     try {

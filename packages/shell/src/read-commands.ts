@@ -1,17 +1,25 @@
-import { checkArguments, leavesDirectory, type ArgumentSpec } from './argument-spec'
+import { checkArguments, type ArgumentSpec } from './argument-spec'
+import { lexicalPathOperands, type PathOperands } from './path-operands'
 
-/** Why a simple command is not read-only, or `undefined` when it is. */
-export type ReadRule = (args: readonly string[]) => string | undefined
+/**
+ * Why a simple command is not read-only, or `undefined` when it is. `paths` judges path
+ * operands; by default only by their text.
+ */
+export type ReadRule = (args: readonly string[], paths?: PathOperands) => string | undefined
+
+// Flags that follow symbolic links met while walking a directory are not listed anywhere
+// below: a link inside the workspace may lead out of it, and only operands are resolved.
 
 const NUMBER = /^-\d+$/
 
 const HEAD: ArgumentSpec = { short: 'qvz', shortValue: 'nc', long: ['--lines=', '--bytes=', '--quiet', '--silent', '--verbose', '--zero-terminated'], patterns: [NUMBER] }
 
+// No `-R` / `--dereference-recursive`; `-r` follows only links given as operands.
 const GREP: ArgumentSpec = {
-  short: 'iynrRlLcvwxEFGPHhoqsabIUzZT',
+  short: 'iynrlLcvwxEFGPHhoqsabIUzZT',
   shortValue: 'eABCmd',
   long: [
-    '--regexp=', '--ignore-case', '--no-ignore-case', '--line-number', '--recursive', '--dereference-recursive',
+    '--regexp=', '--ignore-case', '--no-ignore-case', '--line-number', '--recursive',
     '--files-with-matches', '--files-without-match', '--count', '--invert-match', '--word-regexp', '--line-regexp',
     '--extended-regexp', '--fixed-strings', '--basic-regexp', '--perl-regexp', '--with-filename', '--no-filename',
     '--only-matching', '--quiet', '--silent', '--no-messages', '--text', '--binary-files=', '--include=', '--exclude=',
@@ -22,15 +30,15 @@ const GREP: ArgumentSpec = {
   patternFirst: true,
 }
 
-// ripgrep: no `--pre` (runs a program per file) and no `-z` (runs decompressors).
+// ripgrep: no `--pre` (runs a program per file), no `-z` (runs decompressors), no `-L`/`--follow`.
 const RG: ArgumentSpec = {
-  short: 'iSsnNlcvwxFHhoqaLuU.0IpPb',
+  short: 'iSsnNlcvwxFHhoqauU.0IpPb',
   shortValue: 'egtTmABCMjrd',
   long: [
     '--regexp=', '--ignore-case', '--smart-case', '--case-sensitive', '--line-number', '--no-line-number',
     '--files-with-matches', '--files-without-match', '--count', '--count-matches', '--invert-match', '--word-regexp',
     '--line-regexp', '--fixed-strings', '--with-filename', '--no-filename', '--only-matching', '--quiet', '--text',
-    '--hidden', '--no-ignore', '--follow', '--glob=', '--iglob=', '--type=', '--type-not=', '--type-list',
+    '--hidden', '--no-ignore', '--glob=', '--iglob=', '--type=', '--type-not=', '--type-list',
     '--max-count=', '--max-depth=', '--after-context=', '--before-context=', '--context=', '--color=', '--json',
     '--files', '--sort=', '--sortr=', '--column', '--vimgrep', '--heading', '--no-heading', '--stats', '--trim',
     '--multiline', '--pcre2', '--max-columns=', '--no-messages', '--null', '--unrestricted', '--replace=',
@@ -99,7 +107,7 @@ const GIT_SUBCOMMANDS = new Map<string, ArgumentSpec>([
 // and `--work-tree` (another repository), `--exec-path`.
 const GIT_GLOBAL = new Set(['--no-pager', '-P', '--no-optional-locks', '--no-replace-objects', '--literal-pathspecs', '--glob-pathspecs', '--noglob-pathspecs', '--icase-pathspecs'])
 
-function git(args: readonly string[]): string | undefined {
+function git(args: readonly string[], paths: PathOperands = lexicalPathOperands): string | undefined {
   let i = 0
   while (i < args.length && args[i].startsWith('-')) {
     if (!GIT_GLOBAL.has(args[i])) {
@@ -112,15 +120,15 @@ function git(args: readonly string[]): string | undefined {
   const spec = GIT_SUBCOMMANDS.get(sub)
   if (!spec) return `\`git ${sub}\` is not on the read-only list`
   // `git stash list` is the only read among stash's subcommands, so it is not here.
-  return checkArguments(`git ${sub}`, spec, args.slice(i + 1))
+  return checkArguments(`git ${sub}`, spec, args.slice(i + 1), paths)
 }
 
 // find's expression: tests and `-print` only. Not here: `-exec`, `-execdir`, `-ok`,
-// `-okdir` (run programs), `-delete`, `-fprint*`, `-fls` (write).
-const FIND_FLAGS = new Set(['-L', '-P', '-H', '-print', '-print0', '-prune', '-not', '-o', '-or', '-a', '-and', '-empty', '-readable', '-executable', '-true', '-false', '-depth', '-xdev', '-mount', '-nowarn', '-daystart', '-follow', '-ls', '-quit', '(', ')', '!', ','])
+// `-okdir` (run programs), `-delete`, `-fprint*`, `-fls` (write), `-L`, `-follow`.
+const FIND_FLAGS = new Set(['-P', '-H', '-print', '-print0', '-prune', '-not', '-o', '-or', '-a', '-and', '-empty', '-readable', '-executable', '-true', '-false', '-depth', '-xdev', '-mount', '-nowarn', '-daystart', '-ls', '-quit', '(', ')', '!', ','])
 const FIND_TESTS = new Set(['-name', '-iname', '-path', '-ipath', '-wholename', '-iwholename', '-regex', '-iregex', '-regextype', '-type', '-xtype', '-maxdepth', '-mindepth', '-size', '-mtime', '-mmin', '-atime', '-amin', '-ctime', '-cmin', '-newer', '-perm', '-user', '-group', '-uid', '-gid', '-links', '-inum', '-samefile', '-lname', '-ilname', '-printf', '-fstype', '-used', '-newermt'])
 
-function find(args: readonly string[]): string | undefined {
+function find(args: readonly string[], paths: PathOperands = lexicalPathOperands): string | undefined {
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]
     if (FIND_TESTS.has(arg)) {
@@ -129,8 +137,9 @@ function find(args: readonly string[]): string | undefined {
       continue
     } else if (arg.startsWith('-')) {
       return `\`find ${arg}\` is not on the read-only list`
-    } else if (leavesDirectory(arg)) {
-      return `\`${arg}\` is outside the working directory`
+    } else {
+      const violation = paths.check(arg)
+      if (violation !== undefined) return violation
     }
   }
   return undefined
@@ -148,14 +157,20 @@ const DATE: ArgumentSpec = {
 
 const SUMS: ArgumentSpec = { short: 'bctwz', long: ['--binary', '--check', '--tag', '--text', '--quiet', '--status', '--warn', '--strict', '--zero'] }
 
-const named = (program: string, value: ArgumentSpec): ReadRule => (args) => checkArguments(program, value, args)
+const named = (program: string, value: ArgumentSpec): ReadRule => (args, paths) => checkArguments(program, value, args, paths)
+
+// diff follows links inside the directories it compares, recursive or not, unless told not to.
+const diffFollowsLinks = (flags: ReadonlySet<string>, operands: readonly string[], paths: PathOperands) =>
+  !flags.has('--no-dereference') && (flags.has('-r') || flags.has('--recursive') || operands.some((operand) => paths.isDirectory(operand)))
+    ? '`diff` on directories follows symbolic links in them; add `--no-dereference`'
+    : undefined
 
 /**
  * The closed list of read-only programs and the arguments each may take. A program not in
  * this table, or an argument its rule does not list, makes a command line `exec`.
  */
 export const READ_COMMANDS: ReadonlyMap<string, ReadRule> = new Map<string, ReadRule>([
-  ['ls', named('ls', { short: 'aAbBcCdfFgGhHiklLmnNopqQrRsStuUvxX1Z', shortValue: 'wTI', long: ['--all', '--almost-all', '--human-readable', '--si', '--recursive', '--reverse', '--size', '--sort=', '--time=', '--time-style=', '--color[=]', '--classify[=]', '--file-type', '--directory', '--dereference', '--full-time', '--group-directories-first', '--ignore=', '--ignore-backups', '--inode', '--literal', '--no-group', '--numeric-uid-gid', '--quoting-style=', '--width=', '--format=', '--indicator-style=', '--hide=', '--hyperlink[=]', '--block-size=', '--author', '--escape', '--hide-control-chars', '--show-control-chars', '--context', '--zero'] })],
+  ['ls', named('ls', { short: 'aAbBcCdfFgGhHiklmnNopqQrRsStuUvxX1Z', shortValue: 'wTI', long: ['--all', '--almost-all', '--human-readable', '--si', '--recursive', '--reverse', '--size', '--sort=', '--time=', '--time-style=', '--color[=]', '--classify[=]', '--file-type', '--directory', '--full-time', '--group-directories-first', '--ignore=', '--ignore-backups', '--inode', '--literal', '--no-group', '--numeric-uid-gid', '--quoting-style=', '--width=', '--format=', '--indicator-style=', '--hide=', '--hyperlink[=]', '--block-size=', '--author', '--escape', '--hide-control-chars', '--show-control-chars', '--context', '--zero'] })],
   ['cat', named('cat', { short: 'AbeEnstTuv', long: ['--show-all', '--number-nonblank', '--show-ends', '--number', '--squeeze-blank', '--show-tabs', '--show-nonprinting'] })],
   ['head', named('head', HEAD)],
   ['tail', named('tail', HEAD)],
@@ -170,10 +185,10 @@ export const READ_COMMANDS: ReadonlyMap<string, ReadRule> = new Map<string, Read
   ['rg', named('rg', RG)],
   ['find', find],
   ['git', git],
-  ['tree', named('tree', { short: 'adflFiCnAsphugDrtvUQNx', shortValue: 'LIP', long: ['--noreport', '--dirsfirst', '--filelimit=', '--charset=', '--prune', '--gitignore', '--matchdirs', '--ignore-case', '--du', '--si', '--sort='] })],
+  ['tree', named('tree', { short: 'adfFiCnAsphugDrtvUQNx', shortValue: 'LIP', long: ['--noreport', '--dirsfirst', '--filelimit=', '--charset=', '--prune', '--gitignore', '--matchdirs', '--ignore-case', '--du', '--si', '--sort='] })],
   ['stat', named('stat', { short: 'Lft', shortValue: 'c', long: ['--dereference', '--file-system', '--format=', '--printf=', '--terse'] })],
   ['file', named('file', { short: 'bhiLkrzZNs0', long: ['--brief', '--mime', '--mime-type', '--mime-encoding', '--dereference', '--no-dereference', '--keep-going', '--raw', '--uncompress', '--special-files'] })],
-  ['du', named('du', { short: 'achksmLHSxb0', shortValue: 'dtB', long: ['--all', '--apparent-size', '--total', '--human-readable', '--si', '--summarize', '--max-depth=', '--threshold=', '--block-size=', '--bytes', '--count-links', '--dereference', '--exclude=', '--one-file-system', '--time[=]', '--inodes'] })],
+  ['du', named('du', { short: 'achksmHSxb0', shortValue: 'dtB', long: ['--all', '--apparent-size', '--total', '--human-readable', '--si', '--summarize', '--max-depth=', '--threshold=', '--block-size=', '--bytes', '--count-links', '--exclude=', '--one-file-system', '--time[=]', '--inodes'] })],
   ['df', named('df', { short: 'ahHiklPTx', shortValue: 'tB', long: ['--all', '--human-readable', '--si', '--inodes', '--local', '--portability', '--print-type', '--type=', '--exclude-type=', '--output[=]', '--total', '--block-size='] })],
   ['which', named('which', { short: 'a' })],
   ['whoami', named('whoami', { maxOperands: 0 })],
@@ -188,7 +203,7 @@ export const READ_COMMANDS: ReadonlyMap<string, ReadRule> = new Map<string, Read
   ['cut', named('cut', { short: 'nsz', shortValue: 'bcdf', long: ['--bytes=', '--characters=', '--delimiter=', '--fields=', '--complement', '--only-delimited', '--output-delimiter=', '--zero-terminated'] })],
   ['tr', named('tr', { short: 'cCdst', long: ['--complement', '--delete', '--squeeze-repeats', '--truncate-set1'], pathOperands: false })],
   ['nl', named('nl', { short: 'p', shortValue: 'bdfhilnsvw', long: ['--body-numbering=', '--number-width=', '--number-separator=', '--number-format='] })],
-  ['diff', named('diff', { short: 'qsuceyNrtTbwBiapdl', shortValue: 'UCxX', long: ['--brief', '--report-identical-files', '--unified[=]', '--context[=]', '--side-by-side', '--new-file', '--recursive', '--expand-tabs', '--ignore-space-change', '--ignore-all-space', '--ignore-blank-lines', '--ignore-case', '--text', '--show-c-function', '--minimal', '--color[=]', '--exclude=', '--width=', '--suppress-common-lines', '--strip-trailing-cr'] })],
+  ['diff', named('diff', { short: 'qsuceyNrtTbwBiapdl', shortValue: 'UCxX', long: ['--brief', '--report-identical-files', '--unified[=]', '--context[=]', '--side-by-side', '--new-file', '--recursive', '--expand-tabs', '--ignore-space-change', '--ignore-all-space', '--ignore-blank-lines', '--ignore-case', '--text', '--show-c-function', '--minimal', '--color[=]', '--exclude=', '--width=', '--suppress-common-lines', '--strip-trailing-cr', '--no-dereference'], check: diffFollowsLinks })],
   ['cmp', named('cmp', { short: 'blsz', shortValue: 'in', long: ['--print-bytes', '--verbose', '--quiet', '--silent', '--ignore-initial=', '--bytes='] })],
   ['md5sum', named('md5sum', SUMS)],
   ['sha1sum', named('sha1sum', SUMS)],

@@ -1,6 +1,6 @@
 import { defineTool, type PermissionSpec, type Tool } from '@dogu/core'
 import Schema from 'schemastery'
-import { classifyCommand } from './classify-command'
+import { classifyCommand, type ClassifyOptions } from './classify-command'
 import { formatOutcome } from './format-outcome'
 import { ProcessTable } from './process-table'
 import { ProgressStream } from './progress-stream'
@@ -40,10 +40,13 @@ export interface ShellPermission extends PermissionSpec {
   reason?: string
 }
 
-/** The permission a command line needs; exported so hosts can preview a decision. */
-export function shellPermission(command: string): ShellPermission {
+/**
+ * The permission a command line needs; exported so hosts can preview a decision. Give
+ * `where` (as the tool does) to judge path operands on disk, through symbolic links.
+ */
+export function shellPermission(command: string, where?: ClassifyOptions): ShellPermission {
   const target = command.trim()
-  const { effect, reason, writes } = classifyCommand(target)
+  const { effect, reason, writes } = classifyCommand(target, where)
   if (effect === 'read') return { name: 'shell', target, effect }
   const appears = writes.length ? `; apparent effects: ${writes.join(', ')}` : ''
   return { name: 'shell', target, effect, reason: `${reason}${appears}` }
@@ -89,7 +92,7 @@ export function createShellTool(options: ShellToolOptions): Tool {
       command: Schema.string().min(1).max(65536).required().description('The command line, run as `bash -c`.'),
       timeout: Schema.natural().min(1).max(maxTimeout).default(timeout).description(`Milliseconds before the command is terminated (at most ${maxTimeout}).`),
     }),
-    permission: ({ command }) => shellPermission(command),
+    permission: ({ command }, call) => shellPermission(command, { workspace, cwd: call.session.cwd }),
     traits: {
       effect: 'exec',
       parallel: false,

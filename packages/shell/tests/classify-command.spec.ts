@@ -1,4 +1,7 @@
-import { describe, expect, it } from 'vitest'
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
 import { classifyCommand } from '../src/classify-command'
 import { detectWrites } from '../src/detect-writes'
 import { splitCommandLine } from '../src/split-command-line'
@@ -103,6 +106,78 @@ describe('classifyCommand', () => {
     expect(classifyCommand("sudo sed -i 's/a/b/' 'my file'").writes).toEqual(['edits "my file" in place'])
     expect(classifyCommand('echo hi &>> all.log').writes).toEqual(['writes "all.log" (redirection &>>)'])
     expect(classifyCommand('git push').writes).toEqual([])
+  })
+})
+
+describe('classifyCommand: path operands judged on disk', () => {
+  // base/ws is the workspace; base/outside and base/ws-evil lie beside it.
+  const base = realpathSync(mkdtempSync(join(tmpdir(), 'dogu-classify-')))
+  const workspace = join(base, 'ws')
+  for (const dir of ['ws/dir', 'ws/sub', 'outside', 'ws-evil']) mkdirSync(join(base, dir), { recursive: true })
+  for (const file of ['ws/dir/a.txt', 'outside/secret', 'ws-evil/secret']) writeFileSync(join(base, file), 'x')
+  const links: [string, string][] = [
+    ['etc', '../outside'], // a directory outside
+    ['secret', '../outside/secret'], // a file outside
+    ['evil', join(base, 'ws-evil')], // a sibling whose name starts with the workspace's
+    ['inner', 'dir'], // a directory inside
+    ['inner-file', 'dir/a.txt'], // a file inside
+    ['sub/up', '..'], // the workspace itself
+    ['dangling', 'nowhere'],
+    ['dangling-out', '../outside/nowhere'],
+    ['loop', 'loop'],
+  ]
+  for (const [path, target] of links) symlinkSync(target, join(workspace, path))
+  afterAll(() => rmSync(base, { recursive: true, force: true }))
+
+  const OUT = 'leads outside the workspace through a symbolic link'
+  it.each([
+    ['cat etc/secret', 'exec', '`etc/secret` ' + OUT],
+    ['ls etc', 'exec', OUT],
+    ['cat secret', 'exec', OUT],
+    ['cat evil/secret', 'exec', OUT],
+    ['cat etc/missing/new', 'exec', OUT],
+    ['cat dangling', 'exec', OUT],
+    ['cat dangling/x', 'exec', OUT],
+    ['cat dangling-out', 'exec', OUT],
+    ['cat loop', 'exec', OUT],
+    ['head -n 5 dir/a.txt etc/secret', 'exec', OUT],
+    ['grep -rn x etc', 'exec', OUT],
+    ['find etc -name x', 'exec', OUT],
+    ['git diff -- etc', 'exec', OUT],
+    ['ls | wc -l && cat secret', 'exec', OUT],
+    ['cat inner/../etc/secret', 'exec', 'outside the working directory'],
+    ['cat inner/a.txt inner-file', 'read'],
+    ['ls -la inner sub/up sub/up/dir', 'read'],
+    ['cat missing/new.txt', 'read'],
+    ['cat dir/a.txt/x', 'read'],
+    ['grep etc dir', 'read'],
+    // Flags that follow links met inside a directory.
+    ['grep -R x .', 'exec', '`grep -R`'],
+    ['grep --dereference-recursive x .', 'exec', '`grep --dereference-recursive`'],
+    ['rg -L x', 'exec', '`rg -L`'],
+    ['rg --follow x', 'exec', '`rg --follow`'],
+    ['find -L . -name x', 'exec', '`find -L`'],
+    ['find . -follow', 'exec', '`find -follow`'],
+    ['tree -l', 'exec', '`tree -l`'],
+    ['du -L .', 'exec', '`du -L`'],
+    ['ls -RL', 'exec', '`ls -L`'],
+    ['diff -r dir sub', 'exec', '`diff` on directories follows symbolic links'],
+    ['diff dir sub', 'exec', '`diff` on directories follows symbolic links'],
+    ['diff -r --no-dereference dir sub', 'read'],
+    ['diff dir/a.txt inner-file', 'read'],
+    ['grep -r x .', 'read'],
+    ['find . -name x', 'read'],
+  ] as const)('%j is %s', (command, effect, reason?: string) => {
+    const result = classifyCommand(command, { workspace })
+    expect([result.effect, result.reason]).toEqual([effect, effect === 'read' ? undefined : expect.stringContaining(reason!)])
+  })
+
+  it('resolves operands against the working directory, which must itself be inside', () => {
+    expect(classifyCommand('cat a.txt', { workspace, cwd: 'dir' }).effect).toBe('read')
+    expect(classifyCommand('cat secret', { workspace, cwd: 'inner' }).effect).toBe('read')
+    expect(classifyCommand('cat secret', { workspace, cwd: 'sub/up' }).reason).toContain(OUT)
+    expect(classifyCommand('cat secret', { workspace, cwd: 'etc' }).reason).toBe('the working directory is not a directory inside the workspace')
+    expect(classifyCommand('cat x', { workspace, cwd: 'missing' }).reason).toBe('the working directory is not a directory inside the workspace')
   })
 })
 

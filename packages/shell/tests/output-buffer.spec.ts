@@ -35,4 +35,26 @@ describe('OutputBuffer', () => {
     buffer.push(Buffer.from('hello'))
     expect(buffer.result()).toEqual({ text: '\n[… 5 bytes omitted …]\n', bytes: 5, omittedBytes: 5 })
   })
+
+  it('retains at most the head and the tail however much goes through it', () => {
+    const buffer = new OutputBuffer(1000, 3000)
+    const head = buffer['head']
+    const tail = buffer['tail']
+    // 64 MiB in uneven chunks, the last byte of each naming its position.
+    let total = 0
+    let last = Buffer.alloc(0)
+    for (let i = 0; total < 64 * 1024 * 1024; i++) {
+      const chunk = Buffer.alloc(65536 + (i % 7) * 1013, 'a')
+      chunk[chunk.length - 1] = 0x30 + (i % 10)
+      buffer.push(chunk)
+      total += chunk.length
+      last = chunk
+      // The same two fixed buffers, never grown or replaced.
+      expect(buffer['head'] === head && buffer['tail'] === tail && head.length === 1000 && tail.length === 3000).toBe(true)
+    }
+    const result = buffer.result()
+    expect(result.bytes).toBe(total)
+    expect(result.omittedBytes).toBe(total - 4000)
+    expect(result.text).toBe(`${'a'.repeat(1000)}\n[… ${total - 4000} bytes omitted …]\n${last.subarray(-3000).toString()}`)
+  })
 })

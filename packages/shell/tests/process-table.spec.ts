@@ -108,3 +108,67 @@ describe('ProcessTable: termination leaves no process behind', () => {
     expect(processesMatching(marker)).toEqual([])
   })
 })
+
+// An abort or a dispose that lands while the table awaits during set-up (opening the
+// captures, waiting for the spawn) must still stop the command. `setUpStep` pauses at
+// those exact points; each command sleeps far longer than the test may take.
+describe('ProcessTable: stopping during set-up', () => {
+  // The shell itself, which the table reaps; its group's members are checked with `ps`,
+  // since an init that does not reap would leave them as zombies.
+  const gone = (pid: number) => {
+    try {
+      process.kill(pid, 0)
+      return false
+    } catch (error) {
+      return (error as NodeJS.ErrnoException).code === 'ESRCH'
+    }
+  }
+
+  it('an abort before the run starts spawns nothing', async () => {
+    const steps: string[] = []
+    const table = new ProcessTable({ setUpStep: (step) => { steps.push(step) } })
+    const outcome = await table.run(bash('touch should-not-exist', 20_000, AbortSignal.abort()))
+    expect(outcome).toMatchObject({ status: 'cancelled', exitCode: null, signal: null, leftovers: false, stdout: { bytes: 0 }, stderr: { bytes: 0 } })
+    expect(outcome.pid).toBeUndefined()
+    expect(steps).toEqual([])
+    expect(table.size).toBe(0)
+  })
+
+  it('an abort once the pipes are open spawns nothing', async () => {
+    const marker = sleepMarker()
+    const controller = new AbortController()
+    const steps: string[] = []
+    const table = new ProcessTable({ setUpStep: (step) => { steps.push(step); if (step === 'opened') controller.abort() } })
+    const outcome = await table.run(bash(`sleep ${marker}`, 60_000, controller.signal))
+    expect(outcome).toMatchObject({ status: 'cancelled', exitCode: null, leftovers: false })
+    expect(outcome.pid).toBeUndefined()
+    expect(steps).toEqual(['opened'])
+    expect(processesMatching(marker)).toEqual([])
+    expect(table.size).toBe(0)
+  }, 10_000)
+
+  it('an abort once the process is spawned terminates its group', async () => {
+    const marker = sleepMarker()
+    const controller = new AbortController()
+    const steps: string[] = []
+    const table = new ProcessTable({ setUpStep: (step) => { steps.push(step); if (step === 'spawned') controller.abort() } })
+    const outcome = await table.run(bash(`sleep ${marker} & sleep ${marker}; wait`, 60_000, controller.signal))
+    expect(outcome).toMatchObject({ status: 'cancelled', exitCode: null, leftovers: false })
+    expect(steps).toEqual(['opened', 'spawned'])
+    expect(gone(outcome.pid!)).toBe(true)
+    expect(processesMatching(marker)).toEqual([])
+    expect(table.size).toBe(0)
+  }, 10_000)
+
+  it.each(['opened', 'spawned'] as const)('a dispose at %s stops the command and refuses later runs', async (at) => {
+    const marker = sleepMarker()
+    const table: ProcessTable = new ProcessTable({ setUpStep: (step) => step === at ? table.dispose() : undefined })
+    const outcome = await table.run(bash(`sleep ${marker}`, 60_000))
+    expect(outcome.status).toBe('cancelled')
+    if (at === 'opened') expect(outcome.pid).toBeUndefined()
+    else expect(gone(outcome.pid!)).toBe(true)
+    expect(processesMatching(marker)).toEqual([])
+    expect(table.size).toBe(0)
+    expect(ShellError.is(await table.run(bash('true')).catch((error) => error), 'DISPOSED')).toBe(true)
+  }, 10_000)
+})

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { ToolRegistry, type Tool } from '@dogu/core'
@@ -8,7 +8,10 @@ import { fakeCall, killMarkedProcesses, processesMatching, sleepMarker } from '.
 
 const workspace = realpathSync(mkdtempSync(join(tmpdir(), 'dogu-shell-')))
 mkdirSync(join(workspace, 'sub'))
+writeFileSync(join(workspace, 'sub', 'note.txt'), 'inside\n')
 symlinkSync(tmpdir(), join(workspace, 'escape'))
+symlinkSync('/etc', join(workspace, 'etc'))
+symlinkSync('sub', join(workspace, 'inner'))
 afterAll(() => rmSync(workspace, { recursive: true, force: true }))
 afterAll(killMarkedProcesses)
 
@@ -78,44 +81,47 @@ describe('bash: results', () => {
     expect(processesMatching(marker)).toEqual([])
   })
 
+  it('starts nothing when the call is cancelled before it starts', async () => {
+    const call = fakeCall({ id: 's1' })
+    call.controller.abort()
+    const result = await run(createShellTool({ workspace }), { command: 'touch made-by-cancelled-call', timeout: 10_000 }, call)
+    expect(result.data).toMatchObject({ status: 'cancelled', exitCode: null, stdout: { bytes: 0 }, stderr: { bytes: 0 } })
+    expect(result.data.pid).toBeUndefined()
+    expect(result.text).toBe('Cancelled before the command started.\n(no output)')
+    expect(existsSync(join(workspace, 'made-by-cancelled-call'))).toBe(false)
+  })
+
+  it('terminates the group when the call is cancelled while the process is being set up', async () => {
+    const marker = sleepMarker()
+    const call = fakeCall({ id: 's1' })
+    // Aborts at the last await before the tool listens for the abort.
+    const processes = new ProcessTable({ setUpStep: (step) => { if (step === 'spawned') call.controller.abort() } })
+    const result = await run(createShellTool({ workspace, processes }), { command: `sleep ${marker}`, timeout: 60_000 }, call)
+    expect(result.data).toMatchObject({ status: 'cancelled', exitCode: null })
+    expect(result.text).toMatch(/^Cancelled: the command and everything it started were terminated\./)
+    expect(() => process.kill(result.data.pid!, 0)).toThrow(expect.objectContaining({ code: 'ESRCH' }))
+    expect(processesMatching(marker)).toEqual([])
+    expect(processes.size).toBe(0)
+  }, 10_000)
+
   it('throws SPAWN_FAILED when the shell is missing', async () => {
     const tool = createShellTool({ workspace, shell: '/nonexistent/bash' })
     const error = await run(tool, { command: 'true', timeout: 10_000 }).catch((error) => error)
     expect(ShellError.is(error, 'SPAWN_FAILED')).toBe(true)
   })
 
-  it('keeps memory bounded under `yes` for 10 seconds', async () => {
+  // Throughput and memory under a flood are measured by `yarn bench shell`; what holds by
+  // construction is checked here: fixed head and tail, size-capped progress messages.
+  it('keeps a fixed head and tail of megabytes of output and caps each progress message', async () => {
     const MB = 1024 * 1024
     const tool = createShellTool({ workspace })
     const call = fakeCall({ id: 's1' })
-    globalThis.gc?.()
-    const baseline = process.memoryUsage()
-    const peak = { rss: 0, heap: 0 }
-    let samples = 0
-    const sampler = setInterval(() => {
-      const { rss, heapUsed } = process.memoryUsage()
-      peak.rss = Math.max(peak.rss, rss - baseline.rss)
-      peak.heap = Math.max(peak.heap, heapUsed - baseline.heapUsed)
-      samples++
-    }, 50)
-    let result: Output
-    try {
-      result = await run(tool, { command: 'yes', timeout: 10_000 }, call)
-    } finally {
-      clearInterval(sampler)
-    }
-    expect(result.data.status).toBe('timed_out')
-    // Hundreds of megabytes went through the pipe; a fixed head and tail stayed.
-    expect(result.data.stdout.bytes).toBeGreaterThan(64 * MB)
-    expect(result.data.stdout.omittedBytes).toBe(result.data.stdout.bytes - 2 * 16384)
-    expect(result.text.length).toBeLessThan(2 * 16384 + 1000)
-    expect(samples).toBeGreaterThan(20)
-    expect(peak.rss).toBeLessThan(32 * MB)
-    expect(peak.heap).toBeLessThan(32 * MB)
-    // Progress was coalesced: a few messages a second, each bounded.
-    expect(call.messages.length).toBeLessThan(200)
-    expect(Math.max(...call.messages.map((message) => message.length))).toBeLessThan(4200)
-  }, 60_000)
+    const result = await run(tool, { command: `head -c ${8 * MB} /dev/zero | tr '\\0' y`, timeout: 60_000 }, call)
+    expect(result.data).toMatchObject({ status: 'exited', exitCode: 0, stdout: { bytes: 8 * MB, omittedBytes: 8 * MB - 2 * 16384 } })
+    expect(result.data.stdout.text).toBe(`${'y'.repeat(16384)}\n[… ${8 * MB - 2 * 16384} bytes omitted …]\n${'y'.repeat(16384)}`)
+    expect(call.messages.join('')).toMatch(/^y+/)
+    for (const message of call.messages) expect(message.replace(/\n\[… \d+ bytes not shown …\]\n$/, '').length).toBeLessThanOrEqual(4096)
+  })
 })
 
 describe('bash: permission', () => {
@@ -143,6 +149,36 @@ describe('bash: permission', () => {
     expect(read).toMatchObject({ status: 'ok', data: { status: 'exited', exitCode: 0, stdout: { text: '3\n' } } })
     expect(exec).toMatchObject({ status: 'denied', code: 'no_permission_service' })
     expect(processesMatching('made-by-test')).toEqual([])
+  })
+
+  it('judges path operands through symbolic links: a link out of the workspace is not a read', async () => {
+    const tool = createShellTool({ workspace })
+    const permission = (command: string, cwd?: string) => tool.permission!({ command, timeout: 1 } as any, fakeCall({ id: 's1', cwd }))
+    expect(permission('cat etc/hostname')).toEqual({
+      name: 'shell',
+      target: 'cat etc/hostname',
+      effect: 'exec',
+      reason: '`etc/hostname` leads outside the workspace through a symbolic link',
+    })
+    expect(permission('cat inner/note.txt')).toEqual({ name: 'shell', target: 'cat inner/note.txt', effect: 'read' })
+    expect(permission('cat note.txt', 'inner')).toEqual({ name: 'shell', target: 'cat note.txt', effect: 'read' })
+    expect(permission('cat hostname', 'sub/../etc').effect).toBe('exec')
+
+    const registry = new ToolRegistry()
+    registry.define(tool)
+    const results = await registry.toolset({ session: { id: 's1' } }).execute([
+      { id: 'a', name: 'bash', arguments: { command: 'cat etc/hostname' } },
+      { id: 'b', name: 'bash', arguments: { command: 'cat /etc/hostname' } },
+      { id: 'c', name: 'bash', arguments: { command: 'ls etc' } },
+      { id: 'd', name: 'bash', arguments: { command: 'cat inner/note.txt' } },
+    ])
+    expect(results.map((result) => [result.status, result.code])).toEqual([
+      ['denied', 'no_permission_service'],
+      ['denied', 'no_permission_service'],
+      ['denied', 'no_permission_service'],
+      ['ok', undefined],
+    ])
+    expect(results[3]).toMatchObject({ data: { status: 'exited', exitCode: 0, stdout: { text: 'inside\n' } } })
   })
 
   it('rejects a timeout above the maximum before running anything', async () => {
