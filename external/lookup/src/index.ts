@@ -26,13 +26,15 @@ export const Config: Schema<Partial<Config>, Config> = Schema.object({
 
 /** Defines the read-only `lookup` tool: countries and capitals, in English and Chinese. */
 export function apply(ctx: Context & { tools: ToolHost }, config: Config) {
+  // Declared before defineTool, so `run` gets typed arguments (see docs/getting-started.md).
+  const args = Schema.object({
+    q: Schema.string().min(1).max(100).required().description('A country, a capital or an ISO code, in English or Chinese'),
+    limit: Schema.natural().min(1).max(config.limit).default(config.limit).description('Most rows to return'),
+  })
   ctx.tools.define(defineTool({
     name: 'lookup',
     description: 'Look up a country and its capital in a small built-in table. Accepts a country name, a capital or a two-letter ISO code, in English or Chinese (e.g. "France", "巴黎", "JP").',
-    args: Schema.object({
-      q: Schema.string().min(1).max(100).required().description('A country, a capital or an ISO code, in English or Chinese'),
-      limit: Schema.natural().min(1).max(config.limit).default(config.limit).description('Most rows to return'),
-    }),
+    args,
     traits: { effect: 'read', parallel: true, timeout: 5_000 },
     run: ({ q, limit }) => {
       const rows = findCapitals(capitals, q, limit)

@@ -38,14 +38,16 @@ export async function apply(ctx: Context & { tools: ToolHost }, config: Config) 
   // Let the last write land before the plugin is gone (reload, shutdown).
   ctx.effect(() => () => store.flush(), 'notes: flush')
 
+  // Declared before defineTool, so `run` gets typed arguments (see docs/getting-started.md).
+  const args = Schema.object({
+    action: Schema.union(actions).required().description('What to do'),
+    text: Schema.string().min(1).max(2_000).description('The note, for "add"'),
+    id: Schema.natural().min(1).description('The note number, for "delete"'),
+  })
   ctx.tools.define(defineTool({
     name: 'notes',
     description: 'Keep short notes for this conversation: "add" a note (text), "list" them, or "delete" one (id).',
-    args: Schema.object({
-      action: Schema.union(actions).required().description('What to do'),
-      text: Schema.string().min(1).max(2_000).description('The note, for "add"'),
-      id: Schema.natural().min(1).description('The note number, for "delete"'),
-    }),
+    args,
     // Listing reads; adding and deleting change what is stored.
     permission: ({ action }) => ({ name: 'notes', target: action, effect: action === 'list' ? 'read' : 'write' }),
     traits: { effect: 'write', timeout: 10_000 },

@@ -65,7 +65,7 @@ export class ToolService extends Service {
    * @example
    * ctx.tools.define(defineTool({ name: 'echo', description: 'Repeat a text', ... }))
    */
-  define(tool: Tool | ToolOptions): () => void {
+  define<A = unknown>(tool: Tool<A> | ToolOptions<A>): () => void {
     const fiber = this.ctx.fiber
     if (fiber.uid === null) {
       // A plugin kept `ctx.tools` past its own disposal: nothing would ever remove the tool.

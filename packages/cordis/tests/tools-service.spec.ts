@@ -9,16 +9,19 @@ import Dogu, { BackgroundService, DoguPlugin, PermissionService, ToolService } f
 
 const session = { id: 's1', userId: 'u1' }
 
+const echoArgs = Schema.object({
+  text: Schema.string().required().description('What to repeat'),
+  times: Schema.natural().min(1).max(3).default(1),
+})
 const echo = defineTool({
   name: 'echo',
   description: 'Repeat a text',
-  args: Schema.object({
-    text: Schema.string().required().description('What to repeat'),
-    times: Schema.natural().min(1).max(3).default(1),
-  }),
+  args: echoArgs,
   traits: { effect: 'read' },
   run: ({ text, times }) => Array(times).fill(text).join(' '),
 })
+
+const textArgs = Schema.object({ text: Schema.string().required() })
 
 /** A plugin that defines `tool` and counts its runs. */
 function definer(name: string, tool = echo) {
@@ -293,7 +296,7 @@ describe('ToolService: define', () => {
     const other = defineTool({
       name: 'echo',
       description: 'Repeat a text, louder',
-      args: Schema.object({ text: Schema.string().required() }),
+      args: textArgs,
       traits: { effect: 'read' },
       run: ({ text }) => text.toUpperCase(),
     })
@@ -403,7 +406,7 @@ describe('ToolService: permissions seam', () => {
   const write = defineTool({
     name: 'save',
     description: 'Save a text',
-    args: Schema.object({ text: Schema.string().required() }),
+    args: textArgs,
     traits: { effect: 'write' },
     run: ({ text }) => `saved ${text}`,
   })

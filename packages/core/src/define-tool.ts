@@ -12,16 +12,21 @@ const EFFECTS = new Set<Effect>(['read', 'write', 'exec'])
  * mistake (bad name, bad traits, a non-object `args` schema) at definition time, not at
  * the first call.
  *
+ * Declare the schema before the call: written inline, it cannot type `run` (TypeScript
+ * fixes `run`'s parameter before it infers a callable schema), and `run` then receives
+ * `unknown`, never a silent `any`.
+ *
  * @example
+ * const args = Schema.object({ text: Schema.string().required() })
  * const echo = defineTool({
  *   name: 'echo',
  *   description: 'Repeat a text',
- *   args: Schema.object({ text: Schema.string().required() }),
+ *   args,
  *   traits: { effect: 'read' },
  *   run: ({ text }) => text,
  * })
  */
-export function defineTool<A = any>(options: ToolOptions<A>): Tool<A> {
+export function defineTool<A = unknown>(options: ToolOptions<A>): Tool<A> {
   if (!options || typeof options !== 'object') {
     throw new DoguError('INVALID_DEFINITION', 'defineTool() expects an options object')
   }

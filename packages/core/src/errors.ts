@@ -1,27 +1,18 @@
+import { codedError } from '@dogu/schema'
+
 /**
  * A developer's mistake: a bad tool definition, a name conflict, misuse of the API.
  * What a model does wrong is never thrown; it becomes a result the model can read.
  */
-export class DoguError extends Error {
-  override name = 'DoguError'
-
-  constructor(public code: DoguError.Code, message: string, options?: ErrorOptions) {
-    super(message, options)
-  }
-
-  static is(error: unknown, code?: DoguError.Code): error is DoguError {
-    return error instanceof DoguError && (!code || error.code === code)
-  }
-}
+export class DoguError extends codedError('DoguError', {
+  INVALID_NAME: 'tool name must match /^[a-zA-Z0-9_-]{1,64}$/',
+  INVALID_DEFINITION: 'invalid tool definition',
+  INVALID_ARGS_SCHEMA: 'tool arguments must be described by an object schema',
+  NAME_CONFLICT: 'a tool of this name is owned by another live plugin',
+  INVALID_OPTIONS: 'invalid options',
+  INACTIVE: 'the owner is no longer active',
+}) {}
 
 export namespace DoguError {
-  export const Code = {
-    INVALID_NAME: 'tool name must match /^[a-zA-Z0-9_-]{1,64}$/',
-    INVALID_DEFINITION: 'invalid tool definition',
-    INVALID_ARGS_SCHEMA: 'tool arguments must be described by an object schema',
-    NAME_CONFLICT: 'a tool of this name is owned by another live plugin',
-    INVALID_OPTIONS: 'invalid options',
-    INACTIVE: 'the owner is no longer active',
-  } as const
-  export type Code = keyof typeof Code
+  export type Code = keyof typeof DoguError.Code
 }

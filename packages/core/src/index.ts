@@ -1,18 +1,78 @@
-export * from './background'
-export * from './background-port'
-export * from './define-tool'
-export * from './errors'
-export * from './events'
-export * from './logger'
-export * from './permission-gate'
-export * from './permissions'
-export * from './search'
-export * from './session'
-export * from './tool'
-export * from './tool-call'
-export * from './tool-definition'
-export * from './tool-denial'
-export * from './tool-registry'
-export * from './tool-result'
-export * from './toolset'
-export * from './write-file-atomically'
+// The package's contract: each name below is one users may rely on. Anything else is
+// internal, however it is exported between files.
+export {
+  BackgroundEngine,
+  type BackgroundEngineOptions,
+  type BackgroundEvents,
+  type BackgroundTask,
+  createTaskTools,
+  DEFAULT_RETENTION,
+  JsonFileTaskStore,
+  type JsonFileTaskStoreOptions,
+  type ListTasksOptions,
+  type RetentionLimits,
+  type TaskStatus,
+  type TaskStore,
+  type TaskToolsOptions,
+  type TaskTracker,
+  type WaitTaskOptions,
+} from './background'
+export type { BackgroundPort, RunningCall } from './background-port'
+export { defineTool } from './define-tool'
+export { DoguError } from './errors'
+export type { CallInfo, EmitFunction, ToolEvents } from './events'
+export type { Logger } from './logger'
+export type { ApprovalOutcome, ApprovalRequest, AuthorizeRequest, AuthorizeResult, Decision, PermissionGate } from './permission-gate'
+export {
+  type Approver,
+  type ApproverPolicy,
+  type AskAnswer,
+  type Asker,
+  type AskerContext,
+  type AskScope,
+  type DecisionEvent,
+  type DecisionSource,
+  type Grant,
+  type GrantStore,
+  type GrantStoreLoad,
+  type GrantSubject,
+  isPermissionMode,
+  JsonFileGrantStore,
+  PERMISSION_MODES,
+  PermissionEngine,
+  type PermissionEngineOptions,
+  PermissionError,
+  type PermissionMode,
+  type PermissionRequest,
+  type PermissionRule,
+  type RespondStatus,
+  type RuleSource,
+} from './permissions'
+export {
+  type FieldWeights,
+  type SearchDocument,
+  type SearchHit,
+  type SearchOptions,
+  type SummaryStyle,
+  type ToolSearchData,
+  ToolSearchIndex,
+  type ToolSearchIndexOptions,
+} from './search'
+export type { Session } from './session'
+export type { Effect, PermissionSpec, Tool, ToolOptions, ToolTraits } from './tool'
+export type { ModelToolCall, ToolCall } from './tool-call'
+export {
+  type AnthropicToolDefinition,
+  type DefinitionMap,
+  type GeminiFunctionDeclaration,
+  type JsonToolDefinition,
+  type OpenAIToolDefinition,
+  toolDefinition,
+} from './tool-definition'
+export { ToolDenial } from './tool-denial'
+export { ToolRegistry, type ToolRegistryOptions } from './tool-registry'
+export type { ToolArtifact, ToolImage, ToolOutput, ToolOutputObject, ToolResult, ToolResultCode, ToolStatus } from './tool-result'
+export { type ExecuteOptions, Toolset, type ToolsetOptions } from './toolset'
+export { writeFileAtomically } from './write-file-atomically'
+// The error factory lives in @dogu/schema, the one package every other one reaches.
+export { type CodedError, codedError, type CodedErrorClass } from '@dogu/schema'

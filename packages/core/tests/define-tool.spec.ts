@@ -1,6 +1,7 @@
 import Schema from 'schemastery'
 import { describe, expect, it } from 'vitest'
-import { defineTool, DoguError, isTool } from '../src'
+import { defineTool, DoguError } from '../src'
+import { isTool } from '../src/define-tool'
 
 const run = () => 'ok'
 

@@ -1,7 +1,10 @@
 import Schema from 'schemastery'
 import { describe, expect, it } from 'vitest'
 import { defineTool } from '../src'
-import { briefDescription, EXACT_NAME_BOOST, type SearchDocument, searchFields, summarizeTools, tokenize, ToolSearchIndex } from '../src/search'
+import { type SearchDocument, searchFields } from '../src/search/search-document'
+import { briefDescription, summarizeTools } from '../src/search/summarize-tools'
+import { tokenize } from '../src/search/tokenize'
+import { EXACT_NAME_BOOST, ToolSearchIndex } from '../src/search/tool-search-index'
 
 describe('tokenize', () => {
   it('splits identifiers on camelCase, snake_case, dots and dashes', () => {

@@ -16,10 +16,11 @@ function registryWith(...tools: Tool[]) {
   return { registry, disposers }
 }
 
+const weatherArgs = Schema.object({ city: Schema.string().description('City name').required() })
 const weather = defineTool({
   name: 'get_weather',
   description: 'Current weather and forecast for a city.',
-  args: Schema.object({ city: Schema.string().description('City name').required() }),
+  args: weatherArgs,
   traits: { effect: 'read' },
   run: ({ city }) => `sunny in ${city}`,
 })

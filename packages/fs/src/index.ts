@@ -1,14 +1,12 @@
 import { Config, apply, inject, name } from './plugin'
 
-export * from './change-log'
-export * from './checked-path'
-export * from './create-fs-tools'
-export * from './errors'
-export * from './file-change'
-export { sha256 } from './fs-backend'
+export { ChangeLog, type UndoOutcome } from './change-log'
+export { CheckedPath, type EntryKind, type PathAccess } from './checked-path'
+export { createFsTools, type FsTools, type FsToolsOptions } from './create-fs-tools'
+export { FsError } from './errors'
+export type { DiffHunk, FileChange } from './file-change'
 export type { FsLimits } from './fs-context'
-export type { GrepOptions, GrepReport } from './grep-files'
-export * from './path-resolver'
-export * from './plugin'
+export { PathResolver, type PathResolverOptions, type ResolveOptions } from './path-resolver'
+export { Config, apply, inject, name, type ToolHost } from './plugin'
 
 export default { name, inject, Config, apply }

@@ -2,7 +2,8 @@ import { writeFileSync } from 'node:fs'
 import { readFile, rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, test } from 'vitest'
-import { createFsTools, sha256 } from '../src'
+import { createFsTools } from '../src'
+import { sha256 } from '../src/fs-backend'
 import { type Sandbox, failure, fakeCall, invoke, sandbox, tree } from './helpers'
 
 let box: Sandbox

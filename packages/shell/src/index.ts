@@ -1,11 +1,9 @@
-export * from './classify-command'
-export * from './detect-writes'
+// The command-line parser and classifier (split-command-line, classify-command,
+// detect-writes, read-commands) stay internal: `shellPermission` is how a host sees them.
+export type { ClassifyOptions } from './classify-command'
 export type { CapturedOutput } from './output-buffer'
-export * from './plugin'
+export { Config, apply, inject, name, type ShellHost } from './plugin'
 export * as default from './plugin'
-export type { GroupControl } from './process-group'
-export * from './process-table'
-export * from './read-commands'
-export * from './shell-error'
-export * from './shell-tool'
-export * from './split-command-line'
+export { type ProcessOutcome, type ProcessStatus, ProcessTable, type ProcessTableOptions, type RunRequest, type TrackedProcess } from './process-table'
+export { ShellError } from './shell-error'
+export { createShellTool, type ShellPermission, shellPermission, type ShellToolOptions } from './shell-tool'

@@ -1,4 +1,5 @@
-// The permission engine's public surface; compiling, indexing and keys stay internal.
+// The permission engine's surface for the rest of core and its tests (src/index.ts picks
+// the public names); compiling, indexing and keys stay internal.
 export type { Approver, ApproverPolicy, AskAnswer, Asker, AskerContext, AskScope, PermissionRequest, RespondStatus } from './asker'
 export type { Grant, GrantSubject } from './grant'
 export { type GrantStore, type GrantStoreLoad, MemoryGrantStore } from './grant-store'
@@ -6,6 +7,5 @@ export { JsonFileGrantStore } from './json-file-grant-store'
 export type { DecisionEvent, DecisionSource, RuleSource } from './permission-decision'
 export { PermissionEngine, type PermissionEngineOptions } from './permission-engine'
 export { PermissionError } from './permission-error'
-export { EFFECT_DEFAULTS, isPermissionMode, PERMISSION_MODES, type PermissionMode } from './permission-modes'
+export { isPermissionMode, PERMISSION_MODES, type PermissionMode } from './permission-modes'
 export type { PermissionRule } from './permission-rule'
-export { summarizeArgs } from './summarize-args'

@@ -1,0 +1,149 @@
+import { messageOf } from '../error-message'
+import type { Logger } from '../logger'
+import type { ApprovalRequest, AuthorizeResult } from '../permission-gate'
+import type { Session } from '../session'
+import { type Grant, type GrantPath, grantPath, grantSubject } from './grant'
+import type { GrantStore } from './grant-store'
+import { GrantTable } from './grant-table'
+import type { DecisionSource } from './permission-decision'
+
+interface GrantEntry {
+  grant: Readonly<Grant>
+  path: GrantPath
+  /** What `authorize` returns when this grant decides, built once. */
+  result: Readonly<AuthorizeResult>
+}
+
+/**
+ * The remembered approvals: `session` grants in memory, `always` grants in memory and in a
+ * store. A lookup allocates nothing; saves run in order, and none before the stored grants
+ * are loaded.
+ */
+export class GrantLedger {
+  /** Resolves once stored grants are loaded; saves wait for it. */
+  readonly ready: Promise<void>
+  /** Set when the store could not be trusted at load. */
+  problem?: { message: string; movedTo?: string }
+  private sessionGrants = new GrantTable<GrantEntry>()
+  private alwaysGrants = new GrantTable<GrantEntry>()
+  private byId = new Map<string, GrantEntry>()
+  private saving: Promise<void>
+  private loaded = false
+
+  constructor(private readonly store: GrantStore, private readonly logger: Logger) {
+    this.ready = this.load()
+    this.saving = this.ready
+  }
+
+  /** The result of the grant covering this permission and target for the session, if one does. */
+  find(session: Session, name: string, target: string | undefined): Readonly<AuthorizeResult> | undefined {
+    const { id, userId, platform } = session
+    if (this.sessionGrants.size) {
+      const entry = this.sessionGrants.get('s', id, userId, name, target)
+      if (entry) return entry.result
+    }
+    if (this.alwaysGrants.size) {
+      const entry = userId === undefined
+        ? this.alwaysGrants.get('s', id, undefined, name, target)
+        : this.alwaysGrants.get('u', platform, userId, name, target)
+      if (entry) return entry.result
+    }
+  }
+
+  /** Remembers an approval; an `always` grant is saved too. */
+  remember(scope: Grant['scope'], request: ApprovalRequest, by: string): Readonly<Grant> {
+    const grant: Grant = {
+      id: `grant_${globalThis.crypto.randomUUID()}`,
+      scope,
+      subject: grantSubject(scope, request.session),
+      permission: request.permission.name,
+      tool: request.tool,
+      by,
+      createdAt: Date.now(),
+    }
+    if (request.permission.target !== undefined) grant.target = request.permission.target
+    const entry = this.track(grant)
+    if (scope === 'always') this.persist()
+    return entry.grant
+  }
+
+  /** Forgets the `session` grants of a session. */
+  endSession(sessionId: string): void {
+    for (const entry of this.sessionGrants.values()) {
+      if (entry.grant.subject.sessionId === sessionId) this.drop(entry)
+    }
+  }
+
+  /** Every grant, oldest first. */
+  list(): Readonly<Grant>[] {
+    return [...this.byId.values()].map((entry) => entry.grant).sort((a, b) => a.createdAt - b.createdAt)
+  }
+
+  /** Removes a grant, from the store too when it is `always`. True when it existed. */
+  revoke(id: string): boolean {
+    const entry = this.byId.get(id)
+    if (!entry) return false
+    this.drop(entry)
+    if (entry.grant.scope === 'always') this.persist()
+    return true
+  }
+
+  /** Settles once every save started so far has. */
+  saved(): Promise<void> {
+    return this.saving
+  }
+
+  private track(grant: Grant): GrantEntry {
+    const frozen = Object.freeze({ ...grant, subject: Object.freeze({ ...grant.subject }) })
+    const path = grantPath(frozen.subject, frozen.permission, frozen.target)
+    const source: DecisionSource = Object.freeze({ kind: 'grant', grant: frozen })
+    const entry: GrantEntry = {
+      grant: frozen,
+      path,
+      result: Object.freeze({ decision: 'allow', reason: `a remembered "${frozen.scope}" approval by ${frozen.by} allows it (${frozen.id})`, rule: source }),
+    }
+    const table = frozen.scope === 'session' ? this.sessionGrants : this.alwaysGrants
+    const replaced = table.get(...path)
+    if (replaced) this.byId.delete(replaced.grant.id)
+    table.set(path, entry)
+    this.byId.set(frozen.id, entry)
+    return entry
+  }
+
+  private drop(entry: GrantEntry) {
+    const table = entry.grant.scope === 'session' ? this.sessionGrants : this.alwaysGrants
+    if (table.get(...entry.path) === entry) table.delete(entry.path)
+    this.byId.delete(entry.grant.id)
+  }
+
+  private async load(): Promise<void> {
+    try {
+      const { grants, problem } = await this.store.load()
+      if (problem) {
+        this.problem = problem
+        this.logger.warn('%s', problem.message)
+      }
+      for (const grant of grants) {
+        // A grant made while loading is newer than the stored one for the same key.
+        if (grant.scope === 'always' && !this.alwaysGrants.get(...grantPath(grant.subject, grant.permission, grant.target))) this.track(grant)
+      }
+    } catch (error) {
+      this.problem = { message: `could not load grants: ${messageOf(error)}` }
+      this.logger.warn('%s', this.problem.message)
+    }
+    this.loaded = true
+  }
+
+  private persist() {
+    const save = async () => {
+      try {
+        await this.store.save(this.alwaysGrants.values().map((entry) => entry.grant))
+      } catch (error) {
+        this.logger.warn('could not save permission grants: %s', error)
+      }
+    }
+    // Once loaded, save now rather than a tick later: the store queues writes per file,
+    // and an engine started right after (a reload) must find this one in that queue.
+    this.saving = this.loaded ? Promise.all([this.saving, save()]).then(() => {}) : this.saving.then(save)
+  }
+}
