@@ -1,7 +1,11 @@
 import type { Context } from 'cordis'
 
 /** Emits one of the runtime's events on a Cordis app; never throws. */
-export type EmitEvent = (name: string, ...args: unknown[]) => void
+export interface EmitEvent {
+  (name: string, ...args: unknown[]): void
+  /** False when nobody listens to `name`, so the event need not even be built. */
+  listens(name: string): boolean
+}
 
 // Cordis' `symbols.original`: a traced service's own object, behind the context proxy.
 const ORIGINAL = Symbol.for('cordis.original')
@@ -20,8 +24,9 @@ const ORIGINAL = Symbol.for('cordis.original')
 export function eventEmitter(ctx: Context): EmitEvent {
   const events = unproxiedEvents(ctx)
   const listeners = listenerTable(events)
-  return (name, ...args) => {
-    if (listeners && !listeners[name]?.length) return
+  const listens = (name: string) => !listeners || !!listeners[name]?.length
+  const emit = (name: string, ...args: unknown[]) => {
+    if (!listens(name)) return
     try {
       events.emit(ctx, name as any, ...args)
     } catch (error) {
@@ -29,6 +34,7 @@ export function eventEmitter(ctx: Context): EmitEvent {
       events.emit(ctx, 'internal/error', error)
     }
   }
+  return Object.assign(emit, { listens })
 }
 
 /** The events service behind `ctx.events`' tracing proxy, or the proxy if Cordis has no original. */

@@ -78,6 +78,7 @@ export class PermissionService extends Service {
       approvers: { authority: config.approverAuthority, caller: config.callerMayApprove },
       store: new JsonFileGrantStore(resolve(config.storePath ?? 'data/dogu/permissions.json')),
       onDecision: (event) => emit('permissions/decision', event),
+      wantsDecision: () => emit.listens('permissions/decision'),
       logger,
     })
     const engine = this.engine

@@ -63,11 +63,15 @@ describe('eventEmitter', () => {
     const emit = eventEmitter(root)
     const dispatched: string[] = []
     root.on('internal/dispatch', (_type: string, name: string) => { dispatched.push(name) })
+    expect(emit.listens('tools/call-start')).toBe(false)
     emit('tools/call-start', {})
     expect(dispatched).toEqual([])
-    root.on('tools/call-start', () => {})
+    const off = root.on('tools/call-start', () => {})
+    expect(emit.listens('tools/call-start')).toBe(true)
     emit('tools/call-start', {})
     expect(dispatched).toEqual(['tools/call-start'])
+    off()
+    expect(emit.listens('tools/call-start')).toBe(false)
   })
 
   it('never throws: a throwing listener becomes an internal/error event', async () => {

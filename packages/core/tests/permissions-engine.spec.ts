@@ -526,4 +526,15 @@ describe('PermissionEngine: asking', () => {
     ])
     expect(events[0].request.tool).toBe('deploy')
   })
+
+  it('builds no decision event while wantsDecision says nobody listens, and decides the same', async () => {
+    let listening = false
+    const { permissions, events } = engine({ rules: [{ permission: 'tool:deploy', decision: 'allow' }], wantsDecision: () => listening })
+    expect(decide(permissions)).toBe('allow')
+    await expect(permissions.approve({ ...request({ permission: { name: 'x' }, effect: 'read' }), callId: 'c1' })).resolves.toMatchObject({ decision: 'allow' })
+    expect(events).toEqual([])
+    listening = true
+    expect(decide(permissions)).toBe('allow')
+    expect(events.map((e) => [e.phase, e.decision])).toEqual([['authorize', 'allow']])
+  })
 })

@@ -33,6 +33,11 @@ export interface PermissionEngineOptions {
   store?: GrantStore
   /** Receives every decision: the `permissions/decision` event. */
   onDecision?: (event: DecisionEvent) => void
+  /**
+   * Asked before each decision event is built; `false` skips it. A host that knows
+   * nobody listens saves the event's cost on every call.
+   */
+  wantsDecision?: () => boolean
   logger?: Logger
 }
 
@@ -63,6 +68,7 @@ export class PermissionEngine implements PermissionGate {
   private readonly approverAuthority: number
   private readonly callerMayAnswer: boolean
   private readonly onDecision?: (event: DecisionEvent) => void
+  private readonly wantsDecision: () => boolean
 
   constructor(options: PermissionEngineOptions = {}) {
     if (!options || typeof options !== 'object') throw new PermissionError('INVALID_OPTIONS', 'PermissionEngine expects an options object')
@@ -76,6 +82,7 @@ export class PermissionEngine implements PermissionGate {
     this.approverAuthority = authority
     this.callerMayAnswer = approvers.caller ?? true
     this.onDecision = options.onDecision
+    this.wantsDecision = options.wantsDecision ?? (() => true)
     this.logger = options.logger ?? silentLogger
     // Compile every rule before indexing any: one bad rule rejects the whole config, and
     // before the store is read, so a rejected config leaves it alone.
@@ -98,7 +105,7 @@ export class PermissionEngine implements PermissionGate {
   /** Decides a call from rules, mode, grants and defaults. Synchronous and allocation-free on the common path. */
   authorize(request: AuthorizeRequest): AuthorizeResult {
     const result = this.decide(request)
-    if (this.onDecision) this.report('authorize', request, result)
+    if (this.onDecision && this.wantsDecision()) this.report('authorize', request, result)
     return result
   }
 
@@ -238,7 +245,7 @@ export class PermissionEngine implements PermissionGate {
   }
 
   private report(phase: DecisionEvent['phase'], request: DecisionEvent['request'], result: AuthorizeResult, requestId?: string) {
-    if (!this.onDecision) return
+    if (!this.onDecision || !this.wantsDecision()) return
     const event: DecisionEvent = { phase, decision: result.decision, reason: result.reason, source: result.rule as DecisionSource, request, at: Date.now() }
     if (requestId) event.requestId = requestId
     try {
