@@ -1,4 +1,12 @@
-import { defineConfig } from 'vitest/config'
+import { configDefaults, defineConfig } from 'vitest/config'
+import { corpora } from './scripts/corpora.mjs'
+
+// Two tiers (docs/testing.md): the project's own tests always run; the corpus tier
+// (`*.corpus.spec.ts`, external data from ../shared/corpora or DOGU_CORPORA) runs when its
+// folder is there. Without it those files are not collected, and the run ends by saying so.
+const { missing, required } = corpora()
+if (missing && required) throw new Error(`corpus tier required (DOGU_REQUIRE_CORPORA=1), but ${missing}`)
+const notice = `corpus tier did not run: ${missing}`
 
 export default defineConfig({
   resolve: {
@@ -14,11 +22,12 @@ export default defineConfig({
   },
   test: {
     include: ['packages/*/tests/**/*.spec.ts', 'external/*/tests/**/*.spec.ts'],
+    exclude: missing ? [...configDefaults.exclude, '**/*.corpus.spec.ts'] : configDefaults.exclude,
+    // scripts/test.sh names its own reporters and prints the notice before its closing line.
+    reporters: missing ? ['default', { onTestRunEnd: () => console.log(`\n${notice}`) }] : ['default'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
-    // The soak tests compare heap sizes after a forced GC.
-    execArgv: ['--expose-gc'],
     typecheck: {
       enabled: true,
       include: ['packages/*/tests/**/*.test-d.ts'],

@@ -1,9 +1,20 @@
 #!/usr/bin/env bash
 # Fresh machine to a full check: install, workspace constraints, build (with type checks), tests.
+# Two tiers (docs/testing.md): the project's own tests, and the corpus tier, which runs when
+# the corpora folder (../shared/corpora, or DOGU_CORPORA) is there.
 set -euo pipefail
+# A relative DOGU_CORPORA means the caller's working directory, not the repository's.
+if [[ -n ${DOGU_CORPORA:-} && $DOGU_CORPORA != /* ]]; then export DOGU_CORPORA="$PWD/$DOGU_CORPORA"; fi
 cd "$(dirname "$0")/.."
 source scripts/registry-env.sh
 bash scripts/setup.sh
+# DOGU_REQUIRE_CORPORA=1 (CI): a missing corpora folder fails here, before the long steps.
+corpora_status=0
+corpora_note="$(node scripts/corpora.mjs)" || corpora_status=$?
+if (( corpora_status == 1 )); then
+  echo "$corpora_note" >&2
+  exit 1
+fi
 yarn constraints
 yarn build
 yarn typecheck
@@ -11,9 +22,23 @@ report="$(mktemp)"
 trap 'rm -f "$report"' EXIT
 status=0
 yarn test --reporter=default --reporter=json --outputFile.json="$report" || status=$?
-# One plain closing line, whatever the reporter printed above it.
+# One plain closing line, whatever the reporter printed above it. A file that failed to load
+# (or whose hooks failed) has no failed test of its own: it counts as one failed test here.
 node -e '
-  const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"))
-  console.log(`tests: ${r.numPassedTests} passed, ${r.numFailedTests} failed`)
-' "$report" || true
+  const [file, corporaNote] = process.argv.slice(1)
+  let r
+  try {
+    r = JSON.parse(require("fs").readFileSync(file, "utf8"))
+  } catch {
+    console.log("tests: no report (vitest did not finish)")
+    process.exit(1)
+  }
+  const broken = r.testResults.filter((f) => f.status === "failed" && !f.assertionResults.some((a) => a.status === "failed"))
+  for (const f of broken) console.log(`failed to run: ${require("path").relative(process.cwd(), f.name)}: ${(f.message || "").split("\n")[0]}`)
+  const corpus = r.testResults.filter((f) => f.name.endsWith(".corpus.spec.ts")).length
+  if (corpus) console.log(`${corporaNote.replace("corpus tier:", "corpus tier ran:")} (${corpus} files)`)
+  else console.log(corporaNote.startsWith("corpus tier did not run") ? corporaNote : "corpus tier did not run: no corpus spec was collected")
+  console.log(`tests: ${r.numPassedTests} passed, ${r.numFailedTests + broken.length} failed`)
+  if (broken.length) process.exitCode = 1
+' "$report" "$corpora_note" || status=1
 exit "$status"

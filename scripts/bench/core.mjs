@@ -1,10 +1,14 @@
-// The whole cost of one call through `toolset.execute` against the bare floor a call
-// cannot avoid: JSON.parse + a compiled ajv validator + `await handler(args)`.
+// The whole cost of one call through `toolset.execute`: the floor a call cannot avoid
+// (JSON.parse + a compiled ajv validator + `await handler(args)`), the bare core registry,
+// and the default Cordis plugin as users load it, all measured in alternating rounds.
 import Ajv from 'ajv/dist/2020.js'
 import Schema from 'schemastery'
 import { defineTool, PermissionEngine, ToolRegistry } from '../../packages/core/lib/index.js'
 import { toJsonSchema } from '../../packages/schema/lib/index.js'
-import { compare, formatNs, measureSync, printTable, writeResults } from './harness.mjs'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { compareAll, formatNs, measureSync, printTable, writeResults } from './harness.mjs'
 
 const session = { id: 'bench', userId: 'u1' }
 const args = Schema.object({
@@ -35,34 +39,67 @@ function registryFor(effect, gate) {
 
 const rows = []
 const figures = {}
+const call = [{ id: 'c1', name: 'weather', arguments: payload }]
 
-/** Checks that the call succeeds, then compares it with the floor in alternating rounds. */
-async function benchCall(key, label, toolset, target) {
-  const call = [{ id: 'c1', name: 'weather', arguments: payload }]
-  const [check] = await toolset.execute(call)
-  if (check.status !== 'ok') throw new Error(`bench call failed: ${check.content}`)
-  const result = await compare(() => toolset.execute(call), floor)
-  figures[key] = result
-  rows.push({ case: label, dogu: formatNs(result.subjectNs), floor: formatNs(result.baselineNs), ratio: result.ratio.toFixed(2) + '×', target })
+/** Fails the bench if a case's call does not succeed: a fast error is no figure. */
+async function checked(toolset, calls = call) {
+  const [result] = await toolset.execute(calls)
+  if (result.status !== 'ok') throw new Error(`bench call failed: ${result.status} ${result.content}`)
+  return () => toolset.execute(calls)
 }
 
-await benchCall('callReadNoGate', 'execute(): read tool, no gate', registryFor('read').toolset({ session }), '≤ 2×')
-await benchCall('callExecAllowedByRule', 'execute(): exec tool, a rule allows', registryFor('exec', engine).toolset({ session }), '≤ 2×')
-
-{
-  // The same call through a Cordis app's `ctx.tools`, where every call emits
-  // tools/call-start and tools/call-end on the context.
-  const { Context } = await import('cordis')
-  const { ToolService } = await import('../../packages/cordis/lib/index.js')
+// The path users run: a Cordis app with the default plugin (tools, permissions,
+// background) loaded as docs/getting-started.md does, and a plugin that defines the tool.
+// Read and exec tools as a user defines them; the exec tool is allowed by a configured rule.
+const { Context } = await import('cordis')
+const { default: Dogu } = await import('../../packages/cordis/lib/index.js')
+const dataDir = mkdtempSync(join(tmpdir(), 'dogu-bench-'))
+async function defaultPluginApp() {
   const app = new Context()
-  await app.plugin(ToolService)
-  app.tools.registry.permissions = engine
-  app.tools.define(defineTool({ name: 'weather', description: 'Weather for a city', args, traits: { effect: 'exec' }, run: handler }))
-  app.on('tools/call-end', () => {})
-  await benchCall('callViaCordisWithListener', 'ctx.tools toolset, rule allows, a listener', app.tools.toolset({ session }), '—')
+  await app.plugin(Dogu, {
+    permissions: { rules: [{ permission: 'tool:weather_exec', decision: 'allow' }], storePath: join(dataDir, 'grants.json') },
+    background: { storePath: join(dataDir, 'tasks.json') },
+  })
+  await app.plugin({
+    name: 'weather',
+    inject: ['tools'],
+    apply(ctx) {
+      ctx.tools.define(defineTool({ name: 'weather', description: 'Weather for a city', args, traits: { effect: 'read' }, run: handler }))
+      ctx.tools.define(defineTool({ name: 'weather_exec', description: 'Weather for a city', args, traits: { effect: 'exec' }, run: handler }))
+    },
+  })
+  return app
 }
+const app = await defaultPluginApp()
+const listened = await defaultPluginApp()
+listened.on('tools/call-end', () => {})
 
-printTable('One call, whole pipeline vs bare floor (median of alternating rounds)', rows)
+const execCall = [{ id: 'c1', name: 'weather_exec', arguments: payload }]
+const cases = {
+  floor,
+  core: await checked(registryFor('read').toolset({ session })),
+  coreExecRule: await checked(registryFor('exec', engine).toolset({ session })),
+  plugin: await checked(app.tools.toolset({ session })),
+  pluginExec: await checked(app.tools.toolset({ session }), execCall),
+  pluginListener: await checked(listened.tools.toolset({ session })),
+}
+const ns = await compareAll(cases)
+const row = (key, label, base, target) => {
+  const ratio = ns[key] / ns[base]
+  figures[key] = { ns: ns[key], baseline: base, baselineNs: ns[base], ratio }
+  rows.push({ case: label, time: formatNs(ns[key]), against: `${base} ${formatNs(ns[base])}`, ratio: ratio.toFixed(2) + '×', target })
+}
+row('core', 'bare @dogu/core registry: read tool, no gate', 'floor', '→ 2×')
+row('coreExecRule', 'bare registry + PermissionEngine: exec tool, a rule allows', 'floor', '→ 2×')
+row('plugin', 'default plugin (ctx.plugin(Dogu)): read tool', 'core', '≤ 1.25×')
+row('pluginExec', 'default plugin: exec tool, a configured rule allows', 'coreExecRule', '≤ 1.25×')
+row('pluginListener', 'default plugin + one tools/call-end listener', 'core', '—')
+figures.pluginVsFloor = ns.plugin / ns.floor
+await app.fiber.dispose()
+await listened.fiber.dispose()
+rmSync(dataDir, { recursive: true, force: true })
+
+printTable('One call: the floor, the bare core, and the default plugin users load (median of alternating rounds)', rows)
 
 // Toolset creation over 1,000 tools, and cached definitions().
 const big = new ToolRegistry()

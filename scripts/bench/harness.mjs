@@ -31,15 +31,7 @@ export function measureSync(fn, { iterations = 20_000, rounds = 9, warmup = 2 } 
 
 /** Measures two functions in alternating rounds so drift hits both alike. */
 export async function compare(subject, baseline, options = {}) {
-  const { rounds = 9 } = options
-  const a = []
-  const b = []
-  for (let round = 0; round < rounds; round++) {
-    b.push(await measure(baseline, { ...options, rounds: 1, warmup: round ? 0 : 2 }))
-    a.push(await measure(subject, { ...options, rounds: 1, warmup: round ? 0 : 2 }))
-  }
-  const subjectNs = median(a)
-  const baselineNs = median(b)
+  const { subject: subjectNs, baseline: baselineNs } = await compareAll({ baseline, subject }, options)
   return { subjectNs, baselineNs, ratio: subjectNs / baselineNs }
 }
 
@@ -73,4 +65,19 @@ export function writeResults(name, figures) {
   mkdirSync(dirname(file), { recursive: true })
   writeFileSync(file, JSON.stringify({ date: new Date().toISOString(), node: process.version, ...figures }, null, 2) + '\n')
   console.log(`\nfigures written to ${file}`)
+}
+
+/**
+ * Measures several functions in alternating rounds (each round runs every case once, in
+ * turn), so drift hits them all alike. Returns the median ns per case, keyed as given.
+ */
+export async function compareAll(cases, options = {}) {
+  const { rounds = 9 } = options
+  const samples = Object.fromEntries(Object.keys(cases).map((key) => [key, []]))
+  for (let round = 0; round < rounds; round++) {
+    for (const [key, fn] of Object.entries(cases)) {
+      samples[key].push(await measure(fn, { ...options, rounds: 1, warmup: round ? 0 : 2 }))
+    }
+  }
+  return Object.fromEntries(Object.entries(samples).map(([key, values]) => [key, median(values)]))
 }

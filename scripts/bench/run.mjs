@@ -12,6 +12,7 @@ const benches = readdirSync(import.meta.dirname)
 let failed = false
 for (const file of benches) {
   console.log(`\n=== ${file} ===`)
+  // --expose-gc: soak.mjs (and shell.mjs's memory figures) measure after a forced GC.
   const { status } = spawnSync(process.execPath, ['--expose-gc', join(import.meta.dirname, file)], { stdio: 'inherit' })
   if (status !== 0) failed = true
 }

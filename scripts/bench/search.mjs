@@ -1,16 +1,18 @@
 // `yarn bench:search`: tool retrieval quality, latency and context economy of search mode,
-// on public corpora (../shared/corpora/tool-retrieval), against a plain BM25 and MiniSearch
-// measured in the same run. The search module is bundled from src with esbuild first, so
-// the bench never runs a stale build (DOGU_SEARCH_MODULE=path benches another bundle).
+// on public corpora (tool-retrieval/ in ../shared/corpora, or in DOGU_CORPORA), against a
+// plain BM25 and MiniSearch measured in the same run. The search module is bundled from src
+// with esbuild first, so the bench never runs a stale build (DOGU_SEARCH_MODULE=path benches
+// another bundle).
 import { build } from 'esbuild'
 import { encode } from 'gpt-tokenizer'
 import MiniSearch from 'minisearch'
 import { readFileSync } from 'node:fs'
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
+import { corpusPath } from '../corpora.mjs'
 import { median, printTable, root, writeResults } from './harness.mjs'
 
-const corpora = path.resolve(import.meta.dirname, '../../../shared/corpora/tool-retrieval')
+const corpora = corpusPath('tool-retrieval')
 const search = await loadSearchModule()
 const { ToolSearchIndex, NO_MATCH_THRESHOLD, createToolSearchTool, toJsonSchema } = search
 

@@ -1,6 +1,6 @@
 import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
-import { dirname, join } from 'node:path'
+import { dirname, join, resolve, sep } from 'node:path'
 import type { Session, Tool, ToolCall } from '@dogu/core'
 import { expect } from 'vitest'
 import { FsError } from '../src'
@@ -77,4 +77,17 @@ export async function failure(promise: Promise<unknown>): Promise<FsError> {
   const error = await promise.then(() => undefined, (error) => error)
   expect(error, 'expected an FsError').toBeInstanceOf(FsError)
   return error as FsError
+}
+
+/**
+ * The code reading `payload` must fail with in an empty workspace `root`, from POSIX lexical
+ * resolution: the oracle the traversal cases and the traversal corpus are both held to.
+ */
+export function lexicalCode(payload: string, root: string): 'INVALID_PATH' | 'OUTSIDE_ROOT' | 'NOT_A_FILE' | 'NOT_FOUND' {
+  if (!payload || payload.includes('\0')) return 'INVALID_PATH'
+  const absolute = resolve(root, payload)
+  if (absolute !== root && !absolute.startsWith(root + sep)) return 'OUTSIDE_ROOT'
+  if (absolute.split(sep).some((name) => Buffer.byteLength(name) > 255)) return 'INVALID_PATH'
+  if (absolute === root) return 'NOT_A_FILE'
+  return 'NOT_FOUND'
 }

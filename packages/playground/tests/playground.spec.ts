@@ -345,7 +345,9 @@ describe('parseAnswer', () => {
 describe('yarn start', () => {
   const entry = resolve(import.meta.dirname, '../lib/index.js')
 
-  it.skipIf(!existsSync(entry))('reads piped commands from stdin and exits at EOF', () => {
+  // `yarn start` runs the built entry; scripts/test.sh builds before it tests.
+  it('reads piped commands from stdin and exits at EOF', () => {
+    expect(existsSync(entry), `${entry} is missing: run \`yarn build\` first (bash scripts/test.sh does)`).toBe(true)
     const child = spawnSync(process.execPath, [entry], {
       input: 'list\ncall lookup {"q":"x"}\n',
       encoding: 'utf8',

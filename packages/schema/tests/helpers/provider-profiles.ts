@@ -1,10 +1,11 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import Ajv2020 from 'ajv/dist/2020'
+import { corpusPath } from '../../../../scripts/corpora.mjs'
 import { parseYaml } from './yaml-subset'
 
-// CI clones the repo beside shared/, exactly like /work/main and /work/shared.
-export const PROFILES_DIR = path.resolve(import.meta.dirname, '../../../../../shared/corpora/json-schema/provider-profiles')
+// The corpus tier's third-party provider profiles (docs/testing.md), read at test time.
+const profiles = (...segments: string[]) => corpusPath('json-schema', 'provider-profiles', ...segments)
 
 export type ProfileName = 'openai_202602' | 'gemini_202602' | 'gemini_202503' | 'minimal_202602'
 
@@ -16,7 +17,7 @@ export type ProfileName = 'openai_202602' | 'gemini_202602' | 'gemini_202503' | 
  */
 export function loadProfile(name: ProfileName): (schema: unknown) => string[] {
   const ajv = new Ajv2020({ strict: false, allErrors: true })
-  const validate = ajv.compile(parseYaml(readFileSync(path.join(PROFILES_DIR, 'schemas', `${name}.yaml`), 'utf8')) as object)
+  const validate = ajv.compile(parseYaml(readFileSync(profiles('schemas', `${name}.yaml`), 'utf8')) as object)
   const exactRequired = name === 'openai_202602' || name === 'minimal_202602'
   return (schema) => {
     const problems = validate(schema) ? [] : validate.errors!.map(error => `${error.instancePath || '/'} ${error.message}`)
@@ -37,7 +38,7 @@ export function loadProfile(name: ProfileName): (schema: unknown) => string[] {
 /** The corpus's own examples: `{ valid: [[file, schema]], invalid: [[file, schema]] }`. */
 export function profileExamples(name: ProfileName) {
   const read = (kind: string) => {
-    const dir = path.join(PROFILES_DIR, 'tests', name, kind)
+    const dir = profiles('tests', name, kind)
     return readdirSync(dir).sort().map(file => [file, JSON.parse(readFileSync(path.join(dir, file), 'utf8'))] as const)
   }
   return { valid: read('valid'), invalid: read('invalid') }

@@ -1,4 +1,4 @@
-// Just enough YAML to read the provider profiles in ../shared/corpora (block mappings and
+// Just enough YAML to read the provider profiles in the corpora folder (block mappings and
 // sequences, plain/quoted scalars, folded `>` text); anything else throws.
 
 interface Line {
