@@ -1,6 +1,7 @@
 export { type CodedError, codedError, type CodedErrorClass } from './coded-error'
 export { compileValidator, type CompileOptions, formatIssues, type ValidationIssue, type ValidationResult, type Validator } from './compile-validator'
-export { checkToolName, DIALECT_LIMITS, type DialectLimits, toDialect } from './dialects'
+export { decodeEncoded } from './decode-encoded'
+export { checkToolName, convertToDialect, DIALECT_LIMITS, type DialectConversion, type DialectLimits, type Loosening, toDialect } from './dialects'
 export { SchemaError } from './errors'
 export { fromJsonSchema, type FromJsonSchemaOptions } from './from-json-schema'
 export { isSchema } from './is-schema'

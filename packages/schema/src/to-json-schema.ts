@@ -14,7 +14,9 @@ export const JSON_SCHEMA_DRAFT = 'https://json-schema.org/draft/2020-12/schema'
 export interface ToJsonSchemaOptions {
   /**
    * Locale for i18n descriptions (`Schema.string().i18n({ zh: '…', en: '…' })`).
-   * Falls back to the locale's language (`zh-CN` → `zh`), then `''`, `en`, `zh`, then the first.
+   * Falls back to the locale's language (`en-GB` → `en`), the language's main locale (`en` →
+   * `en-US`, `zh` → `zh-CN`), any other locale of that language, then `''`, `en`, `en-US`,
+   * `zh`, `zh-CN`, then the first text (docs/schema-conversion.md lists the order).
    * @example 'zh-CN'
    */
   locale?: string

@@ -47,7 +47,7 @@ describe('SchemaError', () => {
     expect(SchemaError.is(error, 'UNSUPPORTED_TYPE')).toBe(true)
     expect(SchemaError.is(error, 'INVALID_SCHEMA')).toBe(false)
     expect(Object.keys(SchemaError.Code)).toEqual([
-      'UNSUPPORTED_TYPE', 'UNSUPPORTED_KEYWORD', 'UNSUPPORTED_CONSTRAINT', 'DIALECT_REFUSED', 'INVALID_NAME', 'INVALID_SCHEMA',
+      'UNSUPPORTED_TYPE', 'UNSUPPORTED_KEYWORD', 'UNSUPPORTED_CONSTRAINT', 'DIALECT_REFUSED', 'INVALID_NAME', 'INVALID_SCHEMA', 'INVALID_ENCODING',
     ])
   })
 })

@@ -309,6 +309,25 @@ describe('compileValidator input safety', () => {
     expect(({} as any).polluted).toBe(undefined)
   })
 
+  it('does not mutate its input when schemastery resolves a subtree (it writes adapted values back)', () => {
+    const upper: Schema = Schema.transform(Schema.string(), (value: string) => value.toUpperCase())
+    const node: Schema = Schema.union([Schema.object({ v: upper, next: Schema.lazy(() => node) }), Schema.string()])
+    const cases: [string, Schema, unknown, unknown][] = [
+      ['a dict with a renaming key schema', Schema.dict(Schema.string(), Schema.transform(Schema.string(), (key: string) => key.toLowerCase())), { A: 'x' }, { a: 'x' }],
+      ['a union over a dict of transforms', Schema.union([Schema.object({ h: Schema.dict(upper) }), Schema.string()] as Schema[]), { h: { a: 'x' } }, { h: { a: 'X' } }],
+      ['a recursive union with a transform', node, { v: 'a', next: { v: 'b' } }, { v: 'A', next: { v: 'B' } }],
+    ]
+    for (const [name, schema, input, output] of cases) {
+      const before = structuredClone(input)
+      // schemastery itself changes the object it is given
+      const own = structuredClone(input)
+      schema(own)
+      expect([name, own]).not.toEqual([name, before])
+      expect([name, compileValidator(schema)(input)]).toEqual([name, { ok: true, value: output }])
+      expect([name, input]).toEqual([name, before])
+    }
+  })
+
   it('does not mutate its input', () => {
     const input = { perm: ['read'], items: [{ x: 1 }] }
     compileValidator(Schema.object({ perm: Schema.bitset({ read: 1 }), items: Schema.array(Schema.object({ x: Schema.number(), y: Schema.number().default(2) })) }))(input)

@@ -1,7 +1,7 @@
 import { toStrictJsonSchema } from 'openai/lib/transform'
 import Schema from 'schemastery'
 import { describe, expect, it } from 'vitest'
-import { checkToolName, DIALECT_LIMITS, toDialect } from '../src/dialects'
+import { checkToolName, convertToDialect, DIALECT_LIMITS, toDialect } from '../src/dialects'
 import type { Dialect, JsonSchema } from '../src/json-schema'
 import { toJsonSchema } from '../src/to-json-schema'
 import { schemaErrorOf } from './helpers/catch-error'
@@ -143,48 +143,209 @@ describe('toDialect', () => {
   })
 })
 
-describe('toDialect: refusals name the path', () => {
-  const cases: [string, Schema | JsonSchema, Dialect, string][] = [
-    ['openai: a dict', Schema.object({ options: Schema.object({ env: Schema.dict(String) }) }), 'openai', '$.options.env'],
-    ['openai: a tuple', Schema.object({ pair: Schema.tuple([String, Number]) }), 'openai', '$.pair'],
-    ['openai: any', Schema.object({ data: Schema.any() }), 'openai', '$.data'],
-    ['openai: required any', Schema.object({ data: Schema.any().required() }), 'openai', '$.data'],
-    ['openai: an object constant', Schema.object({ shape: Schema.const({ a: 1 }) }), 'openai', '$.shape'],
-    ['openai: never', Schema.object({ gone: Schema.never() }), 'openai', '$.gone'],
-    ['openai: a root that is not an object', Schema.array(String), 'openai', '$'],
-    ['openai: an allOf that cannot merge', Schema.object({ x: Schema.intersect([Schema.string(), Schema.string().min(1)]) }), 'openai', '$.x'],
-    ['anthropic: a root union', Schema.union([Schema.object({ a: String }), Schema.object({ b: String })]), 'anthropic', '$'],
-    ['gemini: a union of shapes', Schema.object({ v: Schema.union([Schema.string(), Schema.number()]) }), 'gemini', '$.v'],
-    ['gemini: a bitset', Schema.object({ perms: Schema.bitset({ r: 1 }) }), 'gemini', '$.perms'],
-    ['gemini: a dict', Schema.object({ env: Schema.dict(String) }), 'gemini', '$.env'],
-    ['gemini: recursion', Schema.object({ list: Schema.array(Schema.lazy(() => node)) }), 'gemini', '$.list[*].children[*]'],
-    ['gemini: an array without items', { type: 'object', properties: { a: { type: 'array' } } }, 'gemini', '$.a'],
-    ['any dialect: an unknown keyword', { type: 'object', properties: { a: { type: 'string', 'x-secret': true } } }, 'openai', '$.a'],
-  ]
+describe('convertToDialect: what a provider cannot state', () => {
   const node: Schema = Schema.object({ name: Schema.string().required(), children: Schema.array(Schema.lazy(() => node)) })
+  const convert = (schema: Schema | JsonSchema, dialect: Dialect) => convertToDialect(typeof schema === 'function' ? toJsonSchema(schema as Schema) : schema as JsonSchema, dialect)
 
-  it.each(cases)('%s', (_, schema, dialect, path) => {
-    const json = typeof schema === 'function' ? toJsonSchema(schema as Schema) : schema as JsonSchema
-    expect(schemaErrorOf(() => toDialect(json, dialect))).toEqual({ code: 'DIALECT_REFUSED', path })
+  it('json: an unchanged copy, nothing loosened', () => {
+    expect(convertToDialect(deploy, 'json')).toEqual({ schema: deploy, loosened: [], encoded: [] })
   })
 
-  it('an unknown dialect', () => {
+  it('openai: a strict schema says strict: true and lists the constraints strict mode drops', () => {
+    const result = convertToDialect(deploy, 'openai')
+    expect(result.strict).toBe(true)
+    expect(result.schema).toEqual(toDialect(deploy, 'openai'))
+    expect(result.loosened).toEqual([{ path: '$.note', rule: 'at most 80 characters' }])
+    expect(result.encoded).toEqual([])
+  })
+
+  it('openai: a dict goes with strict: false, as plain JSON Schema', () => {
+    expect(convert(Schema.object({ options: Schema.object({ env: Schema.dict(String) }) }), 'openai')).toEqual({
+      schema: { type: 'object', properties: { options: { type: 'object', properties: { env: { type: 'object', additionalProperties: { type: 'string' } } } } } },
+      loosened: [{ path: '$.options.env', rule: 'keys are any string, values a string (a dict)' }],
+      encoded: [],
+      strict: false,
+    })
+  })
+
+  it('openai: a tuple goes with strict: false, its array given items (OpenAI refuses an array without)', () => {
+    expect(convert(Schema.object({ pair: Schema.tuple([String, Number]) }), 'openai')).toEqual({
+      schema: {
+        type: 'object',
+        properties: { pair: { type: 'array', prefixItems: [{ type: 'string' }, { type: 'number' }], minItems: 2, items: {} } },
+        required: ['pair'],
+      },
+      loosened: [{ path: '$.pair', rule: 'an array [a string, a number] at least 2 items (a tuple)' }],
+      encoded: [],
+      strict: false,
+    })
+  })
+
+  it.each([
+    ['any', Schema.object({ data: Schema.any() }), [{ path: '$.data', rule: 'any JSON value' }]],
+    ['required any', Schema.object({ data: Schema.any().required() }), [{ path: '$.data', rule: 'any JSON value but null' }]],
+    ['an object constant', Schema.object({ shape: Schema.const({ a: 1 }) }), [{ path: '$.shape', rule: 'exactly {"a":1}' }]],
+    ['a required never', Schema.object({ must: Schema.never().required() }), [{ path: '$.must', rule: 'no value at all' }]],
+    ['an intersection that cannot merge', Schema.object({ x: Schema.intersect([Schema.string().pattern(/a/), Schema.string().pattern(/b/)]).required() }),
+      [{ path: '$.x', rule: 'a string matching /a/ and a string matching /b/' }]],
+    ['a union with Schema.any() (Koishi\'s computed)', Schema.object({ on: Schema.union([Schema.boolean(), Schema.any()]) }), [{ path: '$.on', rule: 'any JSON value but null' }]],
+  ])('openai: %s goes with strict: false', (_, schema, loosened) => {
+    const result = convert(schema, 'openai')
+    expect([result.strict, result.loosened]).toEqual([false, loosened])
+    expect(result.schema).toEqual(toDialect(toJsonSchema(schema), 'anthropic'))
+  })
+
+  it('openai: an optional never is left out of the closed object (only absence is valid)', () => {
+    expect(toDialect(toJsonSchema(Schema.object({ gone: Schema.never(), a: Schema.string() })), 'openai')).toEqual({
+      type: 'object', properties: { a: { type: ['string', 'null'] } }, required: ['a'], additionalProperties: false,
+    })
+  })
+
+  it('an intersection of one scalar type merges exactly: the tighter constraints', () => {
+    const json = toJsonSchema(Schema.object({ x: Schema.intersect([Schema.string().max(5), Schema.string().min(1).max(3)]).required() }))
+    expect(toDialect(json, 'anthropic').properties).toEqual({ x: { type: 'string', minLength: 1, maxLength: 3 } })
+    expect(convertToDialect(json, 'openai')).toMatchObject({ strict: true, loosened: [{ path: '$.x', rule: 'at most 3 characters; at least 1 character' }] })
+  })
+
+  it('a root that takes no object becomes an object with any keys, recorded', () => {
+    const result = convert(Schema.array(String), 'anthropic')
+    expect(result).toEqual({
+      schema: { type: 'object', additionalProperties: {} },
+      loosened: [{ path: '$', rule: 'the arguments are an array, each item a string' }],
+      encoded: [],
+    })
+    expect(convert(Schema.any(), 'anthropic')).toEqual({ schema: { type: 'object', additionalProperties: {} }, loosened: [], encoded: [] })
+  })
+
+  it('anthropic: a root union of objects is flattened into one, the description saying which keys go together', () => {
+    expect(convert(Schema.union([Schema.object({ a: String }), Schema.object({ b: String })]), 'anthropic')).toEqual({
+      schema: {
+        type: 'object',
+        properties: { a: { type: 'string' }, b: { type: 'string' } },
+        description: 'One of: an object with a (required); an object with b (required).',
+      },
+      loosened: [{ path: '$', rule: 'one of: an object with a (required); an object with b (required)' }],
+      encoded: [],
+    })
+  })
+
+  it('the Koishi conditional config is one object in every provider dialect', () => {
+    const config = Schema.intersect([
+      Schema.object({ mode: Schema.union(['a', 'b']).default('a').description('Mode'), name: Schema.string().required() }),
+      Schema.union([
+        Schema.object({ mode: Schema.const('a'), token: Schema.string() }),
+        Schema.object({ mode: Schema.const('b').required(), url: Schema.string().required() }),
+      ]),
+    ])
+    const rule = 'one of: mode "a" with token; mode "b" with url (required)'
+    const json = toJsonSchema(config)
+    expect(convertToDialect(json, 'anthropic')).toEqual({
+      schema: {
+        type: 'object',
+        properties: {
+          mode: { type: 'string', enum: ['a', 'b'], description: 'Mode', default: 'a' },
+          name: { type: 'string' },
+          token: { type: 'string' },
+          url: { type: 'string' },
+        },
+        required: ['name'],
+        description: `One of: mode "a" with token; mode "b" with url (required).`,
+      },
+      loosened: [{ path: '$', rule }],
+      encoded: [],
+    })
+    const openai = convertToDialect(json, 'openai')
+    expect(openai).toMatchObject({ strict: true, loosened: [{ path: '$', rule }] })
+    expect(toStrictJsonSchema(openai.schema as any)).toEqual(openai.schema)
+    expect(convertToDialect(json, 'gemini')).toMatchObject({ loosened: [{ path: '$', rule }], encoded: [] })
+  })
+
+  it.each([
+    ['a union of kinds', Schema.object({ v: Schema.union([Schema.string(), Schema.number()]) }), '$.v', 'a string or a number'],
+    ['a bitset', Schema.object({ perms: Schema.bitset({ r: 1 }) }), '$.perms', 'a number or an array, each item a string'],
+    ['a dict', Schema.object({ env: Schema.dict(String) }), '$.env', 'an object with any keys, each value a string'],
+    ['an empty object (Gemini refuses an object without properties)', Schema.object({ o: Schema.object({}) }), '$.o', 'an object'],
+    ['any', Schema.object({ data: Schema.any().description('Payload') }), '$.data', 'any JSON value'],
+    ['an array without items', { type: 'object', properties: { a: { type: 'array' } } }, '$.a', 'an array'],
+    ['a mixed enum', Schema.object({ size: Schema.union(['auto', 256]) }), '$.size', 'one of "auto", 256'],
+  ])('gemini: %s travels as a JSON-encoded string, its description saying so', (_, schema, path, what) => {
+    const result = convert(schema as Schema | JsonSchema, 'gemini')
+    const description = path === '$.data' ? `Payload (JSON-encoded string of ${what})` : `(JSON-encoded string of ${what})`
+    expect(result.schema.properties).toEqual({ [path.slice(2)]: { type: 'string', description } })
+    expect(result.encoded).toEqual([path])
+    expect(result.loosened).toEqual([{ path, rule: `sent as a JSON-encoded string of ${what}` }])
+  })
+
+  it('gemini: recursion is inlined twice, and deeper levels travel encoded', () => {
+    const result = convert(Schema.object({ list: Schema.array(Schema.lazy(() => node)) }), 'gemini')
+    const level = (children: JsonSchema) => ({
+      type: 'object',
+      properties: { name: { type: 'string' }, children: { type: 'array', items: children } },
+      required: ['name'],
+      propertyOrdering: ['name', 'children'],
+    })
+    expect(result.schema.properties).toEqual({
+      list: { type: 'array', items: level(level({ type: 'string', description: '(JSON-encoded string of an object with keys name (required), children)' })) },
+    })
+    expect(result.encoded).toEqual(['$.list[*].children[*].children[*]'])
+  })
+
+  it('gemini: a tuple of one kind is an array; unions of one kind merge; numeric enums keep their type', () => {
+    const result = convert(Schema.object({
+      at: Schema.tuple([Schema.number().required(), Schema.number().required()]).required(),
+      pick: Schema.union([Schema.union(['a', 'b']), Schema.const('c')]).required(),
+      level: Schema.union([1, 2, 3]),
+      n: Schema.union([Schema.natural(), Schema.number().max(-5)]),
+    }), 'gemini')
+    expect(result.schema.properties).toEqual({
+      at: { type: 'array', items: { type: 'number' }, minItems: 2, maxItems: 2 },
+      pick: { type: 'string', enum: ['a', 'b', 'c'] },
+      level: { type: 'integer' },
+      n: { type: 'number' },
+    })
+    expect(result.loosened).toEqual([
+      { path: '$.level', rule: 'one of 1, 2, 3' },
+      { path: '$.n', rule: 'one of: an integer at least 0 or a number at most -5' },
+    ])
+    expect(result.encoded).toEqual([])
+  })
+
+  it('gemini: an intersection that cannot merge keeps one part (a superset), recorded', () => {
+    const result = convert(Schema.object({ x: Schema.intersect([Schema.string().pattern(/a/), Schema.string().pattern(/b/)]).required() }), 'gemini')
+    expect(result.schema.properties).toEqual({ x: { type: 'string' } })
+    expect(result.loosened).toEqual([
+      { path: '$.x', rule: 'all of: a string matching /a/ and a string matching /b/' },
+      { path: '$.x', rule: 'matches /a/' },
+    ])
+  })
+
+  it('keywords JSON Schema does not define are annotations, dropped by the providers', () => {
+    const input: JsonSchema = { type: 'object', properties: { a: { type: 'string', 'x-secret': true } } }
+    expect(toDialect(input, 'openai')).toEqual({ type: 'object', properties: { a: { type: ['string', 'null'] } }, required: ['a'], additionalProperties: false })
+    expect(toDialect(input, 'anthropic')).toEqual({ type: 'object', properties: { a: { type: 'string' } } })
+    expect(toDialect(input, 'json')).toEqual(input)
+  })
+
+  it('an unknown dialect, or a schema that is not an object, is still refused', () => {
     expect(schemaErrorOf(() => toDialect(deploy, 'mistral' as Dialect))).toEqual({ code: 'DIALECT_REFUSED', path: '$' })
+    expect(schemaErrorOf(() => convertToDialect(true as any, 'anthropic'))).toEqual({ code: 'DIALECT_REFUSED', path: '$' })
   })
 
-  it('openai: more than 10 levels of nested objects', () => {
+  it('openai: more than 10 levels of nested objects go with strict: false', () => {
     let schema: Schema = Schema.object({ leaf: Schema.string() })
     for (let level = 0; level < 9; level++) schema = Schema.object({ inner: schema.required() })
-    expect(() => toDialect(toJsonSchema(schema), 'openai')).not.toThrow()
-    expect(schemaErrorOf(() => toDialect(toJsonSchema(Schema.object({ inner: schema.required() })), 'openai')))
-      .toEqual({ code: 'DIALECT_REFUSED', path: '$.inner.inner.inner.inner.inner.inner.inner.inner.inner.inner' })
+    expect(convertToDialect(toJsonSchema(schema), 'openai').strict).toBe(true)
+    expect(convertToDialect(toJsonSchema(Schema.object({ inner: schema.required() })), 'openai')).toMatchObject({
+      strict: false,
+      loosened: [{ path: '$.inner.inner.inner.inner.inner.inner.inner.inner.inner.inner', rule: 'more than 10 levels of nested objects' }],
+    })
   })
 
-  it('openai: more properties or enum values than the whole schema may have', () => {
+  it('openai: more properties or enum values than the whole schema may have go with strict: false', () => {
     const wide = Schema.object(Object.fromEntries(Array.from({ length: 5001 }, (_, index) => [`p${index}`, Schema.boolean()])))
-    expect(schemaErrorOf(() => toDialect(toJsonSchema(wide), 'openai'))).toEqual({ code: 'DIALECT_REFUSED', path: '$' })
+    expect(convertToDialect(toJsonSchema(wide), 'openai')).toMatchObject({ strict: false, loosened: [{ path: '$', rule: 'more than 5000 object properties in all (5001)' }] })
     const choices = Schema.object({ pick: Schema.union(Array.from({ length: 1001 }, (_, index) => `v${index}`)).required() })
-    expect(schemaErrorOf(() => toDialect(toJsonSchema(choices), 'openai'))).toEqual({ code: 'DIALECT_REFUSED', path: '$' })
+    expect(convertToDialect(toJsonSchema(choices), 'openai')).toMatchObject({ strict: false, loosened: [{ path: '$', rule: 'more than 1000 enum values in all (1001)' }] })
   })
 })
 

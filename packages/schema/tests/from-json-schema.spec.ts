@@ -68,6 +68,37 @@ describe('fromJsonSchema', () => {
     expect(() => schema({ a: 1, b: 2 })).toThrow()
   })
 
+  it('reads Dogu\'s own forms: not null (a required any), not {} (never), Gemini\'s nullable', () => {
+    const schema = fromJsonSchema({
+      type: 'object',
+      properties: {
+        data: { not: { type: 'null' } },
+        computed: { anyOf: [{ type: 'boolean' }, { not: { type: 'null' } }] },
+        gone: { not: {} },
+        nick: { type: 'string', nullable: true },
+      },
+      required: ['data', 'nick'],
+    })
+    const validate = compileValidator(schema)
+    expect(validate({ data: 0, computed: 'x', nick: null })).toEqual({ ok: true, value: { data: 0, computed: 'x', nick: null } })
+    expect(validate({ data: [], nick: 'n' }).ok).toBe(true)
+    expect(validate({ data: null }).ok).toBe(false)
+    expect(validate({ data: 1, gone: 1 }).ok).toBe(false)
+    expect(validate({ data: 1, nick: 1 }).ok).toBe(false)
+  })
+
+  it('checks property names: a pattern, lengths or a list of names', () => {
+    const schema = fromJsonSchema({ type: 'object', additionalProperties: { type: 'number' }, propertyNames: { pattern: '^x-', maxLength: 4 } })
+    expect(schema({ 'x-a': 1 })).toEqual({ 'x-a': 1 })
+    expect(() => schema({ 'x-abc': 1 })).toThrow()
+    expect(() => schema({ a: 1 })).toThrow()
+    const listed = fromJsonSchema({ type: 'object', properties: { a: { type: 'string' } }, propertyNames: { enum: ['a', 'b'] } })
+    expect(listed({ a: 'x', b: 2 })).toEqual({ a: 'x', b: 2 })
+    expect(() => listed({ c: 1 })).toThrow()
+    expect(() => fromJsonSchema({ type: 'object', propertyNames: false })({ a: 1 })).toThrow()
+    expect(refusal(() => fromJsonSchema({ propertyNames: { type: 'number' } }))).toEqual({ code: 'UNSUPPORTED_KEYWORD', path: '$.propertyNames' })
+  })
+
   it('treats null as absent by default and exactly with nullAsAbsent: false', () => {
     const json = { type: 'object', properties: { a: { type: 'string' } } }
     expect(fromJsonSchema(json)({ a: null })).toEqual({ a: null })

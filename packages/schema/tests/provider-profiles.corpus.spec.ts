@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { toDialect } from '../src/dialects'
+import { convertToDialect } from '../src/dialects'
 import { toJsonSchema } from '../src/to-json-schema'
 import { loadProfile, profileExamples, type ProfileName } from './helpers/provider-profiles'
 import { openaiRules } from './helpers/provider-rules'
@@ -39,9 +39,10 @@ describe('provider output passes the profiles', () => {
   for (const dialect of ['openai', 'gemini'] as const) {
     const checks = PROFILES[dialect].map(name => [name, loadProfile(name)] as const)
     for (const fixture of fixtures) {
-      if (fixture.refuses?.[dialect]) continue
+      const { schema: output, strict } = convertToDialect(toJsonSchema(fixture.schema), dialect)
+      // The openai profiles describe strict mode; a non-strict tool is ordinary JSON Schema.
+      if (strict === false) continue
       it(`${dialect}: ${fixture.name}`, () => {
-        const output = toDialect(toJsonSchema(fixture.schema), dialect)
         for (const [name, check] of checks) expect([name, check(output)]).toEqual([name, []])
       })
     }

@@ -1,8 +1,10 @@
 import Ajv2020 from 'ajv/dist/2020'
 import Schema from 'schemastery'
 import { describe, expect, it } from 'vitest'
-import { fromJsonSchema, toDialect, toJsonSchema } from '../src'
+import { convertToDialect, fromJsonSchema, toDialect, toJsonSchema } from '../src'
 import type { Dialect, JsonSchema } from '../src/json-schema'
+import { dialectShape } from './dialect-shape'
+import { shapes } from './fixtures/real-world-shapes'
 
 const ajv = new Ajv2020({ strict: false, validateFormats: false })
 const dialects: Dialect[] = ['openai', 'anthropic', 'gemini', 'json']
@@ -35,6 +37,16 @@ const cases: [name: string, json: JsonSchema, valid: unknown[], invalid: unknown
   ['enum inside anyOf', tool({ limit: { anyOf: [{ type: 'string', enum: ['all'] }, { type: 'integer', minimum: 1 }] } }), [{ limit: 'all' }, { limit: 3 }], [{ limit: 'none' }, { limit: 0 }]],
   ['oneOf of described constants',
     tool({ scope: { oneOf: [{ const: 'user', description: 'Only mine' }, { const: 'org', description: 'Everyone' }] } }, ['scope']), [{ scope: 'org' }], [{ scope: 'all' }]],
+  // zod-based MCP servers close every object
+  ['a closed object (zod)',
+    { ...tool({ path: { type: 'string' }, recursive: { type: 'boolean' } }, ['path']), additionalProperties: false },
+    [{ path: 'a' }, { path: 'a', recursive: true }], [{}, { path: 'a', extra: 1 }, { path: 1 }]],
+  ['closed objects nested in an array (zod)',
+    { ...tool({ edits: { type: 'array', items: { ...tool({ oldText: { type: 'string' }, newText: { type: 'string' } }, ['oldText', 'newText']), additionalProperties: false } } }, ['edits']), additionalProperties: false },
+    [{ edits: [] }, { edits: [{ oldText: 'a', newText: 'b' }] }], [{ edits: [{ oldText: 'a' }] }, { edits: [{ oldText: 'a', newText: 'b', more: 1 }] }]],
+  ['a record of strings (zod z.record)',
+    { ...tool({ env: { type: 'object', additionalProperties: { type: 'string' } } }), additionalProperties: false },
+    [{}, { env: { A: 'b' } }], [{ env: { A: 1 } }, { other: 1 }]],
   ['plain scalars under a draft-07 $schema',
     { ...tool({ query: { type: 'string', description: 'Search text' }, page: { type: 'integer', minimum: 1, default: 1 }, exact: { type: 'boolean' } }, ['query']), $schema: 'http://json-schema.org/draft-07/schema#' },
     [{ query: 'x' }, { query: 'x', page: 2, exact: true }], [{}, { query: 'x', page: 0 }]],
@@ -117,4 +129,32 @@ describe('typed enums', () => {
     expect(toJsonSchema(Schema.union([1, 2.5]).required())).toMatchObject({ type: 'number', enum: [1, 2.5] })
     expect(toJsonSchema(Schema.const(42).required())).toMatchObject({ type: 'integer', const: 42 })
   })
+})
+
+function schemasteryAccepts(schema: Schema, value: unknown) {
+  try {
+    schema(structuredClone(value))
+    return true
+  } catch (error) {
+    if (Schema.ValidationError.is(error)) return false
+    throw error
+  }
+}
+
+// Tools exported over MCP in any dialect can be imported again: fromJsonSchema reads the
+// output (OpenAI strict mode's nullable forms, Gemini's `nullable` and encoded strings, the
+// `not: { type: 'null' }` of Schema.computed), and the imported schema converts everywhere.
+describe('fromJsonSchema reads every dialect output of the real-world shapes back', () => {
+  for (const shape of shapes) {
+    it.each(dialects)(`${shape.name}: %s`, (dialect) => {
+      const conversion = convertToDialect(toJsonSchema(shape.schema), dialect)
+      const back = fromJsonSchema(conversion.schema)
+      const json = toJsonSchema(back)
+      for (const other of dialects) expect(() => convertToDialect(json, other)).not.toThrow()
+      for (const value of shape.valid) expect([value, schemasteryAccepts(back, dialectShape(value, conversion))]).toEqual([value, true])
+      if (dialect !== 'json') return
+      // the 2020-12 document is exact, so its import refuses what the original refuses
+      for (const value of shape.invalid) expect([value, schemasteryAccepts(back, value)]).toEqual([value, false])
+    })
+  }
 })

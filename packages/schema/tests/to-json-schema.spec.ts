@@ -1,6 +1,9 @@
+import Ajv2020 from 'ajv/dist/2020'
 import Schema from 'schemastery'
 import { describe, expect, it } from 'vitest'
+import { compileValidator } from '../src/compile-validator'
 import type { JsonSchema } from '../src/json-schema'
+import { fromJsonSchema } from '../src/from-json-schema'
 import { toJsonSchema } from '../src/to-json-schema'
 import { schemaErrorOf } from './helpers/catch-error'
 
@@ -192,6 +195,17 @@ describe('toJsonSchema: descriptions', () => {
     expect(convert(schema, locale)).toEqual({ type: 'string', description: text })
   })
 
+  it('reads a language\'s main locale: en and en-GB read en-US, zh reads zh-CN', () => {
+    const koishi = Schema.string().i18n({ 'zh-CN': '中文', 'en-US': 'English', 'ja-JP': '日本語' })
+    expect(['en', 'en-GB', 'EN-us', 'zh', 'zh-TW', 'ja', 'fr', undefined].map(locale => convert(koishi, locale).description))
+      .toEqual(['English', 'English', 'English', '中文', '中文', '日本語', 'English', 'English'])
+    // any other locale of the language comes before the neutral fallback
+    expect(convert(Schema.string().i18n({ 'zh-CN': '中文', 'en-AU': 'Aussie' }), 'en-GB').description).toBe('Aussie')
+    // the exact locale and the bare language still come first
+    expect(convert(Schema.string().i18n({ 'en-US': 'US', 'en': 'plain', 'en-GB': 'GB' }), 'en-GB').description).toBe('GB')
+    expect(convert(Schema.string().i18n({ 'en-US': 'US', 'en': 'plain' }), 'en-GB').description).toBe('plain')
+  })
+
   it('falls back to en, then zh, then the first text', () => {
     expect(convert(Schema.string().i18n({ zh: '中文', en: 'English' }), 'fr').description).toBe('English')
     expect(convert(Schema.string().i18n({ de: 'Deutsch', zh: '中文' }), 'fr').description).toBe('中文')
@@ -205,6 +219,27 @@ describe('toJsonSchema: descriptions', () => {
   })
 })
 
+describe('toJsonSchema: dicts inside intersect (strict resolution skips the keys their key schema refuses)', () => {
+  it('a key pattern is patternProperties, listed keys are properties', () => {
+    expect(convert(Schema.intersect([Schema.dict(Number, Schema.string().pattern(/^x-/))]))).toEqual({
+      type: 'object', patternProperties: { '^x-': { type: 'number' } },
+    })
+    expect(convert(Schema.intersect([Schema.dict(String, Schema.union(['a', 'b']))]))).toEqual({
+      type: 'object', properties: { a: { type: 'string' }, b: { type: 'string' } },
+    })
+  })
+
+  it('reads fromJsonSchema\'s closed objects back as additionalProperties: false', () => {
+    const closed = { type: 'object', properties: { a: { type: 'string' }, 'b c': { type: 'number' } }, required: ['a'], additionalProperties: false }
+    expect(convert(fromJsonSchema(closed))).toEqual({
+      type: 'object', properties: { a: { type: 'string' }, 'b c': { type: ['number', 'null'] } }, required: ['a'], additionalProperties: false,
+    })
+    expect(convert(fromJsonSchema({ type: 'object', patternProperties: { '^x': { type: 'boolean' } }, additionalProperties: { type: 'string' }, propertyNames: { maxLength: 3 } }))).toEqual({
+      type: 'object', patternProperties: { '^x': { type: 'boolean' } }, additionalProperties: { type: 'string' }, propertyNames: { pattern: '^(?=[\\s\\S]{0,3}$)' },
+    })
+  })
+})
+
 describe('toJsonSchema: refusals name the path', () => {
   it.each([
     ['function in an array', Schema.object({ hooks: Schema.array(Schema.function()) }), 'UNSUPPORTED_TYPE', '$.hooks[*]'],
@@ -215,12 +250,40 @@ describe('toJsonSchema: refusals name the path', () => {
     ['pattern flag i', Schema.object({ options: Schema.object({ mode: Schema.string().pattern(/^a$/i) }) }), 'UNSUPPORTED_CONSTRAINT', '$.options.mode'],
     ['pattern invalid under u', Schema.object({ p: Schema.string().pattern(/\-/) }), 'UNSUPPORTED_CONSTRAINT', '$.p'],
     ['step counted from an unaligned min', Schema.object({ n: Schema.number().min(1).step(2) }), 'UNSUPPORTED_CONSTRAINT', '$.n'],
-    ['dict key schema under intersect', Schema.intersect([Schema.dict(String, Schema.union(['a']))]), 'UNSUPPORTED_CONSTRAINT', '$'],
+    ['dict key schema with a length under intersect', Schema.intersect([Schema.dict(String, Schema.string().min(2))]), 'UNSUPPORTED_CONSTRAINT', '$'],
   ])('%s', (_, schema, code, path) => {
     expect(schemaErrorOf(() => toJsonSchema(schema))).toEqual({ code, path })
   })
 
   it('something that is not a schema', () => {
     expect(schemaErrorOf(() => toJsonSchema({ type: 'string' } as any))).toEqual({ code: 'INVALID_SCHEMA', path: '$' })
+  })
+})
+
+describe('multipleOf with a decimal step', () => {
+  const schema = Schema.number().step(0.1)
+  const cases: [number, boolean][] = [[0.7, true], [1.3, true], [-0.2, true], [0.3, true], [0.7000000000000001, false], [0.75, false], [0.30000000000000004, false]]
+
+  it('means decimal division, as JSON Schema defines it: schemastery and the compiled validator agree', () => {
+    expect(convert(schema)).toEqual({ type: 'number', multipleOf: 0.1 })
+    const validate = compileValidator(schema)
+    const verdicts = cases.map(([value]) => {
+      let accepted = true
+      try {
+        schema(value)
+      } catch {
+        accepted = false
+      }
+      return [value, accepted, validate(value).ok]
+    })
+    expect(verdicts).toEqual(cases.map(([value, expected]) => [value, expected, expected]))
+  })
+
+  it('is where ajv differs: float division refuses 0.7, and multipleOfPrecision accepts float noise', () => {
+    const json = toJsonSchema(schema)
+    const plain = new Ajv2020({ strict: false })
+    expect([plain.validate(json, 0.7), plain.validate(json, 0.3)]).toEqual([false, false])
+    const precise = new Ajv2020({ strict: false, multipleOfPrecision: 9 })
+    expect([precise.validate(json, 0.7), precise.validate(json, 0.7000000000000001), precise.validate(json, 0.75)]).toEqual([true, true, false])
   })
 })

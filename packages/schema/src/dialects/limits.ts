@@ -9,7 +9,7 @@ export interface DialectLimits {
   readonly maxToolNameLength: number
   /** Whether the parameters must be an object at the root (no union, no intersection there). */
   readonly rootObject: boolean
-  /** Most levels of nested objects. */
+  /** Most levels of nested objects (OpenAI: in strict mode). */
   readonly maxDepth?: number
   /** Most object properties in the whole schema. */
   readonly maxProperties?: number
@@ -22,8 +22,9 @@ export interface DialectLimits {
 /**
  * Each dialect's limits, from the providers' documentation (2026-02):
  * - `json`: Dogu's own tool-name rule; no schema limits.
- * - `openai`: function names `^[a-zA-Z0-9_-]{1,64}$`; Structured Outputs allow 10 levels of
- *   nesting, 5000 properties, 1000 enum values and 120,000 characters of names and values.
+ * - `openai`: function names `^[a-zA-Z0-9_-]{1,64}$`; Structured Outputs (strict mode) allow 10
+ *   levels of nesting, 5000 properties, 1000 enum values and 120,000 characters of names and
+ *   values; a schema over one goes with `strict: false`.
  * - `anthropic`: tool names `^[a-zA-Z0-9_-]{1,64}$`; `input_schema` must be an object.
  * - `gemini`: function names start with a letter or `_`, then letters, digits, `_ . : -`, 64 at most.
  */

@@ -1,10 +1,14 @@
 import type { JsonSchema } from '../json-schema'
-import { isPlain } from '../json-value'
+import { isPlain, jsonEqual } from '../json-value'
 import { addNull, splitAnnotations, toArray } from '../nullable'
 import { childPath } from '../path'
+import { dereferencer, refTarget } from './deref'
+import { describeDict, describeSchema } from './describe'
+import { flattenObject } from './flatten'
 import { DIALECT_LIMITS } from './limits'
+import { type Loosening, Loosenings, type DialectConversion } from './loosening'
 import { prepare } from './prepare'
-import { applyKeywords, inferType, type KeywordRule, knownFormats, UNREAD_BY_PROVIDERS, notNullOnly, refuse, untyped } from './walk'
+import { applyKeywords, inferType, ruleOf, type KeywordRule, knownFormats, mapChildren, notNullOnly, UNREAD_BY_PROVIDERS } from './walk'
 
 const limits = DIALECT_LIMITS.openai
 
@@ -12,10 +16,9 @@ const limits = DIALECT_LIMITS.openai
 const FORMATS = ['date-time', 'time', 'date', 'duration', 'email', 'hostname', 'ipv4', 'ipv6', 'uuid']
 
 /**
- * Strict mode's keyword subset. Annotations and constraints it does not support are dropped:
- * the runtime still validates every call with the schemastery schema, so a value that slips
- * past the advertised schema gets a validation error the model can act on. Keywords that
- * change the shape of a value (tuples, maps, intersections) are refused instead.
+ * Strict mode's keyword subset. Constraints it does not support are dropped and recorded (the
+ * runtime still validates every call with the schemastery schema); shapes it cannot state
+ * (dicts, tuples, open values) block strict mode for the tool.
  */
 const RULES: Record<string, KeywordRule> = {
   ...UNREAD_BY_PROVIDERS,
@@ -29,9 +32,7 @@ const RULES: Record<string, KeywordRule> = {
   items: 'keep',
   anyOf: 'keep',
   $defs: 'keep',
-  $ref: (schema, path) => {
-    if (typeof schema.$ref !== 'string' || !schema.$ref.startsWith('#')) refuse(path, 'openai strict mode only follows local references (#/$defs/…)')
-  },
+  $ref: (schema) => refTarget(schema.$ref) === undefined ? `a reference strict mode cannot follow (${schema.$ref})` : undefined,
   pattern: 'keep',
   multipleOf: 'keep',
   minimum: 'keep',
@@ -40,82 +41,149 @@ const RULES: Record<string, KeywordRule> = {
   exclusiveMaximum: 'keep',
   minItems: 'keep',
   maxItems: 'keep',
-  minLength: 'drop',
-  maxLength: 'drop',
+  minLength: 'loosen',
+  maxLength: 'loosen',
   format: knownFormats(FORMATS),
   // exclusivity is a constraint like the others: anyOf says the rest
   oneOf: (schema) => {
     schema.anyOf = schema.oneOf
     delete schema.oneOf
   },
-  not: notNullOnly('openai strict mode'),
-  additionalProperties: (schema, path) => {
-    if (isPlain(schema.additionalProperties)) {
-      refuse(path, 'openai strict mode needs every object key listed: a dict (additionalProperties with a schema) cannot be expressed; use Schema.object() with known keys, or an array of { key, value } objects')
-    }
-  },
-  prefixItems: { refuse: 'openai strict mode has no tuples (prefixItems); use an object with named fields or an array of one type' },
-  allOf: { refuse: 'openai strict mode has no allOf; only intersections of plain objects with distinct keys can be merged' },
+  not: notNullOnly,
+  additionalProperties: (schema) => isPlain(schema.additionalProperties) ? describeDict(schema) : undefined,
+  patternProperties: (schema) => describeDict(schema),
+  prefixItems: (schema) => `${describeSchema(schema)} (a tuple)`,
 }
 
-/** OpenAI strict mode: every key required (optional ones nullable), every object closed. */
-export function toOpenAI(input: JsonSchema): JsonSchema {
-  const root = prepare(input, 'openai')
-  const pass = new StrictPass(isPlain(root.$defs) ? root.$defs as Record<string, JsonSchema> : {})
-  const { $defs: _, ...body } = root
-  const result = pass.visit(body, '$', 0)
-  if (pass.names.length) result.$defs = Object.fromEntries(pass.names.map(name => [name, pass.def(name)]))
-  pass.checkLimits()
-  return result
+/**
+ * OpenAI: strict mode (every key required, optional ones nullable, every object closed) when
+ * it can state the schema; otherwise the tool goes with `strict: false`, and the parameters
+ * are the prepared 2020-12 schema, whose every rule the model reads but strict mode would
+ * not enforce. `loosened` then names what strict mode could not say.
+ */
+export function toOpenAI(input: JsonSchema): DialectConversion {
+  const notes = new Loosenings()
+  const root = prepare(input, 'openai', notes)
+  const pass = new StrictPass(root)
+  const schema = pass.run()
+  if (!pass.blocked.length) {
+    notes.add(pass.notes)
+    return { schema, loosened: notes.loosened, encoded: [], strict: true }
+  }
+  for (const { path, rule } of pass.blocked) notes.loosen(path, rule)
+  return { schema: nonStrict(root, '$'), loosened: notes.loosened, encoded: [], strict: false }
+}
+
+/** Parameters for `strict: false`: JSON Schema as it is, except that every array says its items (OpenAI refuses one that does not). */
+function nonStrict(input: JsonSchema, path: string): JsonSchema {
+  const schema = mapChildren(input, path, nonStrict)
+  if (schema.type !== undefined && toArray(schema.type).includes('array') && schema.items === undefined) schema.items = {}
+  return schema
+}
+
+// A value that may be anything (but null): `{}`, `{ not: { type: 'null' } }`.
+function isOpen(schema: JsonSchema) {
+  const [, assertions] = splitAnnotations(schema)
+  const keys = Object.keys(assertions)
+  return !keys.length || (keys.length === 1 && jsonEqual(assertions.not, { type: 'null' }))
 }
 
 class StrictPass {
-  properties = 0
-  enumValues = 0
-  chars = 0
-  readonly names: string[]
+  readonly notes = new Loosenings()
+  readonly blocked: Loosening[] = []
+  private properties = 0
+  private enumValues = 0
+  private chars = 0
+  private defs: Record<string, JsonSchema>
   private done = new Map<string, JsonSchema>()
   private pending = new Set<string>()
+  private deref: (schema: JsonSchema) => JsonSchema
 
-  constructor(private defs: Record<string, JsonSchema>) {
-    this.names = Object.keys(defs)
+  constructor(private root: JsonSchema) {
+    this.defs = isPlain(root.$defs) ? root.$defs as Record<string, JsonSchema> : {}
+    this.deref = dereferencer(root)
   }
 
-  /** A definition in its strict form, converted on first use. */
-  def(name: string): JsonSchema | undefined {
+  run(): JsonSchema {
+    const { $defs: _, ...body } = this.root
+    const result = this.visit(body, '$', 0)
+    const names = Object.keys(this.defs)
+    if (names.length) result.$defs = Object.fromEntries(names.map(name => [name, this.def(name, '$')]))
+    this.checkLimits()
+    return result
+  }
+
+  private block(path: string, rule: string) {
+    if (!this.blocked.some(known => known.path === path && known.rule === rule)) this.blocked.push({ path, rule })
+  }
+
+  /** A definition in its strict form, converted on first use, at the path of that use. */
+  private def(name: string, path: string): JsonSchema | undefined {
     if (!this.done.has(name)) {
       if (this.pending.has(name) || !Object.hasOwn(this.defs, name)) return
       this.pending.add(name)
       this.chars += name.length
-      this.done.set(name, this.visit(this.defs[name], `$.$defs.${name}`, 0))
+      this.done.set(name, this.visit(this.defs[name]!, path, 0))
       this.pending.delete(name)
     }
     return this.done.get(name)
   }
 
-  visit(input: JsonSchema, path: string, depth: number): JsonSchema {
-    let schema = applyKeywords(input, path, RULES, 'openai')
+  private visit(input: JsonSchema, path: string, depth: number): JsonSchema {
+    let source = input
+    if (Array.isArray(source.allOf)) {
+      // what prepare could not merge exactly: a superset object, or no strict form
+      const flat = flattenObject(source, path, { notes: this.notes, deref: this.deref })
+      if (!flat) {
+        this.block(path, describeSchema(source))
+        return source
+      }
+      source = flat
+    }
+    const { schema: applied, loosened, blocked } = applyKeywords(source, RULES)
+    if (blocked) {
+      this.block(path, blocked)
+      return applied
+    }
+    if (loosened.length) this.notes.loosen(path, loosened.join('; '))
+    let schema = applied
     for (const value of Array.isArray(schema.enum) ? schema.enum : 'const' in schema ? [schema.const] : []) {
-      if (value !== null && typeof value === 'object') refuse(path, `openai strict mode only takes strings, numbers, booleans and null as enum or const values, got ${JSON.stringify(value)}`)
+      if (value !== null && typeof value === 'object') {
+        this.block(path, Array.isArray(schema.enum) ? ruleOf('enum', schema.enum) : ruleOf('const', schema.const))
+        return schema
+      }
       this.chars += String(value).length
     }
     if (Array.isArray(schema.enum)) this.enumValues += schema.enum.length
     if (schema.type === undefined && !schema.anyOf && !schema.$ref) {
       const type = inferType(schema)
-      if (!type) refuse(path, untyped('openai strict mode', schema))
+      if (!type) {
+        this.block(path, describeSchema(source))
+        return schema
+      }
       schema = { type, ...schema }
     }
     const types = toArray(schema.type ?? []) as string[]
     if (types.length > 2 || (types.length === 2 && !types.includes('null')) || (types.length === 1 && types[0] === 'null')) {
-      refuse(path, `openai strict mode allows one type, or one type and null; got ${JSON.stringify(schema.type)}`)
+      this.block(path, describeSchema(source))
+      return schema
     }
     if (types.includes('object')) this.closeObject(schema, path, depth + 1)
     if (types.includes('array')) {
-      if (!isPlain(schema.items)) refuse(path, 'openai strict mode needs items on every array')
+      if (!isPlain(schema.items)) {
+        this.block(path, describeSchema({ ...source, items: {} }))
+        return schema
+      }
       schema.items = this.visit(schema.items, `${path}[*]`, depth)
     }
-    if (typeof schema.$ref === 'string' && schema.$ref.startsWith('#/$defs/')) this.def(schema.$ref.slice('#/$defs/'.length))
+    const target = refTarget(schema.$ref)
+    if (target) this.def(target, path)
     if (Array.isArray(schema.anyOf)) {
+      // a union with an open branch (Koishi's Schema.computed) takes anything
+      if ((schema.anyOf as JsonSchema[]).some(isOpen)) {
+        this.block(path, describeSchema({ anyOf: schema.anyOf.filter(isOpen) }))
+        return schema
+      }
       const branches = schema.anyOf.map(branch => this.visit(branch, path, depth))
       if (branches.length === 1) {
         const { anyOf: _, ...rest } = schema
@@ -127,27 +195,28 @@ class StrictPass {
     return schema
   }
 
-  checkLimits() {
-    if (this.properties > limits.maxProperties!) refuse('$', `openai allows ${limits.maxProperties} object properties in all, this schema has ${this.properties}`)
-    if (this.enumValues > limits.maxEnumValues!) refuse('$', `openai allows ${limits.maxEnumValues} enum values in all, this schema has ${this.enumValues}`)
-    if (this.chars > limits.maxStringLength!) refuse('$', `openai allows ${limits.maxStringLength} characters of names and enum values in all, this schema has ${this.chars}`)
+  private checkLimits() {
+    if (this.properties > limits.maxProperties!) this.block('$', `more than ${limits.maxProperties} object properties in all (${this.properties})`)
+    if (this.enumValues > limits.maxEnumValues!) this.block('$', `more than ${limits.maxEnumValues} enum values in all (${this.enumValues})`)
+    if (this.chars > limits.maxStringLength!) this.block('$', `more than ${limits.maxStringLength} characters of names and enum values in all (${this.chars})`)
   }
 
   private closeObject(schema: JsonSchema, path: string, depth: number) {
-    if (depth > limits.maxDepth!) refuse(path, `openai allows ${limits.maxDepth} levels of nested objects`)
+    if (depth > limits.maxDepth!) this.block(path, `more than ${limits.maxDepth} levels of nested objects`)
     const properties = (schema.properties ?? {}) as Record<string, JsonSchema>
     const required = new Set(Array.isArray(schema.required) ? schema.required as string[] : [])
-    for (const key of required) {
-      if (!Object.hasOwn(properties, key)) refuse(path, `required names ${JSON.stringify(key)}, which properties does not define`)
-    }
-    // strict mode requires every key; an optional one says "absent" with null, which schemastery reads the same way
-    schema.properties = Object.fromEntries(Object.entries(properties).map(([key, value]) => {
+    const closed: Record<string, JsonSchema> = {}
+    for (const [key, value] of Object.entries(properties)) {
+      // a property that may only be absent (an optional never) is best left out of a closed object
+      if (!required.has(key) && jsonEqual(splitAnnotations(value)[1], { type: 'null' })) continue
       this.properties++
       this.chars += key.length
       const child = this.visit(value, childPath(path, key), depth)
-      return [key, required.has(key) ? child : this.nullable(child)]
-    }))
-    schema.required = Object.keys(properties)
+      // strict mode requires every key; an optional one says "absent" with null, which schemastery reads the same way
+      Object.defineProperty(closed, key, { value: required.has(key) ? child : this.nullable(child), enumerable: true, writable: true, configurable: true })
+    }
+    schema.properties = closed
+    schema.required = Object.keys(closed)
     schema.additionalProperties = false
   }
 
@@ -160,9 +229,10 @@ class StrictPass {
   private nullable(schema: JsonSchema): JsonSchema {
     const [annotations, assertions] = splitAnnotations(schema)
     const keys = Object.keys(assertions)
-    if (keys.length === 1 && typeof assertions.$ref === 'string' && assertions.$ref.startsWith('#/$defs/')) {
-      const target = this.def(assertions.$ref.slice('#/$defs/'.length))
-      if (target) return this.nullable({ ...target, ...annotations })
+    const target = refTarget(assertions.$ref)
+    if (keys.length === 1 && target) {
+      const resolved = this.def(target, '$')
+      if (resolved) return this.nullable({ ...resolved, ...annotations })
     }
     if (keys.length === 1 && Array.isArray(assertions.anyOf)) {
       const branches = assertions.anyOf as JsonSchema[]

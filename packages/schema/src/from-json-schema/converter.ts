@@ -1,7 +1,7 @@
 import Schema from 'schemastery'
 import { SchemaError } from '../errors'
 import type { JsonSchema } from '../json-schema'
-import { annotations, jsonTypes, refused, standardDialects, typeKeywords, type Json, type JsonType } from './keywords'
+import { annotations, jsonTypes, notKind, refused, standardDialects, typeKeywords, type Json, type JsonType } from './keywords'
 import { convertNumber, convertString } from './scalars'
 import { convertArray, convertObject } from './structures'
 
@@ -50,8 +50,10 @@ export class Converter {
     if (typeof json === 'boolean') return json
     if (seen.has(json)) return true
     seen.add(json)
-    const { type, enum: values, const: constant, allOf, anyOf, oneOf, $ref } = json as any
-    if (type !== undefined && !(Array.isArray(type) ? type : [type]).includes('null')) return false
+    const { type, enum: values, const: constant, allOf, anyOf, oneOf, $ref, nullable } = json as any
+    // `nullable: true` is OpenAPI's way (and Gemini's) to add null to the type
+    if (type !== undefined && !(Array.isArray(type) ? type : [type]).includes('null') && nullable !== true) return false
+    if (notKind(json)) return false
     if (Array.isArray(values) && !values.includes(null)) return false
     if ('const' in json && constant !== null) return false
     if (Array.isArray(allOf) && !allOf.every((inner: Json) => this.acceptsNull(inner, seen))) return false
@@ -71,8 +73,14 @@ export class Converter {
       const next = new Set(allowed)
       result = new Set([...result].filter((type) => next.has(type)))
     }
-    const { type, enum: values, allOf, anyOf, $ref } = json as any
-    if (type !== undefined) narrow((Array.isArray(type) ? type : [type]).map((t: string) => (t === 'integer' ? 'number' : t) as JsonType))
+    const { type, enum: values, allOf, anyOf, $ref, nullable } = json as any
+    const not = notKind(json)
+    if (not === 'all') return new Set()
+    if (not === 'null') narrow(jsonTypes.filter((t) => t !== 'null'))
+    if (type !== undefined) {
+      const listed = (Array.isArray(type) ? type : [type]).map((t: string) => (t === 'integer' ? 'number' : t) as JsonType)
+      narrow(nullable === true ? [...listed, 'null'] : listed)
+    }
     if (Array.isArray(values)) narrow(values.map(typeOfValue))
     if ('const' in json) narrow([typeOfValue(json.const)])
     if (Array.isArray(allOf)) allOf.forEach((inner: Json) => narrow(this.types(inner, seen)))
@@ -119,6 +127,8 @@ export class Converter {
     }
     if ('$schema' in json && !standardDialects.has(json.$schema as string)) this.fail(`${path}.$schema`, `unknown meta-schema "${json.$schema}"`)
     if ('$id' in json && json !== this.root) this.fail(`${path}.$id`, 'a nested $id (a new base URI) is not supported')
+    const not = notKind(json)
+    if ('not' in json && !not) this.fail(`${path}.not`, '"not" has no schemastery form, except not: { type: "null" } and not: {}')
 
     const parts: Schema[] = []
     const typePart = this.typePart(json, path)
@@ -136,6 +146,8 @@ export class Converter {
     const oneOf = this.list(json, 'oneOf', path)
     if (oneOf.length) parts.push(this.oneOf(oneOf, `${path}.oneOf`))
     if (typeof json.$ref === 'string') parts.push(this.ref(json.$ref, path))
+    // "not null" is the `required` flag below; "not anything" accepts nothing
+    if (not === 'all') parts.push(Schema.never())
 
     if (parts.length === 1 && parts[0]!.type === 'lazy') return parts[0]!
     let schema = parts.length === 0 ? Schema.any() : parts.length === 1 ? parts[0]! : Schema.intersect(parts)

@@ -12,7 +12,7 @@ export const annotations = new Set([
 
 // Keywords schemastery cannot express; anything else unknown is ignored, as JSON Schema says.
 export const refused = new Set([
-  'not', 'if', 'then', 'else', 'dependentRequired', 'dependentSchemas', 'dependencies', 'propertyNames',
+  'if', 'then', 'else', 'dependentRequired', 'dependentSchemas', 'dependencies',
   'unevaluatedProperties', 'unevaluatedItems', 'contains', 'minContains', 'maxContains', 'uniqueItems',
   'minProperties', 'maxProperties', '$dynamicRef', '$recursiveRef', '$recursiveAnchor',
 ])
@@ -27,9 +27,21 @@ export const standardDialects = new Set([
 export const typeKeywords = [
   'minLength', 'maxLength', 'pattern',
   'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf',
-  'properties', 'required', 'additionalProperties', 'patternProperties',
+  'properties', 'required', 'additionalProperties', 'patternProperties', 'propertyNames',
   'items', 'prefixItems', 'minItems', 'maxItems',
 ]
+
+/** `not: { type: 'null' }` (anything but null, as Dogu writes a required `any`) and `not: {}` (nothing). */
+export function notKind(json: JsonSchema): 'null' | 'all' | undefined {
+  if (!('not' in json)) return
+  const not = json.not
+  if (not === true || (isPlainObject(not) && !Object.keys(not).some((key) => !annotations.has(key)))) return 'all'
+  if (isPlainObject(not) && not.type === 'null' && !Object.keys(not).some((key) => key !== 'type' && !annotations.has(key))) return 'null'
+}
+
+function isPlainObject(value: unknown): value is JsonSchema {
+  return !!value && typeof value === 'object' && !Array.isArray(value)
+}
 
 export const jsonTypes = ['null', 'boolean', 'object', 'array', 'number', 'string'] as const
 export type JsonType = typeof jsonTypes[number]

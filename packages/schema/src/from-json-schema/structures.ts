@@ -1,12 +1,10 @@
 import Schema from 'schemastery'
 import type { JsonSchema } from '../json-schema'
 import { childPath } from '../path'
+import { escapeRegExp, excludedKeysPattern, otherKeysPattern } from '../key-patterns'
 import type { Converter } from './converter'
 import type { Json } from './keywords'
-
-function escapeRegExp(text: string) {
-  return text.replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&')
-}
+import { convertString } from './scalars'
 
 /**
  * schemastery gives objects, dicts, arrays and tuples a `{}`/`[]` default, which would fill
@@ -55,12 +53,38 @@ export function convertObject(c: Converter, json: JsonSchema, path: string): Sch
   }
   const additional = json.additionalProperties as Json | undefined
   if (additional !== undefined && additional !== true) {
-    const declared = Object.keys(properties).map(escapeRegExp)
-    const source = '^' + (declared.length ? `(?!(?:${declared.join('|')})$)` : '') + sources.map((p) => `(?![\\s\\S]*?(?:${p}))`).join('')
+    const source = otherKeysPattern(Object.keys(properties), sources)
     parts.push(bare(Schema.dict(c.convert(additional, `${path}.additionalProperties`), keyPattern(c, source, path))))
+  }
+  const names = propertyNamesPattern(c, json.propertyNames as Json | undefined, `${path}.propertyNames`)
+  if (names !== undefined) {
+    // keys the pattern refuses get a never value, so any such key fails
+    parts.push(bare(Schema.dict(Schema.never().required(), keyPattern(c, names === '' ? '' : excludedKeysPattern(names), path))))
   }
   // inside an intersect every part runs strict, so each dict checks only the keys its pattern takes
   return parts.length === 1 ? parts[0]! : Schema.intersect(parts)
+}
+
+/**
+ * The pattern every key must match under `propertyNames`: `undefined` when any key passes,
+ * `''` when none does (then the never-valued dict takes every key). Key schemas are strings;
+ * a string schema (pattern, lengths) or a list of names converts, anything else is refused.
+ */
+function propertyNamesPattern(c: Converter, json: Json | undefined, path: string): string | undefined {
+  if (json === undefined || json === true) return
+  if (json === false) return ''
+  const { enum: values, const: constant, type } = json as { enum?: unknown[]; const?: unknown; type?: unknown }
+  const listed = Array.isArray(values) ? values : 'const' in json ? [constant] : undefined
+  if (listed) {
+    if (!listed.every((value) => typeof value === 'string')) c.fail(path, 'propertyNames lists a name that is not a string')
+    return `^(?:${(listed as string[]).map(escapeRegExp).join('|')})$`
+  }
+  const known = new Set(['type', 'pattern', 'minLength', 'maxLength', 'description', 'title', '$comment'])
+  if ((type !== undefined && type !== 'string') || Object.keys(json).some((key) => !known.has(key))) {
+    c.fail(path, 'only a string pattern, string lengths or a list of names can check property names')
+  }
+  const schema = convertString(c, json, path)
+  return schema.meta.pattern?.source
 }
 
 function keyPattern(c: Converter, source: string, path: string): Schema {

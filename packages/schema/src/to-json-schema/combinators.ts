@@ -3,6 +3,7 @@ import type { JsonSchema } from '../json-schema'
 import { isNullish, jsonEqual } from '../json-value'
 import { mergeObjects } from '../object-merge'
 import type { Converter } from './context'
+import { restoreKeyKeywords } from './key-keywords'
 import { NEVER, scalarConverters, typeOfValue } from './scalars'
 
 // Prototype names a JSON value can have; `Schema.is` with any other class matches no JSON value.
@@ -35,8 +36,9 @@ export const combinatorConverters: Record<string, Converter> = {
   intersect: ({ list }, ctx, { path }) => {
     if (!list!.length) return {}
     const parts = list!.map(part => ctx.node(part, path, true))
-    if (parts.length === 1) return parts[0]
-    return mergeObjects(parts) ?? { allOf: parts }
+    if (parts.length === 1) return restoreKeyKeywords(parts[0])
+    const merged = mergeObjects(parts)
+    return merged ? restoreKeyKeywords(merged) : { allOf: parts }
   },
 
   // its input side: what the inner schema accepts before the callback runs

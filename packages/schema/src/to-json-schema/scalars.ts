@@ -100,7 +100,8 @@ export function withBounds(result: JsonSchema, meta: Schemastery.Meta, minKey: s
   return result
 }
 
-function toPattern(pattern: { source: string; flags?: string }, path: string) {
+/** A schemastery pattern as a JSON Schema `pattern`; flags other than g, d, u are refused. */
+export function toPattern(pattern: { source: string; flags?: string }, path: string) {
   const flags = pattern.flags ?? ''
   if (!NEUTRAL_FLAGS.test(flags)) {
     throw new SchemaError('UNSUPPORTED_CONSTRAINT', path,

@@ -4,7 +4,7 @@ import type { JsonSchema } from '../json-schema'
 import { isNullish } from '../json-value'
 import { childPath } from '../path'
 import type { Converter } from './context'
-import { withBounds } from './scalars'
+import { toPattern, withBounds } from './scalars'
 
 export const structureConverters: Record<string, Converter> = {
   array: ({ inner, meta }, ctx, { path }) => {
@@ -37,16 +37,34 @@ export const structureConverters: Record<string, Converter> = {
   },
 
   dict: ({ inner, sKey }, ctx, { path, strict }) => {
-    const result: JsonSchema = { type: 'object', additionalProperties: ctx.slot(inner!, `${path}.*`) }
-    if (!sKey || isAnyString(sKey)) return result
-    if (strict) {
-      // strict resolution skips keys the key schema refuses, and leaves their values unchecked
-      throw new SchemaError('UNSUPPORTED_CONSTRAINT', path,
-        'a dict with a key schema inside intersect or transform skips bad keys instead of refusing them; JSON Schema cannot say that')
-    }
-    result.propertyNames = ctx.node(sKey, `${path}.*`, false)
-    return result
+    const values = ctx.slot(inner!, `${path}.*`)
+    if (!sKey || isAnyString(sKey)) return { type: 'object', additionalProperties: values }
+    if (!strict) return { type: 'object', additionalProperties: values, propertyNames: ctx.node(sKey, `${path}.*`, false) }
+    // strict resolution (inside intersect or transform) skips the keys its key schema
+    // refuses and checks the others: patternProperties for a pattern, properties for listed keys
+    const pattern = keyPattern(sKey, path)
+    if (pattern !== undefined) return { type: 'object', patternProperties: { [pattern]: values } }
+    const keys = listedKeys(sKey)
+    if (keys) return { type: 'object', properties: Object.fromEntries(keys.map(key => [key, structuredClone(values)])) }
+    throw new SchemaError('UNSUPPORTED_CONSTRAINT', path,
+      'a dict inside intersect or transform skips the keys its key schema refuses; JSON Schema can say that only for a key pattern or a list of keys')
   },
+}
+
+/** The pattern of a key schema that is a plain string pattern, with no length bounds. */
+function keyPattern(schema: Schema, path: string): string | undefined {
+  const { meta } = schema
+  if (schema.type !== 'string' || meta.loose || !meta.pattern || !isNullish(meta.min) || !isNullish(meta.max)) return
+  return toPattern(meta.pattern, path)
+}
+
+/** The keys a key schema lists: a string constant, or a union of them. */
+function listedKeys(schema: Schema): string[] | undefined {
+  if (schema.meta.loose) return
+  if (schema.type === 'const') return typeof schema.value === 'string' ? [schema.value] : undefined
+  if (schema.type !== 'union') return
+  const keys = schema.list!.map(listedKeys)
+  return keys.every(Boolean) ? [...new Set(keys.flat() as string[])] : undefined
 }
 
 function isAnyString(schema: Schema) {
