@@ -6,7 +6,7 @@ import type { RunningCalls } from './running-calls'
 import type { EmitFunction } from './events'
 import type { Logger } from './logger'
 import { normalizeOutput, truncateContent } from './normalize-output'
-import { ArgumentsProblem, parseArguments } from './parse-arguments'
+import { ArgumentsProblem, decodeArguments, parseArguments } from './parse-arguments'
 import type { AuthorizeRequest, AuthorizeResult, Decision, PermissionGate } from './permission-gate'
 import type { PermissionSpec } from './tool'
 import type { Session } from './session'
@@ -35,6 +35,7 @@ export interface PipelineLimits {
 }
 
 let callCounter = 0
+const noEncodedPaths = (): readonly string[] => []
 const DECISIONS: ReadonlySet<unknown> = new Set<Decision>(['allow', 'ask', 'deny'])
 
 /**
@@ -47,6 +48,8 @@ export class CallPipeline implements CallHooks {
     private entries: ReadonlyMap<string, ToolEntry>,
     private session: Session,
     private limits: PipelineLimits,
+    /** The argument paths the model sends JSON-encoded for a tool, in the dialect it was shown. */
+    private encodedPaths: (entry: ToolEntry) => readonly string[] = noEncodedPaths,
   ) {}
 
   /** Resolves and validates a call. Returns a final result when the call cannot run. */
@@ -55,8 +58,14 @@ export class CallPipeline implements CallHooks {
     const name = input?.name
     const entry = typeof name === 'string' ? this.entries.get(name) : undefined
     if (!entry) return this.reject(id, name, 'unknown_tool', this.unknownMessage(name))
-    const parsed = parseArguments(input.arguments, this.limits.maxArgumentsLength)
+    let parsed = parseArguments(input.arguments, this.limits.maxArgumentsLength)
     if (parsed instanceof ArgumentsProblem) return this.reject(id, name!, 'invalid_arguments', parsed.message)
+    const encoded = this.encodedPaths(entry)
+    if (encoded.length) {
+      const decoded = decodeArguments(parsed, encoded)
+      if (decoded instanceof ArgumentsProblem) return this.reject(id, name!, 'invalid_arguments', decoded.message)
+      parsed = decoded
+    }
     const checked = entry.validator(parsed)
     if (!checked.ok) return this.reject(id, name!, 'invalid_arguments', formatIssues(checked.issues))
     const call = new ActiveCall(id, entry, this.session, checked.value, this)

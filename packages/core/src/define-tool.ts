@@ -42,7 +42,7 @@ export function defineTool<A = unknown>(options: ToolOptions<A>): Tool<A> {
   }
   const args = (options.args ?? Schema.object({})) as Schema<any, A>
   if (!isSchema(args) || !isObjectSchema(args)) {
-    throw new DoguError('INVALID_ARGS_SCHEMA', `tool "${name}": args must be a schemastery object schema (Schema.object, Schema.intersect of objects)`)
+    throw new DoguError('INVALID_ARGS_SCHEMA', `tool "${name}": args must be a schemastery object schema (Schema.object, or an intersect or union of objects)`)
   }
   for (const key of ['permission', 'visibility'] as const) {
     if (options[key] !== undefined && typeof options[key] !== 'function') {
@@ -113,9 +113,11 @@ function resolveTraits(name: string, traits: ToolTraits = {}): Readonly<Required
   })
 }
 
+// An object, or what is one for every value: intersections and unions of objects (Koishi's
+// conditional config: `intersect([object, union([object, object])])`).
 function isObjectSchema(schema: Schema): boolean {
   if (schema.type === 'object') return true
-  if (schema.type === 'intersect') return schema.list!.every(isObjectSchema)
+  if (schema.type === 'intersect' || schema.type === 'union') return !!schema.list?.length && schema.list.every(isObjectSchema)
   if (schema.type === 'transform') return isObjectSchema(schema.inner!)
   return false
 }

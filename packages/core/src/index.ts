@@ -46,6 +46,7 @@ export {
   type PermissionRequest,
   type PermissionRule,
   type RespondStatus,
+  type RuleCondition,
   type RuleSource,
 } from './permissions'
 export {
@@ -75,4 +76,4 @@ export type { ToolArtifact, ToolImage, ToolOutput, ToolOutputObject, ToolResult,
 export { type ExecuteOptions, Toolset, type ToolsetOptions } from './toolset'
 export { writeFileAtomically } from './write-file-atomically'
 // The error factory lives in @dogu/schema, the one package every other one reaches.
-export { type CodedError, codedError, type CodedErrorClass } from '@dogu/schema'
+export { type CodedError, codedError, type CodedErrorClass, type Dialect, type Loosening } from '@dogu/schema'

@@ -1,3 +1,5 @@
+import { decodeEncoded, SchemaError } from '@dogu/schema'
+
 /** Why arguments were refused, phrased for the model. */
 export class ArgumentsProblem {
   constructor(public message: string) {}
@@ -61,4 +63,22 @@ function findForbiddenKey(value: unknown, path: string, depth: number): string |
     const bad = findForbiddenKey((value as Record<string, unknown>)[key], `${path}.${key}`, depth + 1)
     if (bad) return bad
   }
+}
+
+/**
+ * Decodes the fields a provider's dialect sends as JSON-encoded strings (see
+ * `convertToDialect`), before validation. A decoded value is then checked for forbidden keys
+ * like any other argument: the text inside the string was never walked.
+ */
+export function decodeArguments(value: Record<string, unknown>, encoded: readonly string[]): Record<string, unknown> | ArgumentsProblem {
+  let decoded: Record<string, unknown>
+  try {
+    decoded = decodeEncoded(value, encoded) as Record<string, unknown>
+  } catch (error) {
+    if (SchemaError.is(error, 'INVALID_ENCODING')) return new ArgumentsProblem(`Arguments are invalid: ${error.message}`)
+    throw error
+  }
+  const bad = findForbiddenKey(decoded, '$', 0)
+  if (bad) return new ArgumentsProblem(`Arguments use a forbidden key at ${bad}. Rename or remove it.`)
+  return decoded
 }

@@ -1,6 +1,6 @@
-import { type Dialect, type JsonSchema, SchemaError, toDialect } from '@dogu/schema'
+import type { Dialect, JsonSchema } from '@dogu/schema'
 import type { Tool } from './tool'
-import { jsonSchemaOf } from './tool-json-schema'
+import { dialectOf, jsonSchemaOf } from './tool-json-schema'
 
 /** OpenAI Chat Completions / Responses `tools[]` entry. */
 export interface OpenAIToolDefinition {
@@ -15,11 +15,11 @@ export interface AnthropicToolDefinition {
   input_schema: JsonSchema
 }
 
-/** Gemini `functionDeclarations[]` entry. */
+/** Gemini `functionDeclarations[]` entry; a tool without arguments has no `parameters`. */
 export interface GeminiFunctionDeclaration {
   name: string
   description: string
-  parameters: JsonSchema
+  parameters?: JsonSchema
 }
 
 /** Provider-neutral: name, description and JSON Schema 2020-12 parameters. */
@@ -40,45 +40,19 @@ type Format = { [D in Dialect]: (tool: Tool, locale?: string) => DefinitionMap[D
 
 const formats: Format = {
   json: (tool, locale) => ({ name: tool.name, description: tool.description, parameters: jsonSchemaOf(tool.args, locale) }),
-  anthropic: (tool, locale) => {
-    const { description, parameters } = withFallback(tool, locale, 'anthropic')
-    return { name: tool.name, description, input_schema: parameters }
+  anthropic: (tool, locale) => ({ name: tool.name, description: tool.description, input_schema: dialectOf(tool.args, locale, 'anthropic').schema }),
+  gemini: (tool, locale) => {
+    const { schema } = dialectOf(tool.args, locale, 'gemini')
+    // Gemini refuses an OBJECT without properties: a tool without arguments declares none.
+    const empty = !schema.properties || !Object.keys(schema.properties).length
+    return empty ? { name: tool.name, description: tool.description } : { name: tool.name, description: tool.description, parameters: schema }
   },
-  gemini: (tool, locale) => ({ name: tool.name, ...withFallback(tool, locale, 'gemini') }),
   openai: (tool, locale) => {
-    const json = jsonSchemaOf(tool.args, locale)
-    try {
-      return { type: 'function', function: { name: tool.name, description: tool.description, parameters: toDialect(json, 'openai'), strict: true } }
-    } catch (error) {
-      if (!SchemaError.is(error, 'DIALECT_REFUSED')) throw error
-      // Strict mode cannot express this schema (a dict, say): send it non-strict; our own
-      // validation still checks every call.
-      return { type: 'function', function: { name: tool.name, description: tool.description, parameters: withoutDraft(json), strict: false } }
-    }
+    // A schema strict mode cannot state goes out as plain JSON Schema with `strict: false`;
+    // Dogu's own validation still checks every call against the exact schema.
+    const { schema, strict } = dialectOf(tool.args, locale, 'openai')
+    return { type: 'function', function: { name: tool.name, description: tool.description, parameters: schema, strict: strict !== false } }
   },
-}
-
-/**
- * Some schemas have no form in a provider's subset (a tuple or a dict for Gemini). Rather
- * than drop the tool, send an open object and put the full JSON Schema in the description:
- * the model still learns the shape, and our own validation still checks every call.
- */
-function withFallback(tool: Tool, locale: string | undefined, dialect: 'anthropic' | 'gemini') {
-  const json = jsonSchemaOf(tool.args, locale)
-  try {
-    return { description: tool.description, parameters: toDialect(json, dialect) }
-  } catch (error) {
-    if (!SchemaError.is(error, 'DIALECT_REFUSED')) throw error
-    return {
-      description: `${tool.description}\n\nArguments (JSON Schema): ${JSON.stringify(withoutDraft(json))}`,
-      parameters: { type: 'object' },
-    }
-  }
-}
-
-/** Plain JSON Schema for a provider that takes it without the `$schema` marker. */
-function withoutDraft({ $schema, ...rest }: JsonSchema): JsonSchema {
-  return rest
 }
 
 /** The definition of one tool in a provider's format. */

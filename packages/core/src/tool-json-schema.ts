@@ -1,7 +1,8 @@
-import { type JsonSchema, toJsonSchema } from '@dogu/schema'
+import { convertToDialect, type Dialect, type DialectConversion, type JsonSchema, toJsonSchema } from '@dogu/schema'
 import type Schema from 'schemastery'
 
 const cache = new WeakMap<Schema, Map<string, JsonSchema>>()
+const conversions = new WeakMap<JsonSchema, Map<Dialect, DialectConversion>>()
 
 /**
  * The JSON Schema (2020-12) of a tool's arguments, converted once per schema and locale:
@@ -15,6 +16,20 @@ export function jsonSchemaOf(args: Schema, locale?: string): JsonSchema {
   let json = byLocale.get(key)
   if (!json) byLocale.set(key, json = deepFreeze(toJsonSchema(args, { locale })))
   return json
+}
+
+/**
+ * A tool's arguments in a provider's dialect, with what that form gives up (`loosened`) and
+ * the paths that travel JSON-encoded: converted once per schema, locale and dialect, since
+ * the definitions, `toolset.loosened()` and the decoding of every call share it. Frozen.
+ */
+export function dialectOf(args: Schema, locale: string | undefined, dialect: Dialect): DialectConversion {
+  const json = jsonSchemaOf(args, locale)
+  let byDialect = conversions.get(json)
+  if (!byDialect) conversions.set(json, byDialect = new Map())
+  let conversion = byDialect.get(dialect)
+  if (!conversion) byDialect.set(dialect, conversion = deepFreeze(convertToDialect(json, dialect)))
+  return conversion
 }
 
 function deepFreeze<T>(value: T): T {

@@ -1,4 +1,4 @@
-import type { Dialect } from '@dogu/schema'
+import type { Dialect, Loosening } from '@dogu/schema'
 import { ActiveCall } from './active-call'
 import { BatchScheduler } from './batch-scheduler'
 import { CallPipeline, type PipelineHost, type PipelineLimits } from './call-pipeline'
@@ -10,7 +10,10 @@ import type { Tool } from './tool'
 import type { ModelToolCall } from './tool-call'
 import { type DefinitionMap, toolDefinition } from './tool-definition'
 import { ToolEntry } from './tool-entry'
+import { dialectOf } from './tool-json-schema'
 import type { ToolResult } from './tool-result'
+
+const NONE: readonly string[] = Object.freeze([])
 
 /** How a host picks the tools for one conversation. */
 export interface ToolsetOptions {
@@ -42,8 +45,10 @@ export interface ToolsetOptions {
   /** How `tool_search`'s description lists the deferred tools. @default 'brief' */
   summary?: SummaryStyle
   /**
-   * The dialect `tool_search` answers in. Unset: the dialect of the last `definitions()`
-   * call, which is what a host sending one provider's definitions wants.
+   * The dialect the model sees: `tool_search` answers in it, and fields that dialect sends
+   * JSON-encoded (Gemini's dicts, `any`, …) are decoded from calls before validation. Unset:
+   * the dialect of the last `definitions()` call, which is what a host sending one
+   * provider's definitions wants. Set it when one toolset serves several providers.
    */
   dialect?: Dialect
 }
@@ -102,7 +107,7 @@ export class Toolset {
       maxContentLength: options.maxContentLength ?? limits.maxContentLength,
       maxArgumentsLength: options.maxArgumentsLength ?? limits.maxArgumentsLength,
       timeout: Math.min(options.timeout ?? Infinity, limits.timeout),
-    })
+    }, (entry) => this.encodedPaths(entry))
   }
 
   /** Tool names in definition order. */
@@ -139,6 +144,32 @@ export class Toolset {
     }
     if (!this.fixedDialect) this.dialect = dialect
     return list as readonly DefinitionMap[D][]
+  }
+
+  /**
+   * Where each tool's definition in `dialect` says less than its schema: for every tool that
+   * was loosened, the paths and the exact rules the provider's form cannot state (a dict for
+   * OpenAI strict mode, a tagged union flattened into one object, a field Gemini receives as
+   * JSON text, …). Calls are still checked against the exact schema, so a model that sends
+   * what the loosened form allows but the schema refuses gets an error naming the real rule.
+   * Tools defined exactly in `dialect` are not listed. Deferred tools are included.
+   *
+   * @example toolset.loosened('gemini') // { fetch: [{ path: '$.headers', rule: 'sent as a JSON-encoded string of …' }] }
+   */
+  loosened(dialect: Dialect): Record<string, readonly Loosening[]> {
+    const result: Record<string, readonly Loosening[]> = {}
+    for (const [name, entry] of this.entries) {
+      const { loosened } = dialectOf(entry.tool.args, this.locale, dialect)
+      // defineProperty: a tool may be named `__proto__`-like text, and must stay a plain key.
+      if (loosened.length) Object.defineProperty(result, name, { value: loosened, enumerable: true, writable: false, configurable: false })
+    }
+    return result
+  }
+
+  /** The paths a call's arguments carry JSON-encoded, in the dialect the model was shown. */
+  private encodedPaths(entry: ToolEntry): readonly string[] {
+    if (this.dialect === 'json') return NONE
+    return dialectOf(entry.tool.args, this.locale, this.dialect).encoded
   }
 
   private definitionOf(entry: ToolEntry, dialect: Dialect): unknown {

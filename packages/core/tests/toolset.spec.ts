@@ -85,7 +85,7 @@ describe('Toolset', () => {
     expect(() => toolset.definitions('mistral' as any)).toThrow('unknown dialect "mistral"')
   })
 
-  it('keeps a tool whose schema a provider cannot express, and says how to call it', () => {
+  it('keeps a tool whose schema a provider cannot express, and says what it loosened', () => {
     const registry = new ToolRegistry()
     registry.define(defineTool({
       name: 'tag',
@@ -100,8 +100,14 @@ describe('Toolset', () => {
     expect(Object.keys(openai.function.parameters.properties as object)).toEqual(['labels', 'point'])
     expect(openai.function.parameters).not.toHaveProperty('$schema')
     const [gemini] = toolset.definitions('gemini')
-    expect(gemini.parameters).toEqual({ type: 'object' })
-    expect(gemini.description).toMatch(/^Tag things\n\nArguments \(JSON Schema\): \{"type":"object"/)
+    expect(gemini.description).toBe('Tag things')
+    expect(gemini.parameters!.properties).toMatchObject({ labels: { type: 'string' }, point: { type: 'array', items: { type: 'number' } } })
+    expect(toolset.loosened('gemini')).toEqual({
+      tag: [{ path: '$.labels', rule: 'sent as a JSON-encoded string of an object with any keys, each value a string' }],
+    })
+    expect(toolset.loosened('openai').tag.map((loosening) => loosening.path)).toEqual(['$.labels', '$.point'])
+    expect(toolset.loosened('anthropic')).toEqual({})
+    expect(toolset.loosened('json')).toEqual({})
   })
 
   it('refuses a toolset without a session', () => {
