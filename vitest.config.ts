@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url'
 import { configDefaults, defineConfig } from 'vitest/config'
 import { corpora } from './scripts/corpora.mjs'
 
@@ -13,6 +14,11 @@ export default defineConfig({
     // Workspace packages export their TypeScript sources under the `source` condition,
     // so tests run against src without a build step.
     conditions: ['source'],
+    alias: [
+      // Koishi 4's ESM entry does not load in Node (its loader's ESM build imports a CJS
+      // file's default as a class); Koishi apps load it through require. Tests do the same.
+      { find: /^koishi$/, replacement: fileURLToPath(new URL('packages/koishi/node_modules/koishi/lib/index.cjs', import.meta.url)) },
+    ],
   },
   ssr: {
     resolve: {

@@ -1,4 +1,15 @@
 // Workspace rules checked by `yarn constraints` in CI.
+
+// Cordis 4 is pinned (see README, Versions).
+const CORDIS = '4.0.0-beta.5'
+// Koishi 4 runs on cordis 3. A plugin that loads on both hosts (external/*, @dogu/http)
+// names both cordis lines as its peer, so a Koishi app (cordis 3) can install it; its dev
+// dependency stays the pinned cordis 4 its tests run on.
+const CORDIS_BOTH_HOSTS = `^3.18.1 || ${CORDIS}`
+// The Koishi host, the one workspace in cordis 3's world.
+const KOISHI_HOST = 'koishi-plugin-dogu'
+const isKoishiSide = (ident) => ident === 'koishi' || ident.startsWith('@koishijs/')
+
 /** @type {import('@yarnpkg/types')} */
 module.exports = {
   async constraints({ Yarn }) {
@@ -22,6 +33,10 @@ module.exports = {
       if (dependency.ident === 'cordis' && dependency.type === 'dependencies') {
         dependency.error('cordis must be a peer + dev dependency, never a regular dependency')
       }
+      // Koishi's packages bring cordis 3 along: they stay inside the Koishi host.
+      if (isKoishiSide(dependency.ident) && dependency.workspace.ident !== KOISHI_HOST) {
+        dependency.error(`${dependency.ident} belongs to the Koishi host (${KOISHI_HOST}) alone: it brings cordis 3 into this workspace`)
+      }
       // One version of each external dependency across all workspaces.
       if (dependency.type === 'peerDependencies') continue
       for (const other of Yarn.dependencies({ ident: dependency.ident })) {
@@ -34,9 +49,20 @@ module.exports = {
       const peer = workspace.pkg.peerDependencies.get('cordis')
       const dev = Yarn.dependency({ workspace, ident: 'cordis', type: 'devDependencies' })
       if (peer && !dev) workspace.error('cordis as a peer dependency needs the same pinned version as a dev dependency')
-      if (dev && dev.range !== '4.0.0-beta.5') dev.update('4.0.0-beta.5')
+      if (dev && dev.range !== CORDIS) dev.update(CORDIS)
       const peerDep = Yarn.dependency({ workspace, ident: 'cordis', type: 'peerDependencies' })
-      if (peerDep && peerDep.range !== '4.0.0-beta.5') peerDep.update('4.0.0-beta.5')
+      if (peerDep && peerDep.range !== CORDIS && peerDep.range !== CORDIS_BOTH_HOSTS) peerDep.update(CORDIS)
+    }
+
+    // The exception: the Koishi host. Koishi is its peer (any 4.18) plus the pinned version
+    // its tests run on. Its dependencies are not hoisted, or a hoisted minato would resolve
+    // the workspace's cordis 4 and fail; require(esm) of the @dogu packages needs Node 20.19.
+    const host = Yarn.workspace({ ident: KOISHI_HOST })
+    if (host) {
+      host.set('installConfig.hoistingLimits', 'workspaces')
+      host.set('peerDependencies.koishi', '^4.18.0')
+      host.set('devDependencies.koishi', '4.18.11')
+      host.set('engines.node', '>=20.19')
     }
   },
 }

@@ -1,5 +1,8 @@
 // Builds every workspace with a src/index.ts: esbuild bundles the ESM entry (dependencies
 // stay external), then tsc emits declarations. Order follows the internal dependency graph.
+// A package whose `main` is a `.cjs` file (koishi-plugin-dogu: Koishi's loader requires its
+// plugins, and Koishi's own ESM entry does not load in Node) is bundled as CommonJS to that
+// file instead; its @dogu/* imports stay external and load through require(esm), Node ≥ 20.19.
 import { build } from 'esbuild'
 import { spawnSync } from 'node:child_process'
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs'
@@ -41,16 +44,17 @@ const all = workspaces()
 let failed = false
 for (const name of order(all)) {
   if (only.length && !only.includes(name)) continue
-  const { folder } = all.get(name)
+  const { folder, manifest } = all.get(name)
   rmSync(join(folder, 'lib'), { recursive: true, force: true })
+  const cjs = typeof manifest.main === 'string' && manifest.main.endsWith('.cjs')
   // One entry per package: a bin, where there is one, is that same lib/index.js.
   await build({
     entryPoints: [join(folder, 'src/index.ts')],
-    outdir: join(folder, 'lib'),
+    ...(cjs ? { outfile: join(folder, manifest.main) } : { outdir: join(folder, 'lib') }),
     bundle: true,
     packages: 'external',
     platform: 'node',
-    format: 'esm',
+    format: cjs ? 'cjs' : 'esm',
     target: 'node20',
     sourcemap: true,
     logLevel: 'warning',

@@ -1,6 +1,7 @@
 import { minimatch } from 'minimatch'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import type { AuthorizeRequest } from '../src/permission-gate'
+import type { Session } from '../src/session'
 import {
   type AskAnswer,
   type Asker,
@@ -10,6 +11,7 @@ import {
   PermissionError,
   type PermissionRequest,
   type PermissionRule,
+  type RuleCondition,
 } from '../src/permissions'
 import { normalizeTarget } from '../src/permissions/compile-rule'
 
@@ -245,6 +247,60 @@ describe('PermissionEngine: rules', () => {
     expect(permissions.authorize(request({ permission: {} as any }))).toMatchObject({ decision: 'deny' })
     expect(permissions.authorize(request({ permission: { name: 'x', target: 3 as any } })).decision).toBe('deny')
     expect(permissions.authorize(request({ session: {} as any })).decision).toBe('deny')
+  })
+})
+
+describe('PermissionEngine: host conditions', () => {
+  // A host field: the session says which roles the caller holds, or nothing when unknown.
+  const calls: unknown[][] = []
+  const role: RuleCondition = {
+    check: (value) => (typeof value === 'string' && value ? undefined : 'must be a role name'),
+    match: (value, session, decision) => {
+      calls.push([value, session.id, decision])
+      const roles = (session as { roles?: string[] }).roles
+      return roles ? roles.includes(value as string) : decision !== 'allow'
+    },
+  }
+  afterEach(() => { calls.length = 0 })
+
+  it('matches a rule by a host field as well as by the built-in ones', () => {
+    const { permissions } = engine({
+      conditions: { role },
+      rules: [{ permission: 'tool:deploy', role: 'ops', decision: 'allow' } as PermissionRule],
+    })
+    const ops: Session = Object.assign({ ...caller }, { roles: ['ops'] })
+    expect(permissions.authorize(request({ session: ops }))).toMatchObject({ decision: 'allow', rule: { kind: 'rule', rule: { role: 'ops' } } })
+    expect(decide(permissions, { session: Object.assign({ ...caller }, { roles: ['dev'] }) })).toBe('ask')
+    // Unknown facts: this host lets deny and ask rules match, never allow rules.
+    expect(decide(permissions)).toBe('ask')
+    expect(calls).toEqual([['ops', 's1', 'allow'], ['ops', 's1', 'allow'], ['ops', 's1', 'allow']])
+    // Other fields still narrow first: a rule for another permission never consults it.
+    calls.length = 0
+    expect(decide(permissions, { permission: { name: 'tool:other' } })).toBe('ask')
+    expect(calls).toEqual([])
+  })
+
+  it('hands the rule\'s decision to the host, for rules added at run time too', () => {
+    const { permissions } = engine({ conditions: { role } })
+    const dispose = permissions.addRule({ permission: 'tool:*', role: 'guest', decision: 'deny' } as PermissionRule, 'plugin "ops"')
+    expect(permissions.authorize(request())).toMatchObject({ decision: 'deny', reason: 'rule (tool:*) from plugin "ops" denies it' })
+    expect(decide(permissions, { session: Object.assign({ ...caller }, { roles: ['admin'] }) })).toBe('ask')
+    expect(calls.map(([, , decision]) => decision)).toEqual(['deny', 'deny'])
+    dispose()
+    expect(decide(permissions)).toBe('ask')
+  })
+
+  it('checks a host field\'s value at load, naming the rule\'s origin', () => {
+    expect(() => engine({ conditions: { role }, rules: [{ permission: 'x', role: 3, decision: 'allow' } as unknown as PermissionRule] }))
+      .toThrow(expect.objectContaining({ code: 'INVALID_RULE', message: 'config.rules[0]: "role" must be a role name' }))
+    // An unknown field is an error still, and the message lists the host's fields.
+    expect(() => engine({ conditions: { role }, rules: [{ permission: 'x', rol: 'ops', decision: 'allow' } as unknown as PermissionRule] }))
+      .toThrow(expect.objectContaining({ code: 'INVALID_RULE', message: expect.stringContaining('unknown field "rol" (known: permission, target, command, users, channels, guilds, platforms, authority, decision, name, role)') }))
+  })
+
+  it('refuses a condition that shadows a built-in field or cannot match', () => {
+    expect(() => engine({ conditions: { users: role } })).toThrow(expect.objectContaining({ code: 'INVALID_OPTIONS', message: 'conditions.users: "users" is a built-in rule field' }))
+    expect(() => engine({ conditions: { role: {} as RuleCondition } })).toThrow(expect.objectContaining({ code: 'INVALID_OPTIONS' }))
   })
 })
 

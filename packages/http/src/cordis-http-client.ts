@@ -1,13 +1,12 @@
 import type { HTTP } from '@cordisjs/plugin-http'
 import type { Dispatcher } from 'undici'
-import type { LookupFunction } from 'node:net'
 import type { HttpClient } from './http-client'
-import type { ResolvedAddress } from './resolve-target'
+import { closingWith, pinnedConnect } from './pinned-agent'
 
 let schemeCounter = 0
 
 /**
- * An `HttpClient` over Cordis' `ctx.http` whose connections go to the checked address.
+ * An `HttpClient` over Cordis 4's `ctx.http` whose connections go to the checked address.
  *
  * `ctx.http` takes no dispatcher per request, but it resolves `proxyAgent` through
  * factories registered with `http.proxy()`. This registers a private scheme whose
@@ -27,7 +26,7 @@ export function createCordisHttpClient(http: HTTP): HttpClient {
   })
   return async ({ url, method, headers, body, signal, address }) => {
     const token = `pin${++tokens}`
-    const agent = new http.undici.Agent({ connect: { lookup: pinnedLookup(address) }, connections: 1, pipelining: 1 })
+    const agent = new http.undici.Agent(pinnedConnect(address))
     agents.set(token, agent)
     let response: Response
     try {
@@ -48,44 +47,4 @@ export function createCordisHttpClient(http: HTTP): HttpClient {
     }
     return closingWith(response, () => void agent.close().catch(() => {}))
   }
-}
-
-function pinnedLookup({ address, family }: ResolvedAddress): LookupFunction {
-  return ((_hostname: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => {
-    if (options?.all) callback(null, [{ address, family }])
-    else callback(null, address, family)
-  }) as LookupFunction
-}
-
-// The agent lives as long as the response body: closed once the body is read or dropped.
-function closingWith(response: Response, close: () => void): Response {
-  if (!response.body) {
-    close()
-    return response
-  }
-  const reader = response.body.getReader()
-  const body = new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      try {
-        const { done, value } = await reader.read()
-        if (done) {
-          controller.close()
-          close()
-        } else {
-          controller.enqueue(value)
-        }
-      } catch (error) {
-        controller.error(error)
-        close()
-      }
-    },
-    async cancel(reason) {
-      try {
-        await reader.cancel(reason)
-      } finally {
-        close()
-      }
-    },
-  })
-  return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers })
 }

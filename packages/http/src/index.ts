@@ -1,4 +1,5 @@
 export { createCordisHttpClient } from './cordis-http-client'
+export { createUndiciHttpClient } from './undici-http-client'
 export type { HttpClient, PinnedRequest } from './http-client'
 export { HttpFetchError } from './http-fetch-error'
 export { createHttpFetchTool, DEFAULT_CONTENT_TYPES, type HttpFetchToolOptions } from './http-fetch-tool'

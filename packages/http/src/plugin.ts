@@ -2,16 +2,20 @@ import type { HTTP } from '@cordisjs/plugin-http'
 import type { Tool } from '@dogu/core'
 import Schema from 'schemastery'
 import { createCordisHttpClient } from './cordis-http-client'
+import type { HttpClient } from './http-client'
 import { createHttpFetchTool, DEFAULT_CONTENT_TYPES } from './http-fetch-tool'
+import { createUndiciHttpClient } from './undici-http-client'
 
-/** The part of a Cordis context this plugin uses. */
+/** The part of a Cordis or Koishi context this plugin uses. */
 export interface HttpFetchHost {
-  http: HTTP
+  /** Cordis 4's `ctx.http` is used when loaded; any other (Koishi's) or none: undici directly. */
+  http?: HTTP | object
   tools: { define(tool: Tool): () => void }
 }
 
 export const name = 'dogu-http'
-export const inject = ['tools', 'http']
+// In the form both cordis 3 (Koishi) and cordis 4 read: `tools` needed, `http` used when there.
+export const inject = { tools: { required: true }, http: { required: false } }
 
 export interface Config {
   allow: string[]
@@ -31,7 +35,20 @@ export const Config: Schema<Partial<Config>, Config> = Schema.object({
   userAgent: Schema.string().default('Dogu http_fetch').description('User-Agent header.'),
 })
 
-/** Registers `http_fetch` over `ctx.http`, with connections pinned to checked addresses. */
+/**
+ * Registers `http_fetch`, with connections pinned to checked addresses: over Cordis 4's
+ * `ctx.http` when it is loaded, else straight over undici (on Koishi, whose `ctx.http`
+ * takes no per-request connection).
+ */
 export function apply(ctx: HttpFetchHost, config: Config) {
-  ctx.tools.define(createHttpFetchTool({ ...config, client: createCordisHttpClient(ctx.http) }))
+  ctx.tools.define(createHttpFetchTool({ ...config, client: clientOf(ctx.http) }))
+}
+
+function clientOf(http: HttpFetchHost['http']): HttpClient {
+  return isCordisHttp(http) ? createCordisHttpClient(http) : createUndiciHttpClient()
+}
+
+/** Cordis 4's `@cordisjs/plugin-http`: it resolves proxies registered with `proxy()` and carries undici. */
+function isCordisHttp(http: unknown): http is HTTP {
+  return typeof (http as HTTP | undefined)?.proxy === 'function' && typeof (http as HTTP).undici?.Agent === 'function'
 }

@@ -4,7 +4,7 @@ import type { Tool, ToolCall } from '@dogu/core'
 import { Context } from 'cordis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import * as HttpFetch from '../src'
-import { createCordisHttpClient, createHttpFetchTool, HttpFetchError, type HostResolver, type HttpClient, type HttpFetchToolOptions, type PinnedRequest } from '../src'
+import { createCordisHttpClient, createHttpFetchTool, createUndiciHttpClient, HttpFetchError, type HostResolver, type HttpClient, type HttpFetchToolOptions, type PinnedRequest } from '../src'
 import { httpPermission } from '../src/http-fetch-tool'
 import { startServer, type TestServer } from './servers'
 
@@ -354,5 +354,58 @@ describe('http_fetch: plugin', () => {
     expect(result.data.status).toBe(200)
     await fiber.dispose()
     expect(proxies()).toEqual([])
+  })
+})
+
+// Hosts whose ctx.http takes no per-request connection (Koishi 4), or without one, get a
+// client straight over undici: the same pinning, redirects left to the tool, bodies capped.
+describe('http_fetch: the undici client', () => {
+  const direct = createUndiciHttpClient()
+
+  it('pins the connection: a name only the injected resolver knows reaches the checked address', async () => {
+    const { resolver, calls } = resolverOf({ 'pinned.test': ['127.0.0.1'] })
+    const result = await fetchWith({ client: direct, resolver, allow: ['127.0.0.0/8'] }, { url: `http://pinned.test:${server.port}/echo` })
+    expect(result.text).toContain(`GET pinned.test:${server.port}`)
+    expect(calls).toEqual(['pinned.test'])
+  })
+
+  it('leaves redirects to the tool, which checks every hop', async () => {
+    const ok = await fetchWith({ client: direct, allow: ['127.0.0.1'] }, { url: `${server.origin}/redirect?to=${encodeURIComponent('/hello')}` })
+    expect(ok.data).toMatchObject({ status: 200, redirects: [`${server.origin}/hello`] })
+    const refused = await failure(fetchWith({ client: direct, allow: ['127.0.0.1'] }, { url: `${server.origin}/redirect?to=${encodeURIComponent('http://192.168.0.10/admin')}` }))
+    expect(refused.code).toBe('ADDRESS_REFUSED')
+  })
+
+  it('stops reading at the size cap and closes the connection', async () => {
+    const closed = server.closed('/infinite')
+    const result = await fetchWith({ client: direct, allow: ['127.0.0.1'], maxBytes: 1000 }, { url: `${server.origin}/infinite` })
+    expect(result.data).toMatchObject({ bytes: 1000, truncated: true })
+    await closed
+  })
+
+  it('sends the method, headers and body; an unreachable port is a FETCH_FAILED error', async () => {
+    const posted = await fetchWith({ client: direct, allow: ['127.0.0.1'] }, { url: `${server.origin}/echo`, method: 'POST', body: 'payload', headers: { 'content-type': 'text/plain' } })
+    expect(posted.text).toContain(`POST 127.0.0.1:${server.port} payload`)
+    const dead = await failure(fetchWith({ client: direct, allow: ['127.0.0.1'] }, { url: 'http://127.0.0.1:1/' }))
+    expect(dead.code).toBe('FETCH_FAILED')
+  })
+
+  it('is what the plugin uses when ctx.http is missing or not Cordis 4\'s', async () => {
+    const root = new Context()
+    const defined: Tool[] = []
+    root.provide('tools', { define: (tool: Tool) => { defined.push(tool); return () => {} } })
+    // An http service without Cordis 4's proxy(): the shape of Koishi's.
+    root.provide('http', { get: async () => '' })
+    const fiber = await root.plugin(HttpFetch, { allow: ['127.0.0.1'] })
+    const result = await defined[0].run({ url: `${server.origin}/hello`, method: 'GET', headers: {}, raw: false } as any, call()) as Output
+    expect(result.data.status).toBe(200)
+    await fiber.dispose()
+    // No http service at all: the plugin does not wait for one.
+    const bare = new Context()
+    bare.provide('tools', { define: (tool: Tool) => { defined.push(tool); return () => {} } })
+    const alone = await bare.plugin(HttpFetch, { allow: ['127.0.0.1'] })
+    const direct = await defined[1].run({ url: `${server.origin}/hello`, method: 'GET', headers: {}, raw: false } as any, call()) as Output
+    expect(direct.data.status).toBe(200)
+    await alone.dispose()
   })
 })

@@ -4,7 +4,7 @@ import type { Session } from '../session'
 import { compileCommandGlob } from './command-glob'
 import type { RuleSource } from './permission-decision'
 import { PermissionError } from './permission-error'
-import type { PermissionRule } from './permission-rule'
+import type { PermissionRule, RuleCondition } from './permission-rule'
 
 /**
  * Permission names (`fs.write`, `deploy:run`) contain no `/`, so path semantics cost them
@@ -15,7 +15,8 @@ const GLOB: MinimatchOptions = { dot: true, nocomment: true, nonegate: true, pre
 const MAGIC = /[*?[\]{}()!+@\\]/
 const DECISIONS = new Set<Decision>(['allow', 'ask', 'deny'])
 const LIST_FIELDS = ['users', 'channels', 'guilds', 'platforms'] as const
-const FIELDS = new Set(['permission', 'target', 'command', ...LIST_FIELDS, 'authority', 'decision', 'name'])
+/** The built-in rule fields; a host's conditions add to them (`RuleCondition`). */
+export const RULE_FIELDS: ReadonlySet<string> = new Set(['permission', 'target', 'command', ...LIST_FIELDS, 'authority', 'decision', 'name'])
 const VERB: Record<Decision, string> = { allow: 'allows', ask: 'asks for', deny: 'denies' }
 
 let ruleCounter = 0
@@ -43,13 +44,22 @@ export interface CompiledRule {
  * Checks and compiles a rule. Throws `PermissionError('INVALID_RULE')` naming the field
  * and where the rule came from, so a typo in config fails at load, not at the first call.
  */
-export function compileRule(rule: PermissionRule, origin: string): CompiledRule {
+export function compileRule(rule: PermissionRule, origin: string, conditions?: ReadonlyMap<string, RuleCondition>): CompiledRule {
   const fail = (message: string): never => {
     throw new PermissionError('INVALID_RULE', `${origin}: ${message}`)
   }
   if (!rule || typeof rule !== 'object' || Array.isArray(rule)) fail('a rule must be an object like { permission, decision }')
+  // A host's fields, with their values, in the rule's key order.
+  const extra: [RuleCondition, unknown][] = []
   for (const key of Object.keys(rule)) {
-    if (!FIELDS.has(key)) fail(`unknown field "${key}" (known: ${[...FIELDS].join(', ')})`)
+    if (RULE_FIELDS.has(key)) continue
+    const condition = conditions?.get(key)
+    if (!condition) fail(`unknown field "${key}" (known: ${[...RULE_FIELDS, ...conditions?.keys() ?? []].join(', ')})`)
+    const value = (rule as unknown as Record<string, unknown>)[key]
+    if (value === undefined) continue
+    const problem = condition!.check?.(value)
+    if (problem) fail(`"${key}" ${problem}`)
+    extra.push([condition!, value])
   }
   const { permission, target, command, decision, authority, name } = rule
   if (typeof permission !== 'string' || !permission.trim()) fail('"permission" must be a non-empty glob string, e.g. "tool:deploy" or "fs.*"')
@@ -101,6 +111,7 @@ export function compileRule(rule: PermissionRule, origin: string): CompiledRule 
       if (users && !inList(users, session.platform, session.userId)) return false
       if (channels && !inList(channels, session.platform, session.channelId)) return false
       if (guilds && !inList(guilds, session.platform, session.guildId)) return false
+      for (const [condition, value] of extra) if (!condition.match(value, session, decision)) return false
       return true
     },
   }

@@ -8,4 +8,4 @@ export type { DecisionEvent, DecisionSource, RuleSource } from './permission-dec
 export { PermissionEngine, type PermissionEngineOptions } from './permission-engine'
 export { PermissionError } from './permission-error'
 export { isPermissionMode, PERMISSION_MODES, type PermissionMode } from './permission-modes'
-export type { PermissionRule } from './permission-rule'
+export type { PermissionRule, RuleCondition } from './permission-rule'

@@ -1,7 +1,7 @@
 import { type Logger, silentLogger } from '../logger'
 import type { ApprovalOutcome, ApprovalRequest, AuthorizeRequest, AuthorizeResult, Decision, PermissionGate } from '../permission-gate'
 import type { Asker, PermissionRequest } from './asker'
-import { compileRule } from './compile-rule'
+import { compileRule, RULE_FIELDS } from './compile-rule'
 import { decideCall } from './decide-call'
 import type { Grant } from './grant'
 import { GrantLedger } from './grant-ledger'
@@ -10,7 +10,7 @@ import { label, PendingApproval } from './pending-approval'
 import type { DecisionEvent, DecisionSource } from './permission-decision'
 import { PermissionError } from './permission-error'
 import { knownEffect, type PermissionMode } from './permission-modes'
-import type { PermissionRule } from './permission-rule'
+import type { PermissionRule, RuleCondition } from './permission-rule'
 import { RuleIndex } from './rule-index'
 import { SessionModes } from './session-modes'
 import { summarizeArgs } from './summarize-args'
@@ -29,6 +29,11 @@ export interface PermissionEngineOptions {
     /** Users at or above this authority may answer any request. @default 4 */
     authority?: number
   }
+  /**
+   * Rule fields a host adds, by name (Koishi: `koishiPermission`). A rule naming one is
+   * matched by its `match` as well; any other unknown field is still an `INVALID_RULE`.
+   */
+  conditions?: Readonly<Record<string, RuleCondition>>
   /** Where `always` grants persist. @default a MemoryGrantStore (forgotten on restart) */
   store?: GrantStore
   /** Receives every decision: the `permissions/decision` event. */
@@ -69,6 +74,7 @@ export class PermissionEngine implements PermissionGate {
   private readonly callerMayAnswer: boolean
   private readonly onDecision?: (event: DecisionEvent) => void
   private readonly wantsDecision: () => boolean
+  private readonly conditions: ReadonlyMap<string, RuleCondition>
 
   constructor(options: PermissionEngineOptions = {}) {
     if (!options || typeof options !== 'object') throw new PermissionError('INVALID_OPTIONS', 'PermissionEngine expects an options object')
@@ -84,9 +90,10 @@ export class PermissionEngine implements PermissionGate {
     this.onDecision = options.onDecision
     this.wantsDecision = options.wantsDecision ?? (() => true)
     this.logger = options.logger ?? silentLogger
+    this.conditions = checkConditions(options.conditions)
     // Compile every rule before indexing any: one bad rule rejects the whole config, and
     // before the store is read, so a rejected config leaves it alone.
-    const compiled = (options.rules ?? []).map((rule, i) => compileRule(rule, `config.rules[${i}]`))
+    const compiled = (options.rules ?? []).map((rule, i) => compileRule(rule, `config.rules[${i}]`, this.conditions))
     for (const rule of compiled) this.rules.add(rule)
     this.ledger = new GrantLedger(options.store ?? new MemoryGrantStore(), this.logger)
     this.ready = this.ledger.ready
@@ -154,7 +161,7 @@ export class PermissionEngine implements PermissionGate {
 
   /** Adds a rule at run time; the returned function removes it. */
   addRule(rule: PermissionRule, origin = 'addRule()'): () => void {
-    return this.rules.add(compileRule(rule, origin))
+    return this.rules.add(compileRule(rule, origin, this.conditions))
   }
 
   /** Registers an asker; the returned function removes it. Requests it alone was showing are denied. */
@@ -254,4 +261,16 @@ export class PermissionEngine implements PermissionGate {
       this.logger.warn('a permissions/decision listener threw: %s', error)
     }
   }
+}
+
+function checkConditions(conditions: PermissionEngineOptions['conditions']): ReadonlyMap<string, RuleCondition> {
+  const map = new Map<string, RuleCondition>()
+  if (conditions === undefined) return map
+  if (!conditions || typeof conditions !== 'object') throw new PermissionError('INVALID_OPTIONS', 'conditions must be an object of { check?, match } by field name')
+  for (const [name, condition] of Object.entries(conditions)) {
+    if (RULE_FIELDS.has(name)) throw new PermissionError('INVALID_OPTIONS', `conditions.${name}: "${name}" is a built-in rule field`)
+    if (typeof condition?.match !== 'function') throw new PermissionError('INVALID_OPTIONS', `conditions.${name} needs a match(value, session, decision) function`)
+    map.set(name, condition)
+  }
+  return map
 }

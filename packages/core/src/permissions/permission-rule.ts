@@ -1,4 +1,5 @@
 import type { Decision } from '../permission-gate'
+import type { Session } from '../session'
 
 /**
  * One permission rule, as written in config or passed to `ctx.permissions.rule()`.
@@ -39,4 +40,30 @@ export interface PermissionRule {
   decision: Decision
   /** A label for audit logs and denial messages. */
   name?: string
+}
+
+/**
+ * A rule field a host adds, beside the built-in ones (Koishi adds `koishiPermission`).
+ * `authorize` is synchronous, so `match` reads only what the host put into the session
+ * before the call (an async host check is resolved into the session first, not here).
+ *
+ * @example
+ * new PermissionEngine({
+ *   conditions: {
+ *     role: {
+ *       check: (value) => typeof value === 'string' ? undefined : 'must be a role name',
+ *       match: (value, session) => (session as { roles?: string[] }).roles?.includes(value as string) ?? false,
+ *     },
+ *   },
+ * })
+ */
+export interface RuleCondition {
+  /** Checks the field's value when a rule is compiled: a problem (`must be a string`), or nothing. */
+  check?(value: unknown): string | undefined
+  /**
+   * Whether the field holds for the call's session. `decision` is the rule's own, for a
+   * host that must decide what a fact it could not establish means (deny and ask rules
+   * match, allow rules do not, is the cautious answer).
+   */
+  match(value: unknown, session: Session, decision: Decision): boolean
 }

@@ -1,0 +1,139 @@
+import { resolve } from 'node:path'
+import {
+  BackgroundEngine,
+  type BackgroundEvents,
+  type BackgroundTask,
+  createTaskTools,
+  DEFAULT_RETENTION,
+  JsonFileTaskStore,
+  type ListTasksOptions,
+  type RunningCall,
+  type WaitTaskOptions,
+} from '@dogu/core'
+import { type Context, Schema, Service } from 'koishi'
+import { eventEmitter } from './koishi-events'
+import { koishiLogger } from './koishi-logger'
+import { described } from './schema-text'
+// For the `ctx.tools` declaration this service injects.
+import type {} from './tools-service'
+
+declare module 'koishi' {
+  interface Context {
+    background: BackgroundService
+  }
+
+  // `ctx.on('background/settled', (task) => ...)`: a task ended; `task.session` says where.
+  interface Events<C extends Context = Context> extends BackgroundEvents {}
+}
+
+/**
+ * `ctx.background` on Koishi: the same contract as `@dogu/cordis`' service. Calls that
+ * outlive their timeout continue here as tasks; the model follows them with `task_status`
+ * and `task_cancel`. Task records persist in a JSON file under Koishi's base directory;
+ * after a restart a task that was running is `interrupted`.
+ *
+ * When the service stops (its own unload or reload, the tools service's, the Dogu
+ * plugin's, or the app's), running tasks are aborted and recorded as `interrupted`. Only
+ * unloading the plugin that defined a task's tool, while the service runs, ends it
+ * `cancelled`.
+ */
+export class BackgroundService extends Service {
+  static inject = ['tools']
+
+  static Config: Schema<BackgroundService.Config> = Schema.object({
+    storePath: described(Schema.string(),
+      'JSON file for task records. Default: data/dogu/background.json under Koishi\'s base directory.',
+      '保存后台任务记录的 JSON 文件。默认：Koishi 根目录下的 data/dogu/background.json。'),
+    maxTasks: described(Schema.natural().min(1).default(DEFAULT_RETENTION.maxTasks),
+      'Most tasks kept; beyond it the oldest settled tasks are removed (running ones never).',
+      '最多保留的任务数；超出时移除最早结束的任务（运行中的任务不会被移除）。'),
+    maxAgeMs: described(Schema.natural().min(1).role('ms').default(DEFAULT_RETENTION.maxAgeMs),
+      'Settled tasks older than this (since they ended) are removed.',
+      '结束超过此时长的任务会被移除。'),
+    maxResultLength: described(Schema.natural().min(1).default(DEFAULT_RETENTION.maxResultLength),
+      'Longest stored result content; longer content is cut with a marker.',
+      '保存的结果内容的最大长度；超出部分截断并加标记。'),
+  })
+
+  /** The host-free engine; it is `ctx.tools.registry.background` while this service is loaded. */
+  readonly engine: BackgroundEngine
+
+  constructor(ctx: Context, config: BackgroundService.Config = {}) {
+    // Not immediate: `ctx.background` is provided once `start()` has loaded the stored tasks.
+    super(ctx, 'background')
+    this.config = config
+    const logger = koishiLogger(ctx)
+    const emit = eventEmitter(ctx)
+    this.engine = new BackgroundEngine({
+      store: new JsonFileTaskStore(resolve(ctx.baseDir ?? process.cwd(), config.storePath ?? 'data/dogu/background.json'), { logger }),
+      limits: { maxTasks: config.maxTasks, maxAgeMs: config.maxAgeMs, maxResultLength: config.maxResultLength },
+      onSettled: (task) => emit('background/settled', task),
+      logger,
+    })
+  }
+
+  protected override async start() {
+    const { ctx, engine } = this
+    await engine.load()
+    // Unloaded while the store loaded: nothing was handed over yet.
+    if (ctx.scope.uid === null) return void engine.dispose()
+    const registry = ctx.tools.registry
+    // In this order: no new hand-overs, then stop the tasks. A second call is harmless.
+    const stop = () => {
+      if (registry.background === engine) registry.background = undefined
+      void engine.dispose()
+    }
+    ctx.effect(() => {
+      registry.background = engine
+      return stop
+    })
+    // cordis 3 resets the plugins that need `ctx.tools` one by one when it is withdrawn, and
+    // disposes a stopping app's plugins in load order: a tool's plugin may go before this
+    // service, and its running task would end `cancelled` as if someone unloaded the tool.
+    // Stopping first records it `interrupted`, as a restart would.
+    ctx.on('internal/before-service', (name, value) => {
+      if (name === 'tools' && value == null) stop()
+    }, true)
+    const root = ctx.root
+    ctx.effect(() => root.on('dispose', stop, true))
+    for (const tool of createTaskTools(engine)) ctx.tools.define(tool)
+  }
+
+  /** Takes over a running call (the tool pipeline does this on timeout). */
+  adopt(call: RunningCall): BackgroundTask {
+    return this.engine.adopt(call)
+  }
+
+  /** A task by id, or `undefined` when unknown or evicted. */
+  get(id: string): BackgroundTask | undefined {
+    return this.engine.get(id)
+  }
+
+  /** Tasks in the order they started, filtered by session and status. */
+  list(options?: ListTasksOptions): BackgroundTask[] {
+    return this.engine.list(options)
+  }
+
+  /** Resolves with the task once it settles, or as it is after `timeout` ms. See `BackgroundEngine.wait`. */
+  wait(id: string, options: WaitTaskOptions): Promise<BackgroundTask | undefined> {
+    return this.engine.wait(id, options)
+  }
+
+  /** Aborts a running task's call and resolves with the task once it has settled. */
+  cancel(id: string, reason?: string): Promise<BackgroundTask | undefined> {
+    return this.engine.cancel(id, reason)
+  }
+}
+
+export namespace BackgroundService {
+  export interface Config {
+    /** @default 'data/dogu/background.json' (under Koishi's base directory) */
+    storePath?: string
+    /** @default 200 */
+    maxTasks?: number
+    /** @default 7 days */
+    maxAgeMs?: number
+    /** @default 50_000 */
+    maxResultLength?: number
+  }
+}

@@ -1,0 +1,72 @@
+import { type Context, Schema } from 'koishi'
+import { BackgroundService } from './background-service'
+import { chatApprovals, ChatApprovalsConfig } from './chat-approvals'
+import { commands, CommandsConfig } from './commands'
+import { defaultAuthoritySchema, PermissionService, permissionsFields } from './permissions-service'
+import { described } from './schema-text'
+import { taskNotices, TaskNoticesConfig } from './task-notices'
+import { ToolService } from './tools-service'
+
+export { BackgroundService } from './background-service'
+export { chatApprovals, ChatApprovalsConfig } from './chat-approvals'
+export { type CommandAuthority, commands, CommandsConfig } from './commands'
+export type { KoishiDoguSession } from './koishi-permission'
+export { type DoguPermissions, type KoishiPermissionRule, PermissionService } from './permissions-service'
+export { type DoguSessionOptions, doguSession, localeOf, toolsetFor } from './session'
+export { taskNotices, TaskNoticesConfig } from './task-notices'
+export { ToolService } from './tools-service'
+
+/** The plugin's name in Koishi's market and console. */
+export const name = 'dogu'
+
+// A database is used when loaded (authority and Koishi permissions from the user table).
+export const inject = { database: { required: false } }
+
+export interface Config {
+  /** @default 1 */
+  defaultAuthority?: number
+  tools?: ToolService.Config
+  permissions?: Omit<PermissionService.Config, 'defaultAuthority'>
+  background?: BackgroundService.Config
+  approvals?: ChatApprovalsConfig
+  commands?: CommandsConfig
+  notices?: TaskNoticesConfig
+}
+
+export const Config: Schema<Config> = Schema.object({
+  defaultAuthority: defaultAuthoritySchema,
+  tools: described(ToolService.Config, 'Tools: `ctx.tools`, limits of every call.', '工具：`ctx.tools` 与每次调用的限制。'),
+  permissions: described(Schema.object(permissionsFields), 'Permissions: rules, modes and approvals of tool calls.', '权限：工具调用的规则、模式与审批。'),
+  background: described(BackgroundService.Config, 'Background tasks: calls that outlive their timeout.', '后台任务：超时后继续运行的调用。'),
+  approvals: ChatApprovalsConfig,
+  commands: CommandsConfig,
+  notices: TaskNoticesConfig,
+}) as Schema<Config>
+
+/**
+ * Dogu in Koishi: `ctx.tools`, Dogu's methods on `ctx.permissions` and `ctx.background`,
+ * each also a plugin of its own, then the chat parts: approvals asked in chat, the
+ * `dogu.*` commands and background task notices. Koishi's permissions object stays
+ * Koishi's: Dogu adds `authorize`, `rule`, `asker`, … beside `define`, `test`, ….
+ *
+ * @example
+ * // koishi.yml
+ * plugins:
+ *   dogu:
+ *     defaultAuthority: 1
+ *     permissions:
+ *       rules:
+ *         - { permission: 'tool:deploy', koishiPermission: ['authority:4'], decision: allow }
+ */
+export function apply(ctx: Context, config: Config = {}) {
+  // Permissions first: Dogu's methods are on `ctx.permissions` before `ctx.tools` appears,
+  // so a plugin that needs `tools` may call `ctx.permissions.rule()` in its apply.
+  ctx.plugin(PermissionService, { ...config.permissions, defaultAuthority: config.defaultAuthority })
+  ctx.plugin(ToolService, config.tools)
+  ctx.plugin(BackgroundService, config.background)
+  // Each chat part is a plugin of its own, started once the service it uses is there (the
+  // background service is, once its stored tasks are loaded) and gone with it.
+  ctx.plugin({ name: 'dogu-chat-approvals', inject: ['tools'], apply: chatApprovals }, config.approvals)
+  ctx.plugin({ name: 'dogu-commands', inject: ['tools'], apply: commands }, config.commands)
+  ctx.plugin({ name: 'dogu-task-notices', inject: ['background'], apply: taskNotices }, config.notices)
+}

@@ -1,0 +1,158 @@
+// Koishi's i18n templates: `{name}` is a parameter, inserted as text (never as markup).
+// en-US.ts has the same shape, checked by its type.
+export const zhCN = {
+  approvals: {
+    question: '[{number}] 工具 {tool} 请求批准：{summary}\n原因：{reason}\n{choices}{timeout}内无人回复即拒绝。',
+    choices: '回复 y 允许一次 · s 本会话内允许 · a 总是允许 · n 拒绝（也可回复 允许 / 本会话 / 总是 / 拒绝；同时有多个请求时加上编号，如 y {number}）。',
+    'choices-confirm': '回复 y 允许（此工具每次都要确认）· n 拒绝（也可回复 允许 / 拒绝；同时有多个请求时加上编号，如 y {number}）。',
+    allowed: '已允许 [{number}] {summary}（{scope}）。',
+    denied: '已拒绝 [{number}] {summary}。',
+    closed: '请求 [{number}] 已经结束。',
+    which: '有 {count} 个请求等你批准，请加上编号回复，如 y {number}：',
+    unknown: '没有等你批准的 {number} 号请求。等你批准的有：',
+    item: '[{number}] {tool}：{summary}',
+    scope: {
+      once: '仅此一次',
+      session: '本会话内',
+      always: '总是',
+    },
+    duration: {
+      days: '{0} 天',
+      hours: '{0} 小时',
+      minutes: '{0} 分钟',
+      seconds: '{0} 秒',
+    },
+  },
+  notices: {
+    settled: '后台任务 {id}（{tool}）{status}。',
+    'settled-preview': '后台任务 {id}（{tool}）{status}：{preview}',
+    status: {
+      running: '仍在运行',
+      succeeded: '已完成',
+      failed: '失败',
+      cancelled: '已取消',
+      interrupted: '已中断',
+    },
+  },
+  commands: {
+    dogu: {
+      description: 'Dogu：供 LLM 智能体使用的工具',
+    },
+    'dogu.tools': {
+      description: '列出本会话可用的工具，或按描述搜索',
+      messages: {
+        header: '本会话可用的工具（{count} 个）：',
+        results: '与“{query}”最相关的工具：',
+        item: '{name} — {description}',
+        more: '……另有 {count} 个',
+        none: '本会话没有可用的工具。',
+        'no-match': '没有与“{query}”相关的工具。',
+      },
+    },
+    'dogu.run': {
+      description: '以你的身份调用一个工具（调试用），权限检查与平常相同',
+      messages: {
+        result: '{tool}：{status}',
+        background: '{tool} 已转入后台任务 {taskId}，完成后会通知。',
+        truncated: '……（已截断，共 {length} 字）',
+        images: '（另有 {count} 张图片）',
+        status: {
+          ok: '成功',
+          error: '出错',
+          denied: '被拒绝',
+          timed_out: '超时',
+          cancelled: '已取消',
+          background: '转入后台',
+        },
+      },
+    },
+    'dogu.tasks': {
+      description: '列出本会话的后台任务',
+      messages: {
+        header: '本会话的后台任务（{count} 个）：',
+        item: '{id} {tool}：{status}（{age}前开始）',
+        more: '……另有 {count} 个',
+        none: '本会话没有后台任务。',
+        unavailable: '后台任务服务没有加载。',
+        status: {
+          running: '运行中',
+          succeeded: '已完成',
+          failed: '失败',
+          cancelled: '已取消',
+          interrupted: '已中断',
+        },
+        duration: {
+          days: '{0} 天',
+          hours: '{0} 小时',
+          minutes: '{0} 分钟',
+          seconds: '{0} 秒',
+        },
+      },
+    },
+    'dogu.grants': {
+      description: '列出本会话与你的授权',
+      options: {
+        all: '列出所有会话与用户的授权',
+      },
+      messages: {
+        header: '授权（{count} 条）：',
+        item: '{id} · {scope} · {permission}{target} · 工具 {tool} · 由 {by} 批准',
+        target: '（{target}）',
+        more: '……另有 {count} 条',
+        none: '没有授权。',
+        scope: {
+          session: '本会话',
+          always: '总是',
+        },
+      },
+    },
+    'dogu.revoke': {
+      description: '撤销一条授权',
+      messages: {
+        revoked: '已撤销授权 {id}。',
+        missing: '没有 id 为 {id} 的授权。',
+      },
+    },
+    'dogu.mode': {
+      description: '查看或设置本会话的权限模式',
+      options: {
+        reset: '恢复为配置中的默认模式',
+      },
+      messages: {
+        current: '本会话的权限模式：{mode}（可选：{modes}）',
+        set: '本会话的权限模式已设为 {mode}。',
+        reset: '本会话的权限模式已恢复为默认：{mode}。',
+        invalid: '没有 {mode} 这种模式。可选：{modes}',
+      },
+    },
+  },
+  config: {
+    approvals: {
+      $desc: '在聊天中批准工具调用',
+      enabled: '在调用所在的频道里询问，并接受回复 y / s / a / n。',
+    },
+    notices: {
+      $desc: '后台任务通知',
+      enabled: '后台任务结束时，在发起它的频道里发一条通知。',
+      preview: '通知中附带的结果预览的最大字数；0 表示不附带。',
+    },
+    commands: {
+      $desc: '指令',
+      enabled: '注册 dogu.* 指令。',
+      authority: {
+        $desc: '各指令所需的最低权限等级。',
+        tools: 'dogu.tools：列出、搜索工具。',
+        tasks: 'dogu.tasks：查看本会话的后台任务。',
+        run: 'dogu.run：以自己的身份调用工具（仍经过权限检查）。',
+        grants: 'dogu.grants：查看授权。',
+        revoke: 'dogu.revoke：撤销授权。',
+        mode: 'dogu.mode：查看或设置会话的权限模式。',
+      },
+      maxOutput: 'dogu.run 在聊天中显示的结果最大字数。',
+      listLimit: '列表最多显示的条目数。',
+    },
+  },
+}
+
+/** The shape every locale of the plugin has. */
+export type Locale = typeof zhCN

@@ -1,0 +1,304 @@
+import { resolve } from 'node:path'
+import {
+  type Asker,
+  type AuthorizeRequest,
+  type AuthorizeResult,
+  type DecisionEvent,
+  type Grant,
+  JsonFileGrantStore,
+  PERMISSION_MODES,
+  PermissionEngine,
+  PermissionError,
+  type PermissionMode,
+  type PermissionRequest,
+  type PermissionRule,
+} from '@dogu/core'
+import { type Context, Schema, type Session } from 'koishi'
+import { eventEmitter } from './koishi-events'
+import { koishiLogger } from './koishi-logger'
+import { type KoishiDoguSession, koishiPermissionCondition, koishiPermissionNames } from './koishi-permission'
+import { described } from './schema-text'
+import { doguSession } from './session'
+
+declare module 'koishi' {
+  // Koishi's own service: Dogu's methods are added to it while the plugin is loaded.
+  interface Permissions extends DoguPermissions {}
+
+  interface Events<C extends Context = Context> {
+    /** Every permission decision, naming the rule, grant, mode, default or answer that made it. */
+    'permissions/decision'(event: DecisionEvent): void
+  }
+}
+
+/** A permission rule as Koishi's config and plugins write it: Dogu's fields plus `koishiPermission`. */
+export interface KoishiPermissionRule extends PermissionRule {
+  /**
+   * Koishi permission names the caller must all hold, checked with Koishi's own
+   * `ctx.permissions.test` (`authority:3`, `dogu.deploy`, names other plugins provide).
+   */
+  koishiPermission?: string | string[]
+}
+
+/**
+ * Dogu's half of `ctx.permissions` on Koishi: the same names as `@dogu/cordis`'
+ * `PermissionService`, beside Koishi's own `define`, `provide`, `inherit`, `depend`, `test`,
+ * `list`, which stay as they are. A tool plugin calling `ctx.permissions.authorize(…)` runs
+ * on both hosts.
+ */
+export interface DoguPermissions {
+  /** The host-free engine; it is `ctx.tools.registry.permissions` while Dogu is loaded. */
+  readonly engine: PermissionEngine
+  /** Decides a call: `allow`, `ask` or `deny`, with the reason and what decided it. */
+  authorize(request: AuthorizeRequest): AuthorizeResult
+  /**
+   * Adds a rule for the calling plugin and returns its disposer; the rule goes away with
+   * the plugin. A bad rule throws a `PermissionError` (`INVALID_RULE`) naming the field.
+   */
+  rule(rule: KoishiPermissionRule): () => void
+  /** Registers an asker for the calling plugin; it goes away with the plugin. See `Asker`. */
+  asker(handler: Asker): () => void
+  /** Every remembered grant, oldest first. */
+  grants(): Readonly<Grant>[]
+  /** Removes a grant (from the store too, for `always`). True when it existed. */
+  revoke(id: string): boolean
+  /** Sets a session's mode; `undefined` returns it to the configured mode. */
+  setMode(sessionId: string, mode: PermissionMode | undefined): void
+  /** The mode in force for a session. */
+  modeOf(sessionId: string): PermissionMode
+  /** Forgets a session's mode and `session` grants. */
+  endSession(sessionId: string): void
+  /** Requests waiting for an answer. */
+  pending(): Readonly<PermissionRequest>[]
+  /**
+   * Koishi only: the Dogu session for a Koishi session, with the facts the gate decides
+   * on. The authority comes from `session.user` when Koishi loaded it, else from the user
+   * table when a database is loaded, else `defaultAuthority`; every Koishi permission the
+   * rules name is tested with Koishi's `ctx.permissions.test`, as that user.
+   */
+  resolveSession(session: Session): Promise<KoishiDoguSession>
+}
+
+// cordis 3's `symbols.original`: a traced object behind the context proxy.
+const ORIGINAL = Symbol.for('cordis.original')
+
+const Rule: Schema<KoishiPermissionRule> = Schema.object({
+  permission: described(Schema.string().required(), 'Permission name glob: `tool:deploy`, `fs.*`, `deploy:*`.', '权限名通配：`tool:deploy`、`fs.*`、`deploy:*`。'),
+  target: described(Schema.string(), 'Path glob over the target (`src/**`, `prod`); `*` stops at `/`.', '目标的路径通配（`src/**`、`prod`）；`*` 不跨越 `/`。'),
+  command: described(Schema.string(), 'Command-line glob over the target (`git status*`); `*` matches anything. Exclusive with target.', '目标的命令行通配（`git status*`）；`*` 匹配任意字符。与 target 二选一。'),
+  users: described(Schema.array(String), 'User ids, plain or `platform:id`. Empty: anyone.', '用户 ID，可写 `平台:ID`。留空表示任何人。'),
+  channels: described(Schema.array(String), 'Channel ids, plain or `platform:id`. Empty: anywhere.', '频道 ID，可写 `平台:ID`。留空表示任何频道。'),
+  guilds: described(Schema.array(String), 'Guild ids, plain or `platform:id`. Empty: anywhere.', '群组 ID，可写 `平台:ID`。留空表示任何群组。'),
+  platforms: described(Schema.array(String), 'Platforms. Empty: any.', '平台。留空表示任何平台。'),
+  authority: described(Schema.natural(), 'Minimum Koishi authority of the caller.', '调用者的最低 Koishi 权限等级。'),
+  koishiPermission: described(Schema.array(String).role('perms'), 'Koishi permissions the caller must all hold, checked with Koishi\'s permission system.', '调用者必须全部拥有的 Koishi 权限，由 Koishi 的权限系统判定。'),
+  decision: described(Schema.union(['allow', 'ask', 'deny'] as const).required(), 'allow, ask or deny.', '允许（allow）、询问（ask）或拒绝（deny）。'),
+  name: described(Schema.string(), 'A label for audit logs and denial messages.', '规则名，用于审计日志与拒绝说明。'),
+}) as Schema<KoishiPermissionRule>
+
+/** The fields of the `permissions` section of the Dogu plugin's config. */
+export const permissionsFields = {
+  rules: described(Schema.array(Rule),
+    'Rules: any matching deny wins, then ask, then allow; no match → read allow, write/exec ask.',
+    '规则：匹配的 deny 优先，其次 ask，再次 allow；无匹配时只读工具允许、写入/执行工具询问。'),
+  mode: described(Schema.union(Object.keys(PERMISSION_MODES) as PermissionMode[]).default('default'),
+    'Mode of sessions without their own. Explicit deny rules win in every mode.',
+    '未单独设置模式的会话所用的模式。任何模式下显式 deny 规则都优先。'),
+  askTimeout: described(Schema.natural().min(1).role('ms').default(300_000),
+    'Milliseconds a permission request waits for an answer before it is denied.',
+    '权限请求等待回答的时间（毫秒），超时即拒绝。'),
+  approverAuthority: described(Schema.natural().default(4),
+    'Users at or above this authority may answer anyone\'s permission request.',
+    '权限等级不低于此值的用户可以回答任何人的权限请求。'),
+  callerMayApprove: described(Schema.boolean().default(true),
+    'The calling user may answer their own permission request.',
+    '调用者可以回答自己的权限请求。'),
+  storePath: described(Schema.string(),
+    'JSON file for "always" grants. Default: data/dogu/permissions.json under Koishi\'s base directory.',
+    '保存“总是允许”授权的 JSON 文件。默认：Koishi 根目录下的 data/dogu/permissions.json。'),
+}
+
+/** `defaultAuthority`: the Dogu plugin has it at the top of its config. */
+export const defaultAuthoritySchema = described(Schema.natural().default(1),
+  'Authority of a caller Koishi knows nothing about (no database, or no user record), for `authority` rules and approvals.',
+  'Koishi 无法得知权限等级的调用者（未加载数据库或无用户记录）所用的权限等级，用于 authority 规则与审批。')
+
+/**
+ * Dogu's permission gate on Koishi. Koishi already provides `ctx.permissions`, so this
+ * plugin provides no service: while it is loaded, Dogu's methods (`DoguPermissions`) are
+ * added to Koishi's permissions object, and its engine is the gate of `ctx.tools`.
+ * Unloading it removes both: tool calls fail closed again.
+ *
+ * Methods called as `ctx.permissions.x()` see the caller's context as `this.ctx` (cordis
+ * 3's tracing proxy), so `rule()` and `asker()` belong to the plugin that called them.
+ */
+export class PermissionService {
+  static inject = { database: { required: false } }
+
+  static Config: Schema<PermissionService.Config> = Schema.object({
+    ...permissionsFields,
+    defaultAuthority: defaultAuthoritySchema,
+  })
+
+  readonly engine: PermissionEngine
+  private readonly defaultAuthority: number
+  /** How many rules name each Koishi permission: the names `resolveSession` tests. */
+  private readonly names = new Map<string, number>()
+
+  constructor(private readonly ctx: Context, config: PermissionService.Config = {}) {
+    const emit = eventEmitter(ctx)
+    this.defaultAuthority = config.defaultAuthority ?? 1
+    this.engine = new PermissionEngine({
+      rules: config.rules,
+      mode: config.mode,
+      askTimeout: config.askTimeout,
+      approvers: { authority: config.approverAuthority, caller: config.callerMayApprove },
+      conditions: { koishiPermission: koishiPermissionCondition },
+      store: new JsonFileGrantStore(resolve(ctx.baseDir ?? process.cwd(), config.storePath ?? 'data/dogu/permissions.json')),
+      onDecision: (event) => emit('permissions/decision', event),
+      wantsDecision: () => emit.listens('permissions/decision'),
+      logger: koishiLogger(ctx),
+    })
+    for (const rule of config.rules ?? []) this.count(rule, 1)
+    const engine = this.engine
+    ctx.effect(() => install(ctx, this.methods()))
+    // Reload or unload: waiting calls end denied, and grants are saved before the next start.
+    ctx.effect(() => () => void engine.stop('the permissions service stopped (reloaded or unloaded) while the call waited for an answer'))
+    // The gate, once remembered grants are loaded (so a restart does not ask again what was
+    // granted), on whichever `ctx.tools` is loaded, for as long as both are.
+    ctx.on('ready', async () => {
+      await engine.ready
+      if (ctx.scope.uid === null) return
+      ctx.inject(['tools'], (ctx) => {
+        ctx.effect(() => {
+          const registry = ctx.tools.registry
+          registry.permissions = engine
+          return () => {
+            if (registry.permissions === engine) registry.permissions = undefined
+          }
+        })
+      })
+    })
+  }
+
+  private methods(): DoguPermissions {
+    const { engine } = this
+    const service = this
+    // `this` is Koishi's permissions object as the caller sees it: `this.ctx` is the caller.
+    const caller = (self: { ctx?: Context } | undefined) => self?.ctx ?? service.ctx
+    return {
+      engine,
+      authorize: (request) => engine.authorize(request),
+      rule(this: { ctx?: Context } | undefined, rule) {
+        const ctx = caller(this)
+        const origin = `plugin "${ctx.name ?? 'anonymous'}"`
+        const dispose = ctx.effect(() => {
+          const remove = engine.addRule(rule, origin)
+          service.count(rule, 1)
+          return () => {
+            remove()
+            service.count(rule, -1)
+          }
+        })
+        return () => {
+          dispose()
+        }
+      },
+      asker(this: { ctx?: Context } | undefined, handler) {
+        const dispose = caller(this).effect(() => engine.addAsker(handler))
+        return () => {
+          dispose()
+        }
+      },
+      grants: () => engine.grants(),
+      revoke: (id) => engine.revoke(id),
+      setMode: (sessionId, mode) => engine.setMode(sessionId, mode),
+      modeOf: (sessionId) => engine.modeOf(sessionId),
+      endSession: (sessionId) => engine.endSession(sessionId),
+      pending: () => engine.pending(),
+      resolveSession: (session) => this.resolveSession(session),
+    }
+  }
+
+  private async resolveSession(session: Session): Promise<KoishiDoguSession> {
+    const user = await this.userOf(session)
+    const authority = typeof user?.authority === 'number' ? user.authority : this.defaultAuthority
+    const mapped: KoishiDoguSession = { ...doguSession(session, { defaultAuthority: this.defaultAuthority }), authority }
+    const names = [...this.names.keys()]
+    if (!names.length) return { ...mapped, koishiPermissions: Object.freeze([]) }
+    // Koishi's checks read `session.user`: they see the user as resolved here, so that
+    // `authority:N` means the same authority as the `authority` field.
+    const asUser = session.user === user ? session : Object.create(session, { user: { value: { ...user, authority } } })
+    const cache = new Map<string, Promise<boolean>>()
+    const results = await Promise.all(names.map(async (name) => {
+      try {
+        return await this.ctx.permissions.test([name], asUser, cache)
+      } catch (error) {
+        koishiLogger(this.ctx).warn('testing Koishi permission %s failed: %s', name, error)
+        return false
+      }
+    }))
+    return { ...mapped, koishiPermissions: Object.freeze(names.filter((_, i) => results[i])) }
+  }
+
+  /** The user as Koishi loaded it, completed from the user table when it lacks an authority. */
+  private async userOf(session: Session): Promise<{ authority?: number; permissions?: string[] } | undefined> {
+    const user = session.user as { authority?: number; permissions?: string[] } | undefined
+    if (typeof user?.authority === 'number') return user
+    const database = this.ctx.get('database')
+    if (!database || session.platform === undefined || session.userId === undefined) return user
+    try {
+      const row = await database.getUser(session.platform, session.userId, ['authority', 'permissions'])
+      return row ? { ...user, ...row } : user
+    } catch (error) {
+      koishiLogger(this.ctx).warn('reading user %s:%s from the database failed, using the default authority: %s', session.platform, session.userId, error)
+      return user
+    }
+  }
+
+  private count(rule: KoishiPermissionRule, delta: number) {
+    for (const name of koishiPermissionNames(rule?.koishiPermission) ?? []) {
+      const count = (this.names.get(name) ?? 0) + delta
+      if (count > 0) this.names.set(name, count)
+      else this.names.delete(name)
+    }
+  }
+}
+
+/**
+ * Adds Dogu's methods to Koishi's permissions object (the one behind every context's
+ * tracing proxy) and returns their removal. Koishi's own members are never replaced.
+ */
+function install(ctx: Context, methods: DoguPermissions): () => void {
+  const traced = ctx.root.permissions
+  const target = ((traced as any)[ORIGINAL] ?? traced) as Record<string, unknown>
+  const taken = Object.keys(methods).filter((key) => key in target)
+  if (taken.length) {
+    throw new PermissionError('INVALID_OPTIONS', `ctx.permissions already has ${taken.join(', ')}: is another Dogu permissions service loaded in this app?`)
+  }
+  for (const [key, value] of Object.entries(methods)) {
+    Object.defineProperty(target, key, { value, configurable: true, writable: false, enumerable: false })
+  }
+  return () => {
+    for (const [key, value] of Object.entries(methods)) {
+      if (target[key] === value) delete target[key]
+    }
+  }
+}
+
+export namespace PermissionService {
+  export interface Config {
+    rules?: KoishiPermissionRule[]
+    /** @default 'default' */
+    mode?: PermissionMode
+    /** @default 300_000 */
+    askTimeout?: number
+    /** @default 4 */
+    approverAuthority?: number
+    /** @default true */
+    callerMayApprove?: boolean
+    /** @default 'data/dogu/permissions.json' (under Koishi's base directory) */
+    storePath?: string
+    /** @default 1 */
+    defaultAuthority?: number
+  }
+}

@@ -1,0 +1,129 @@
+import {
+  DoguError,
+  type ExecuteOptions,
+  type ModelToolCall,
+  type Tool,
+  type ToolEvents,
+  type ToolOptions,
+  ToolRegistry,
+  type ToolResult,
+  type Toolset,
+  type ToolsetOptions,
+} from '@dogu/core'
+import { type Context, Schema, Service } from 'koishi'
+import { eventEmitter } from './koishi-events'
+import { koishiLogger } from './koishi-logger'
+import { described } from './schema-text'
+
+declare module 'koishi' {
+  interface Context {
+    tools: ToolService
+  }
+
+  // Koishi's event table, extended with the runtime's: `ctx.on('tools/call-end', …)`.
+  interface Events<C extends Context = Context> extends ToolEvents {}
+}
+
+/**
+ * `ctx.tools` on Koishi: the same contract as `@dogu/cordis`' service on Cordis 4. Plugins
+ * define tools through it; agent hosts take toolsets from it.
+ *
+ * Methods called as `ctx.tools.x()` see the caller's context as `this.ctx` (cordis 3's
+ * tracing proxy), which is how `define` ties a tool to the plugin that defined it.
+ */
+export class ToolService extends Service {
+  static Config: Schema<ToolService.Config> = Schema.object({
+    maxContentLength: described(Schema.natural().min(1).default(50_000),
+      'Longest result content, in characters, before it is cut with a marker.',
+      '工具结果内容的最大长度（字符数），超出部分截断并加标记。'),
+    maxArgumentsLength: described(Schema.natural().min(1).default(1_000_000),
+      'Longest JSON arguments string a call may carry.',
+      '一次调用的 JSON 参数字符串的最大长度。'),
+    timeout: described(Schema.natural().min(1).role('ms'),
+      'Upper bound on every tool\'s timeout, in milliseconds. Unset: each tool\'s own timeout.',
+      '所有工具超时时间的上限（毫秒）。不填则使用各工具自己的超时。'),
+  })
+
+  /**
+   * The host-free registry behind the service. Dogu's permissions and background services
+   * set `registry.permissions` / `registry.background` while they are loaded.
+   */
+  readonly registry: ToolRegistry
+
+  constructor(ctx: Context, config: ToolService.Config = {}) {
+    super(ctx, 'tools', true)
+    this.config = config
+    this.registry = new ToolRegistry({ emit: eventEmitter(ctx), logger: koishiLogger(ctx), limits: config })
+  }
+
+  protected override start() {
+    // cordis 3 runs a plugin's disposers in the order they were added. Added here, after
+    // `ctx.tools` was set, this runs after the service is withdrawn and its dependents (the
+    // background service, tool plugins) are reset: calls still running then end `cancelled`.
+    this.ctx.effect(() => () => this.registry.dispose())
+  }
+
+  /**
+   * Defines a tool for the calling plugin and returns its disposer. The tool is removed
+   * when that plugin is disposed or reloaded; calling the disposer twice is harmless.
+   * Redefining a name from the same plugin replaces the tool; a name held by another
+   * live plugin throws a `DoguError` with code `NAME_CONFLICT` naming both plugins.
+   *
+   * @example
+   * ctx.tools.define(defineTool({ name: 'echo', description: 'Repeat a text', ... }))
+   */
+  define<A = unknown>(tool: Tool<A> | ToolOptions<A>): () => void {
+    const ctx = this.ctx
+    // A plain plugin's scope is its runtime, so a reload (same runtime) redefines in place.
+    const scope = ctx.scope
+    const owner = `plugin "${ctx.name ?? 'anonymous'}"`
+    if (scope.uid === null) {
+      // A plugin kept `ctx.tools` past its own disposal: nothing would ever remove the tool.
+      throw new DoguError('INACTIVE', `${owner} is no longer active; it cannot define tool "${toolName(tool)}"`)
+    }
+    const dispose = ctx.effect(() => this.registry.define(tool, scope, owner))
+    return () => {
+      dispose()
+    }
+  }
+
+  /** A finalized toolset for one session. See `ToolsetOptions`; `toolsetFor` maps a Koishi session. */
+  toolset(options: ToolsetOptions): Toolset {
+    return this.registry.toolset(options)
+  }
+
+  /** Shortcut: makes a toolset for `options` and runs `calls` through it. */
+  execute(calls: readonly ModelToolCall[], options: ToolsetOptions & ExecuteOptions): Promise<ToolResult[]> {
+    return this.registry.execute(calls, options)
+  }
+
+  /** All tools, sorted by name. */
+  list(): Tool[] {
+    return this.registry.list()
+  }
+
+  /** The tool of this name, if one is defined. */
+  get(name: string): Tool | undefined {
+    return this.registry.get(name)
+  }
+
+  /** Tools filtered by name globs (ChatLuna's `filter`); `visibility` is not applied. */
+  filter(options: { include?: string[]; exclude?: string[] } = {}): Tool[] {
+    return this.registry.filter(options)
+  }
+}
+
+export namespace ToolService {
+  export interface Config {
+    /** @default 50_000 */
+    maxContentLength?: number
+    /** @default 1_000_000 */
+    maxArgumentsLength?: number
+    /** Upper bound on every tool's timeout (ms). */
+    timeout?: number
+  }
+}
+
+function toolName(tool: Tool | ToolOptions): string {
+  return typeof tool?.name === 'string' ? tool.name : '?'
+}

@@ -1,0 +1,15 @@
+// One suite, two hosts: each host's spec (packages/cordis and packages/koishi,
+// tests/conformance.spec.ts) runs it with its own factory.
+import { backgroundConformance } from './background'
+import type { ConformanceHost } from './host'
+import { permissionsConformance } from './permissions'
+import { toolsConformance } from './tools'
+
+export type * from './host'
+
+/** Runs the contract of `ctx.tools`, `ctx.permissions` and `ctx.background` against `host`. */
+export function runConformance(host: ConformanceHost): void {
+  toolsConformance(host)
+  permissionsConformance(host)
+  backgroundConformance(host)
+}
