@@ -225,7 +225,9 @@ class GeminiPass {
       ...rest,
       type: 'array',
       items: same ? positions[0]! : { anyOf: positions },
-      maxItems: Math.min(positions.length, typeof maxItems === 'number' ? maxItems : Infinity),
+      // schemastery's tuple ignores elements past its positions: only `items: false` or a
+      // stated maxItems bounds the array
+      ...items === false ? { maxItems: Math.min(positions.length, typeof maxItems === 'number' ? maxItems : Infinity) } : typeof maxItems === 'number' ? { maxItems } : {},
       ...minItems === undefined ? {} : { minItems },
     }
     return this.lower(array, path, stack)
