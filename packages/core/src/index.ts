@@ -6,11 +6,14 @@ export {
   type BackgroundEvents,
   type BackgroundTask,
   createTaskTools,
+  DatabaseTaskStore,
+  type DatabaseTaskStoreOptions,
   DEFAULT_RETENTION,
   JsonFileTaskStore,
   type JsonFileTaskStoreOptions,
   type ListTasksOptions,
   type RetentionLimits,
+  TASK_TABLE,
   type TaskStatus,
   type TaskStore,
   type TaskToolsOptions,
@@ -18,6 +21,7 @@ export {
   type WaitTaskOptions,
 } from './background'
 export type { BackgroundPort, RunningCall } from './background-port'
+export type { MinatoDatabase } from './database/minato-database'
 export { defineTool } from './define-tool'
 export { DoguError } from './errors'
 export type { CallInfo, EmitFunction, ToolEvents } from './events'
@@ -30,12 +34,15 @@ export {
   type Asker,
   type AskerContext,
   type AskScope,
+  DatabaseGrantStore,
+  type DatabaseGrantStoreOptions,
   type DecisionEvent,
   type DecisionSource,
   type Grant,
   type GrantStore,
   type GrantStoreLoad,
   type GrantSubject,
+  GRANT_TABLE,
   isPermissionMode,
   JsonFileGrantStore,
   PERMISSION_MODES,

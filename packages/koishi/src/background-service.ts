@@ -1,9 +1,12 @@
+import { createHash } from 'node:crypto'
+import { hostname } from 'node:os'
 import { resolve } from 'node:path'
 import {
   BackgroundEngine,
   type BackgroundEvents,
   type BackgroundTask,
   createTaskTools,
+  DatabaseTaskStore,
   DEFAULT_RETENTION,
   JsonFileTaskStore,
   type ListTasksOptions,
@@ -11,6 +14,7 @@ import {
   type WaitTaskOptions,
 } from '@dogu/core'
 import { type Context, Schema, Service } from 'koishi'
+import { followDatabase, koishiDatabase } from './koishi-database'
 import { eventEmitter } from './koishi-events'
 import { koishiLogger } from './koishi-logger'
 import { described } from './schema-text'
@@ -42,8 +46,17 @@ export class BackgroundService extends Service {
 
   static Config: Schema<BackgroundService.Config> = Schema.object({
     storePath: described(Schema.string(),
-      'JSON file for task records. Default: data/dogu/background.json under Koishi\'s base directory.',
-      '保存后台任务记录的 JSON 文件。默认：Koishi 根目录下的 data/dogu/background.json。'),
+      'JSON file for task records without a database. Default: data/dogu/background.json under Koishi\'s base directory. With a database, records live in the dogu_task table and this file is migrated into it once.',
+      '未加载数据库时保存后台任务记录的 JSON 文件。默认：Koishi 根目录下的 data/dogu/background.json。加载数据库后记录保存在 dogu_task 表中，此文件会被迁移进表一次。'),
+    instanceId: described(Schema.string(),
+      'With a database: this instance\'s name among the instances sharing it; unique, and the same across restarts. Default: host name and base directory.',
+      '加载数据库时：本实例在共用数据库的实例中的名称；须唯一，且重启前后不变。默认：主机名加 Koishi 根目录。'),
+    leaseMs: described(Schema.natural().min(1_000).role('ms').default(30_000),
+      'With a database: the lease of a running task, renewed every third of it; once it lapses, other instances report the task interrupted.',
+      '加载数据库时：运行中任务的租约时长，每过三分之一续约一次；租约过期后，其他实例将该任务报告为中断。'),
+    syncInterval: described(Schema.natural().min(100).role('ms').default(5_000),
+      'With a database: milliseconds between reads of the task table, for tasks other instances run.',
+      '加载数据库时：两次读取任务表之间的毫秒数，用于得知其他实例运行的任务。'),
     maxTasks: described(Schema.natural().min(1).default(DEFAULT_RETENTION.maxTasks),
       'Most tasks kept; beyond it the oldest settled tasks are removed (running ones never).',
       '最多保留的任务数；超出时移除最早结束的任务（运行中的任务不会被移除）。'),
@@ -57,6 +70,8 @@ export class BackgroundService extends Service {
 
   /** The host-free engine; it is `ctx.tools.registry.background` while this service is loaded. */
   readonly engine: BackgroundEngine
+  /** The database store, when a database is loaded. */
+  private readonly shared?: DatabaseTaskStore
 
   constructor(ctx: Context, config: BackgroundService.Config = {}) {
     // Not immediate: `ctx.background` is provided once `start()` has loaded the stored tasks.
@@ -64,8 +79,19 @@ export class BackgroundService extends Service {
     this.config = config
     const logger = koishiLogger(ctx)
     const emit = eventEmitter(ctx)
+    const path = resolve(ctx.baseDir ?? process.cwd(), config.storePath ?? 'data/dogu/background.json')
+    const database = koishiDatabase(ctx)
+    // With a database, records are shared by every instance on it; the file is migrated once.
+    this.shared = database && new DatabaseTaskStore({
+      database,
+      instanceId: config.instanceId || defaultInstanceId(ctx.baseDir ?? process.cwd()),
+      leaseMs: config.leaseMs,
+      logger,
+      migrateFrom: path,
+    })
+    followDatabase(ctx, !!database)
     this.engine = new BackgroundEngine({
-      store: new JsonFileTaskStore(resolve(ctx.baseDir ?? process.cwd(), config.storePath ?? 'data/dogu/background.json'), { logger }),
+      store: this.shared ?? new JsonFileTaskStore(path, { logger }),
       limits: { maxTasks: config.maxTasks, maxAgeMs: config.maxAgeMs, maxResultLength: config.maxResultLength },
       onSettled: (task) => emit('background/settled', task),
       logger,
@@ -96,6 +122,13 @@ export class BackgroundService extends Service {
     }, true)
     const root = ctx.root
     ctx.effect(() => root.on('dispose', stop, true))
+    const { shared } = this
+    if (shared) {
+      // The heartbeat keeps this instance's running tasks leased; the poll brings in the
+      // tasks of other instances (and theirs that lapsed, as interrupted).
+      ctx.setInterval(() => shared.renew().catch((error) => koishiLogger(ctx).warn('renewing background task leases failed: %s', error)), Math.max(1, Math.floor(shared.leaseMs / 3)))
+      ctx.setInterval(() => void engine.refresh(), this.config.syncInterval ?? 5_000)
+    }
     for (const tool of createTaskTools(engine)) ctx.tools.define(tool)
   }
 
@@ -125,10 +158,22 @@ export class BackgroundService extends Service {
   }
 }
 
+/** `hostname:baseDir`: stable across restarts, distinct across machines; hashed when too long for the owner column. */
+function defaultInstanceId(baseDir: string): string {
+  const id = `${hostname()}:${baseDir}`
+  return id.length <= 255 ? id : `${hostname().slice(0, 200)}:${createHash('sha256').update(baseDir).digest('hex').slice(0, 32)}`
+}
+
 export namespace BackgroundService {
   export interface Config {
     /** @default 'data/dogu/background.json' (under Koishi's base directory) */
     storePath?: string
+    /** With a database: this instance's id, unique and stable across restarts. @default `${hostname}:${baseDir}` */
+    instanceId?: string
+    /** With a database: a running task's lease, renewed every third. @default 30_000 */
+    leaseMs?: number
+    /** With a database: milliseconds between reads of the task table. @default 5_000 */
+    syncInterval?: number
     /** @default 200 */
     maxTasks?: number
     /** @default 7 days */

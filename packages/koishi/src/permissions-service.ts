@@ -3,6 +3,7 @@ import {
   type Asker,
   type AuthorizeRequest,
   type AuthorizeResult,
+  DatabaseGrantStore,
   type DecisionEvent,
   type Grant,
   JsonFileGrantStore,
@@ -14,6 +15,7 @@ import {
   type PermissionRule,
 } from '@dogu/core'
 import { type Context, Schema, type Session } from 'koishi'
+import { followDatabase, koishiDatabase } from './koishi-database'
 import { eventEmitter } from './koishi-events'
 import { koishiLogger } from './koishi-logger'
 import { type KoishiDoguSession, koishiPermissionCondition, koishiPermissionNames } from './koishi-permission'
@@ -113,8 +115,11 @@ export const permissionsFields = {
     'The calling user may answer their own permission request.',
     '调用者可以回答自己的权限请求。'),
   storePath: described(Schema.string(),
-    'JSON file for "always" grants. Default: data/dogu/permissions.json under Koishi\'s base directory.',
-    '保存“总是允许”授权的 JSON 文件。默认：Koishi 根目录下的 data/dogu/permissions.json。'),
+    'JSON file for "always" grants without a database. Default: data/dogu/permissions.json under Koishi\'s base directory. With a database, grants live in the dogu_grant table and this file is migrated into it once.',
+    '未加载数据库时保存“总是允许”授权的 JSON 文件。默认：Koishi 根目录下的 data/dogu/permissions.json。加载数据库后授权保存在 dogu_grant 表中，此文件会被迁移进表一次。'),
+  syncInterval: described(Schema.natural().min(100).role('ms').default(5_000),
+    'With a database: milliseconds between reads of the grant table, the longest a grant given or revoked by another instance takes to apply here.',
+    '加载数据库时：两次读取授权表之间的毫秒数，即其他实例授予或撤销的授权在本实例生效的最长延迟。'),
 }
 
 /** `defaultAuthority`: the Dogu plugin has it at the top of its config. */
@@ -147,17 +152,23 @@ export class PermissionService {
   constructor(private readonly ctx: Context, config: PermissionService.Config = {}) {
     const emit = eventEmitter(ctx)
     this.defaultAuthority = config.defaultAuthority ?? 1
+    const logger = koishiLogger(ctx)
+    const path = resolve(ctx.baseDir ?? process.cwd(), config.storePath ?? 'data/dogu/permissions.json')
+    const database = koishiDatabase(ctx)
+    // With a database, grants are shared by every instance on it; the file is migrated once.
+    const store = database ? new DatabaseGrantStore({ database, logger, migrateFrom: path }) : new JsonFileGrantStore(path)
     this.engine = new PermissionEngine({
       rules: config.rules,
       mode: config.mode,
       askTimeout: config.askTimeout,
       approvers: { authority: config.approverAuthority, caller: config.callerMayApprove },
       conditions: { koishiPermission: koishiPermissionCondition },
-      store: new JsonFileGrantStore(resolve(ctx.baseDir ?? process.cwd(), config.storePath ?? 'data/dogu/permissions.json')),
+      store,
       onDecision: (event) => emit('permissions/decision', event),
       wantsDecision: () => emit.listens('permissions/decision'),
-      logger: koishiLogger(ctx),
+      logger,
     })
+    followDatabase(ctx, !!database)
     for (const rule of config.rules ?? []) this.count(rule, 1)
     const engine = this.engine
     ctx.effect(() => install(ctx, this.methods()))
@@ -168,6 +179,9 @@ export class PermissionService {
     ctx.on('ready', async () => {
       await engine.ready
       if (ctx.scope.uid === null) return
+      // authorize() is synchronous, so it cannot read the table: other instances' grants
+      // and revocations arrive by this poll (and this instance's own at once).
+      if (database) ctx.setInterval(() => void engine.refreshGrants(), config.syncInterval ?? 5_000)
       ctx.inject(['tools'], (ctx) => {
         ctx.effect(() => {
           const registry = ctx.tools.registry
@@ -298,6 +312,8 @@ export namespace PermissionService {
     callerMayApprove?: boolean
     /** @default 'data/dogu/permissions.json' (under Koishi's base directory) */
     storePath?: string
+    /** With a database: milliseconds between reads of the grant table. @default 5_000 */
+    syncInterval?: number
     /** @default 1 */
     defaultAuthority?: number
   }

@@ -31,11 +31,12 @@ describe('the Dogu plugin for Koishi', () => {
     expect(Dogu.Config({})).toEqual({
       defaultAuthority: 1,
       tools: { maxContentLength: 50_000, maxArgumentsLength: 1_000_000 },
-      permissions: { rules: [], mode: 'default', askTimeout: 300_000, approverAuthority: 4, callerMayApprove: true },
-      background: { maxTasks: 200, maxAgeMs: 7 * 24 * 3600_000, maxResultLength: 50_000 },
+      permissions: { rules: [], mode: 'default', askTimeout: 300_000, approverAuthority: 4, callerMayApprove: true, syncInterval: 5_000 },
+      background: { maxTasks: 200, maxAgeMs: 7 * 24 * 3600_000, maxResultLength: 50_000, leaseMs: 30_000, syncInterval: 5_000 },
       approvals: { enabled: true },
       commands: { enabled: true, authority: { tools: 1, tasks: 1, run: 3, grants: 3, revoke: 3, mode: 4 }, maxOutput: 1000, listLimit: 20 },
       notices: { enabled: true, preview: 200 },
+      chatluna: { enabled: true, include: [], exclude: [], groups: [], mode: 'eager', eager: [], images: false },
     })
     expect(() => Dogu.Config({ tools: { maxContentLength: 0 } })).toThrow(/maxContentLength/)
     expect(() => Dogu.Config({ permissions: { mode: 'yolo' as never } })).toThrow(/mode/)

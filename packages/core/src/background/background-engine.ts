@@ -122,6 +122,47 @@ export class BackgroundEngine implements BackgroundPort {
     for (const task of settled) this.settled.set(task.id, task)
     this.state = 'active'
     this.prune()
+    // A shared store: tasks other instances run are known from the start.
+    if (this.store.sync) await this.refresh()
+  }
+
+  /**
+   * With a store several instances share (one with `sync`), takes in the records other
+   * instances wrote: their new tasks, their settled ones, and tasks whose instance stopped
+   * renewing its lease, now `interrupted`. Tasks running here are never touched. Does
+   * nothing with a store of one process's own. A failed read is reported and changes nothing.
+   */
+  async refresh(): Promise<void> {
+    if (this.state !== 'active' || !this.store.sync) return
+    let records: BackgroundTask[]
+    try {
+      records = await this.store.sync()
+    } catch (error) {
+      this.logger.warn('reading the shared background task store failed: %s', error)
+      return
+    }
+    if (this.state !== 'active') return
+    let changed = false
+    for (const record of records) {
+      if (!isBackgroundTask(record) || this.running.has(record.id)) continue
+      const current = this.tasks.get(record.id)
+      if (current && current.status === record.status && current.settledAt === record.settledAt) continue
+      // A settled record is final: an older view of it (`running`) never replaces it.
+      if (current && current.status !== 'running' && record.status === 'running') continue
+      const task = Object.freeze({ ...record })
+      this.tasks.set(task.id, task)
+      if (task.status !== 'running') {
+        this.settled.delete(task.id)
+        this.settled.set(task.id, task)
+        changed = true
+      }
+    }
+    // Eviction reads `settled` oldest-settled first; others' records arrive in any order.
+    if (changed) {
+      const sorted = [...this.settled.values()].sort((a, b) => (a.settledAt ?? a.startedAt) - (b.settledAt ?? b.startedAt))
+      this.settled = new Map(sorted.map((task) => [task.id, task]))
+    }
+    this.prune()
   }
 
   /**

@@ -16,6 +16,11 @@ export interface TaskStore {
   delete(ids: readonly string[]): Promise<void>
   /** Settles once every earlier `put` and `delete` is stored. */
   flush(): Promise<void>
+  /**
+   * Optional, for a store several instances share: every record as it stands now,
+   * including tasks other instances run. `BackgroundEngine.refresh` merges them.
+   */
+  sync?(): Promise<BackgroundTask[]>
 }
 
 /** A store that forgets everything with the process: for tests and hosts without disk. */

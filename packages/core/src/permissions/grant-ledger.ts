@@ -29,6 +29,8 @@ export class GrantLedger {
   private byId = new Map<string, GrantEntry>()
   private saving: Promise<void>
   private loaded = false
+  /** Counts local changes to `always` grants: a refresh that raced one is not applied. */
+  private generation = 0
 
   constructor(private readonly store: GrantStore, private readonly logger: Logger) {
     this.ready = this.load()
@@ -62,8 +64,11 @@ export class GrantLedger {
       createdAt: Date.now(),
     }
     if (request.permission.target !== undefined) grant.target = request.permission.target
-    const entry = this.track(grant)
-    if (scope === 'always') this.persist()
+    const { entry, replaced } = this.track(grant)
+    if (scope === 'always') {
+      if (replaced) this.persist({ remove: replaced.grant })
+      this.persist({ add: entry.grant })
+    }
     return entry.grant
   }
 
@@ -84,8 +89,39 @@ export class GrantLedger {
     const entry = this.byId.get(id)
     if (!entry) return false
     this.drop(entry)
-    if (entry.grant.scope === 'always') this.persist()
+    if (entry.grant.scope === 'always') this.persist({ remove: entry.grant })
     return true
+  }
+
+  /**
+   * Reads the store again and makes its `always` grants the ones in force: grants other
+   * instances added appear, grants they revoked go. Waits for this ledger's own saves
+   * first; a read that raced a local change is not applied (the next refresh is). A failed
+   * read is reported and changes nothing.
+   */
+  async refresh(): Promise<void> {
+    await this.ready
+    await this.saving
+    const generation = this.generation
+    let loaded: Awaited<ReturnType<GrantStore['load']>>
+    try {
+      loaded = await this.store.load()
+    } catch (error) {
+      this.logger.warn('could not refresh grants: %s', messageOf(error))
+      return
+    }
+    if (loaded.problem) {
+      this.problem = loaded.problem
+      this.logger.warn('%s', loaded.problem.message)
+    }
+    if (generation !== this.generation) return
+    const stored = new Set(loaded.grants.map((grant) => grant.id))
+    for (const entry of this.alwaysGrants.values()) {
+      if (!stored.has(entry.grant.id)) this.drop(entry)
+    }
+    for (const grant of loaded.grants) {
+      if (grant.scope === 'always' && !this.byId.has(grant.id) && !this.alwaysGrants.get(...grantPath(grant.subject, grant.permission, grant.target))) this.track(grant)
+    }
   }
 
   /** Settles once every save started so far has. */
@@ -93,7 +129,7 @@ export class GrantLedger {
     return this.saving
   }
 
-  private track(grant: Grant): GrantEntry {
+  private track(grant: Grant): { entry: GrantEntry; replaced?: GrantEntry } {
     const frozen = Object.freeze({ ...grant, subject: Object.freeze({ ...grant.subject }) })
     const path = grantPath(frozen.subject, frozen.permission, frozen.target)
     const source: DecisionSource = Object.freeze({ kind: 'grant', grant: frozen })
@@ -107,7 +143,7 @@ export class GrantLedger {
     if (replaced) this.byId.delete(replaced.grant.id)
     table.set(path, entry)
     this.byId.set(frozen.id, entry)
-    return entry
+    return { entry, replaced }
   }
 
   private drop(entry: GrantEntry) {
@@ -134,10 +170,16 @@ export class GrantLedger {
     this.loaded = true
   }
 
-  private persist() {
+  private persist(change: { add?: Grant; remove?: Grant }) {
+    this.generation++
+    const { store } = this
+    // A shared store takes single changes: a snapshot would overwrite other instances' grants.
+    const incremental = typeof store.add === 'function' && typeof store.remove === 'function'
     const save = async () => {
       try {
-        await this.store.save(this.alwaysGrants.values().map((entry) => entry.grant))
+        if (!incremental) await store.save(this.alwaysGrants.values().map((entry) => entry.grant))
+        else if (change.add) await store.add!(change.add)
+        else if (change.remove) await store.remove!(change.remove)
       } catch (error) {
         this.logger.warn('could not save permission grants: %s', error)
       }

@@ -18,6 +18,14 @@ export interface GrantStore {
    * earlier call settled: apply them in call order (the last snapshot wins).
    */
   save(grants: readonly Grant[]): Promise<void>
+  /**
+   * Optional, for stores shared by several instances: stores one new grant. When a store
+   * has `add` and `remove`, the engine calls them instead of `save`, so an instance never
+   * writes a snapshot over grants it has not seen yet.
+   */
+  add?(grant: Grant): Promise<void>
+  /** Optional, with `add`: removes one grant. */
+  remove?(grant: Grant): Promise<void>
 }
 
 /** A store that forgets on restart; the default when no file is configured. */
@@ -51,4 +59,15 @@ export function isGrant(value: unknown): value is Grant {
     && !!subject && typeof subject === 'object'
     && optionalString(subject.sessionId) && optionalString(subject.userId) && optionalString(subject.platform)
     && (subject.sessionId !== undefined || subject.userId !== undefined)
+}
+
+/** Known fields only: stored data must not smuggle extra properties into grants. */
+export function pickGrant(grant: Grant): Grant {
+  const subject: Grant['subject'] = {}
+  for (const key of ['sessionId', 'userId', 'platform'] as const) {
+    if (grant.subject[key] !== undefined) subject[key] = grant.subject[key]
+  }
+  const copy: Grant = { id: grant.id, scope: grant.scope, subject, permission: grant.permission, tool: grant.tool, by: grant.by, createdAt: grant.createdAt }
+  if (grant.target !== undefined) copy.target = grant.target
+  return copy
 }

@@ -3,6 +3,7 @@
 export type { Approver, ApproverPolicy, AskAnswer, Asker, AskerContext, AskScope, PermissionRequest, RespondStatus } from './asker'
 export type { Grant, GrantSubject } from './grant'
 export { type GrantStore, type GrantStoreLoad, MemoryGrantStore } from './grant-store'
+export { DatabaseGrantStore, type DatabaseGrantStoreOptions, GRANT_TABLE } from './database-grant-store'
 export { JsonFileGrantStore } from './json-file-grant-store'
 export type { DecisionEvent, DecisionSource, RuleSource } from './permission-decision'
 export { PermissionEngine, type PermissionEngineOptions } from './permission-engine'

@@ -1,6 +1,6 @@
 import { writeFileAtomically } from '../write-file-atomically'
 import type { Grant } from './grant'
-import { type GrantStore, type GrantStoreLoad, isGrant } from './grant-store'
+import { type GrantStore, type GrantStoreLoad, isGrant, pickGrant as pick } from './grant-store'
 import { messageOf } from '../error-message'
 
 const VERSION = 1
@@ -74,15 +74,4 @@ export class JsonFileGrantStore implements GrantStore {
     }
     return { grants: [], problem: { message: `the grant store ${this.path} is corrupt: ${why}; it was moved to ${movedTo} and none of its grants apply`, movedTo } }
   }
-}
-
-/** Known fields only: a stored file must not smuggle extra properties into grants. */
-function pick(grant: Grant): Grant {
-  const subject: Grant['subject'] = {}
-  for (const key of ['sessionId', 'userId', 'platform'] as const) {
-    if (grant.subject[key] !== undefined) subject[key] = grant.subject[key]
-  }
-  const copy: Grant = { id: grant.id, scope: grant.scope, subject, permission: grant.permission, tool: grant.tool, by: grant.by, createdAt: grant.createdAt }
-  if (grant.target !== undefined) copy.target = grant.target
-  return copy
 }

@@ -199,6 +199,14 @@ export class PermissionEngine implements PermissionGate {
     return this.ledger.list()
   }
 
+  /**
+   * Reads the grant store again: `always` grants given or revoked by other instances on a
+   * shared store (a database) take effect here. Hosts call it on a timer; see `GrantLedger.refresh`.
+   */
+  refreshGrants(): Promise<void> {
+    return this.ledger.refresh()
+  }
+
   /** Removes a grant; `always` grants are removed from the store too. True when it existed. */
   revoke(id: string): boolean {
     return this.ledger.revoke(id)
