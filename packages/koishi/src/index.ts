@@ -1,6 +1,7 @@
 import { type Context, Schema } from 'koishi'
 import { BackgroundService } from './background-service'
 import { chatApprovals, ChatApprovalsConfig } from './chat-approvals'
+import { chatlunaBridge, ChatLunaBridgeConfig } from './chatluna-bridge'
 import { commands, CommandsConfig } from './commands'
 import { defaultAuthoritySchema, PermissionService, permissionsFields } from './permissions-service'
 import { described } from './schema-text'
@@ -9,6 +10,7 @@ import { ToolService } from './tools-service'
 
 export { BackgroundService } from './background-service'
 export { chatApprovals, ChatApprovalsConfig } from './chat-approvals'
+export { chatlunaBridge, ChatLunaBridgeConfig } from './chatluna-bridge'
 export { type CommandAuthority, commands, CommandsConfig } from './commands'
 export type { KoishiDoguSession } from './koishi-permission'
 export { type DoguPermissions, type KoishiPermissionRule, PermissionService } from './permissions-service'
@@ -31,6 +33,7 @@ export interface Config {
   approvals?: ChatApprovalsConfig
   commands?: CommandsConfig
   notices?: TaskNoticesConfig
+  chatluna?: ChatLunaBridgeConfig
 }
 
 export const Config: Schema<Config> = Schema.object({
@@ -41,6 +44,7 @@ export const Config: Schema<Config> = Schema.object({
   approvals: ChatApprovalsConfig,
   commands: CommandsConfig,
   notices: TaskNoticesConfig,
+  chatluna: ChatLunaBridgeConfig,
 }) as Schema<Config>
 
 /**
@@ -69,4 +73,6 @@ export function apply(ctx: Context, config: Config = {}) {
   ctx.plugin({ name: 'dogu-chat-approvals', inject: ['tools'], apply: chatApprovals }, config.approvals)
   ctx.plugin({ name: 'dogu-commands', inject: ['tools'], apply: commands }, config.commands)
   ctx.plugin({ name: 'dogu-task-notices', inject: ['background'], apply: taskNotices }, config.notices)
+  // Started only when ChatLuna (koishi-plugin-chatluna) is loaded; without it, nothing happens.
+  ctx.plugin({ name: 'dogu-chatluna', inject: ['tools', 'chatluna'], apply: chatlunaBridge }, config.chatluna)
 }
