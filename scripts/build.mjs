@@ -61,6 +61,14 @@ for (const name of order(all)) {
   })
   const tsc = spawnSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(folder, 'tsconfig.json')], { stdio: 'inherit' })
   if (tsc.status !== 0) failed = true
-  console.log(`${tsc.status === 0 ? 'built' : 'FAILED'} ${name}`)
+  // A package with a browser page (@dogu/webui) also type-checks its Vue client and builds
+  // it with its own vite.config.ts.
+  let page = { status: 0 }
+  if (existsSync(join(folder, 'vite.config.ts'))) {
+    page = spawnSync(process.execPath, [join(root, 'node_modules/vue-tsc/bin/vue-tsc.js'), '-p', join(folder, 'client/tsconfig.json')], { cwd: folder, stdio: 'inherit' })
+    if (page.status === 0) page = spawnSync(process.execPath, [join(root, 'node_modules/vite/bin/vite.js'), 'build', '--config', join(folder, 'vite.config.ts')], { cwd: folder, stdio: 'inherit' })
+    if (page.status !== 0) failed = true
+  }
+  console.log(`${tsc.status === 0 && page.status === 0 ? 'built' : 'FAILED'} ${name}`)
 }
 if (failed) process.exit(1)

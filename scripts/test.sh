@@ -18,6 +18,10 @@ fi
 yarn constraints
 yarn build
 yarn typecheck
+# The console's browser tests (packages/webui) fail, not skip, without Chromium: say so first.
+if [[ ! -x ${DOGU_CHROMIUM:-/usr/lib/chromium/chromium} ]]; then
+  echo "browser tests will fail: no Chromium at ${DOGU_CHROMIUM:-/usr/lib/chromium/chromium}. Install it with \`sudo apt-get install -y chromium\` (Debian/Ubuntu), or set DOGU_CHROMIUM to a Chromium binary." >&2
+fi
 report="$(mktemp)"
 trap 'rm -f "$report"' EXIT
 status=0

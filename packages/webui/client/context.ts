@@ -1,0 +1,40 @@
+import { inject, type InjectionKey, onUnmounted, ref, type Ref } from 'vue'
+import type { Transport } from './transport'
+
+export const TRANSPORT: InjectionKey<Transport> = Symbol('dogu transport')
+
+/** The transport the console was mounted with. */
+export function useTransport(): Transport {
+  const transport = inject(TRANSPORT)
+  if (!transport) throw new Error('Dogu console components need a transport: app.provide(TRANSPORT, transport)')
+  return transport
+}
+
+/**
+ * Loads `method` now and every `interval` ms while the component is mounted; `error`
+ * holds the last failure's message.
+ */
+export function usePoll<T>(method: string, payload: () => unknown = () => ({}), interval = 1000): { data: Ref<T | undefined>; error: Ref<string>; refresh: () => Promise<void> } {
+  const transport = useTransport()
+  const data = ref<T>()
+  const error = ref('')
+  let stopped = false
+  const refresh = async () => {
+    try {
+      const value = await transport.send<T>(method, payload())
+      if (!stopped) {
+        data.value = value
+        error.value = ''
+      }
+    } catch (e) {
+      if (!stopped) error.value = e instanceof Error ? e.message : String(e)
+    }
+  }
+  void refresh()
+  const timer = setInterval(refresh, interval)
+  onUnmounted(() => {
+    stopped = true
+    clearInterval(timer)
+  })
+  return { data, error, refresh }
+}

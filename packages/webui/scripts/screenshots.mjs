@@ -1,0 +1,131 @@
+// `yarn screenshots`: a screenshot of each view of the console into docs/images/, for
+// docs/webui.md. Runs the built packages (`yarn build` first) in a throwaway app with the
+// playground's plugins, the file tools and a few calls made, then drives Debian's Chromium.
+import { existsSync } from 'node:fs'
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import Dogu from '@dogu/cordis'
+import { defineTool } from '@dogu/core'
+import { createFsTools } from '@dogu/fs'
+import WebUI from '@dogu/webui'
+import * as Lookup from '@dogu-external/lookup'
+import * as Notes from '@dogu-external/notes'
+import { Context } from 'cordis'
+import { chromium } from 'playwright-core'
+import Schema from 'schemastery'
+
+const root = resolve(import.meta.dirname, '../../..')
+const out = join(root, 'docs/images')
+const executablePath = process.env.DOGU_CHROMIUM ?? '/usr/lib/chromium/chromium'
+if (!existsSync(executablePath)) {
+  console.error(`no Chromium at ${executablePath}: install it with \`sudo apt-get install -y chromium\`, or set DOGU_CHROMIUM`)
+  process.exit(1)
+}
+
+const dir = await mkdtemp(join(tmpdir(), 'dogu-screenshots-'))
+const workspace = join(dir, 'work')
+const ctx = new Context()
+let context
+try {
+  await ctx.plugin(Dogu, {
+    permissions: { storePath: join(dir, 'permissions.json') },
+    background: { storePath: join(dir, 'background.json') },
+  })
+  await ctx.plugin(Lookup, {})
+  await ctx.plugin(Notes, {})
+  await mkdir(workspace, { recursive: true })
+  const fs = createFsTools({ workspace })
+  await writeFile(join(workspace, 'README.md'), '# Demo\n\nHello.\n')
+  await ctx.plugin(WebUI, { port: 0 })
+  await ctx.plugin({
+    name: 'demo',
+    inject: ['tools', 'webui'],
+    apply(ctx) {
+      ctx.tools.define(fs.tools.read)
+      ctx.tools.define(fs.tools.edit)
+      ctx.webui.addChangeLog(fs.changes)
+      ctx.tools.define(defineTool({
+        name: 'deploy',
+        description: 'Deploy a build to an environment',
+        args: Schema.object({
+          env: Schema.union(['staging', 'prod']).required().description({ 'zh-CN': '部署环境', 'en-US': 'Where to deploy' }),
+          version: Schema.string().default('latest').description({ 'zh-CN': '版本号', 'en-US': 'Build version' }),
+          replicas: Schema.natural().min(1).max(10).default(2).description({ 'zh-CN': '副本数', 'en-US': 'Replicas' }),
+          flags: Schema.array(String).description({ 'zh-CN': '附加参数', 'en-US': 'Extra flags' }),
+          labels: Schema.dict(String).description({ 'zh-CN': '标签', 'en-US': 'Labels' }),
+        }),
+        traits: { effect: 'exec' },
+        run: ({ env, version }) => ({ text: `deployed ${version} to ${env}`, data: { env, version } }),
+      }))
+      ctx.tools.define(defineTool({
+        name: 'reindex',
+        description: 'Rebuild the search index (slow: continues in the background)',
+        args: Schema.object({}),
+        traits: { effect: 'read', timeout: 1 },
+        run: (_args, call) => new Promise((_resolve, reject) => call.signal.addEventListener('abort', () => reject(call.signal.reason), { once: true })),
+      }))
+    },
+  })
+  const webui = ctx.get('webui')
+  const api = (method, payload = {}) => webui.api.handle(method, payload)
+
+  // Something to see in each view.
+  await api('modes.set', { sessionId: 'group-42', mode: 'acceptEdits' })
+  await api('call', { tool: 'edit', args: { path: 'README.md', oldText: 'Hello.', newText: 'Hello, Dogu!' }, sessionId: 'group-42', userId: 'alice' })
+  await api('call', { tool: 'reindex', args: {}, sessionId: 'group-42' })
+  const granted = api('call', { tool: 'notes', args: { action: 'add', text: 'buy milk' }, sessionId: 'dm-alice', userId: 'alice' })
+  await until(() => webui.asker.list().length)
+  await api('approvals.answer', { id: webui.asker.list()[0].id, decision: 'allow', scope: 'session' })
+  await granted
+  // Left waiting for the approvals view.
+  void api('call', { tool: 'deploy', args: { env: 'prod', version: '1.4.2' }, sessionId: 'dm-bob', userId: 'bob' })
+  await until(() => webui.asker.list().length)
+
+  const profile = join(dir, 'profile')
+  context = await chromium.launchPersistentContext(profile, {
+    executablePath,
+    headless: true,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    locale: 'zh-CN',
+    viewport: { width: 1280, height: 800 },
+  })
+  const page = await context.newPage()
+  await page.goto(webui.url)
+  await page.click('[data-test=tool-deploy]')
+  await page.waitForSelector('.k-form')
+  await shot(page, 'tools')
+  await page.selectOption('[data-test=language]', 'en-US')
+  await page.click('[data-test=tool-lookup]')
+  await page.locator('.k-schema-item', { has: page.locator('h3', { hasText: /^q$/ }) }).locator('input').first().fill('France')
+  await page.click('[data-test=run]')
+  await page.waitForSelector('[data-test=result]')
+  await shot(page, 'result')
+  for (const view of ['approvals', 'tasks', 'grants', 'modes', 'log', 'changes']) {
+    await page.click(`[data-test=tab-${view}]`)
+    if (view === 'modes') {
+      await page.fill('[data-test=mode-session]', 'group-42')
+      await page.press('[data-test=mode-session]', 'Enter')
+    }
+    await page.waitForTimeout(300)
+    await shot(page, view)
+  }
+} finally {
+  await context?.close()
+  await ctx.fiber.dispose()
+  await rm(dir, { recursive: true, force: true })
+}
+
+async function shot(page, name) {
+  const path = join(out, `webui-${name}.png`)
+  await page.screenshot({ path, fullPage: false })
+  console.log(`wrote ${path.slice(root.length + 1)}`)
+}
+
+async function until(check) {
+  const end = Date.now() + 10_000
+  while (!check()) {
+    if (Date.now() > end) throw new Error('timed out preparing the screenshots')
+    await new Promise((resolve) => setTimeout(resolve, 10))
+  }
+}

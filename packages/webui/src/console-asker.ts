@@ -1,0 +1,44 @@
+import type { Approver, AskScope, PermissionRequest, RespondStatus } from '@dogu/core'
+
+interface Waiting {
+  request: Readonly<PermissionRequest>
+  respond: (answer: { decision: 'allow' | 'deny'; scope?: AskScope; by: Approver; reason?: string }) => RespondStatus
+}
+
+/**
+ * The console as an asker: it holds every question shown to it until someone answers
+ * on the page, or the question ends elsewhere (a chat answered first, a timeout). The
+ * engine settles a question once, so the first answer wins, wherever it came from.
+ */
+export class ConsoleAsker {
+  private waiting = new Map<string, Waiting>()
+
+  constructor(private operator: Approver) {}
+
+  /** The `Asker` to register with `ctx.permissions.asker()`. */
+  readonly asker = (request: Readonly<PermissionRequest>, context: { signal: AbortSignal; respond: Waiting['respond'] }): void => {
+    if (context.signal.aborted) return
+    this.waiting.set(request.id, { request, respond: context.respond })
+    context.signal.addEventListener('abort', () => this.waiting.delete(request.id), { once: true })
+  }
+
+  /** Questions waiting for an answer, oldest first. */
+  list(): Readonly<PermissionRequest>[] {
+    return [...this.waiting.values()].map((entry) => entry.request)
+  }
+
+  /**
+   * Answers a question as the operator. `closed` when it was already settled (another
+   * asker answered first, or it timed out) or never shown here.
+   */
+  answer(id: string, decision: 'allow' | 'deny', scope: AskScope = 'once', reason?: string): RespondStatus {
+    const entry = this.waiting.get(id)
+    if (!entry) return 'closed'
+    return entry.respond({ decision, scope, by: this.operator, ...(reason ? { reason } : {}) })
+  }
+
+  /** Forgets every question (the console is going away; the engine denies what only it showed). */
+  clear(): void {
+    this.waiting.clear()
+  }
+}

@@ -1,0 +1,27 @@
+import { codedError } from '@dogu/core'
+
+/** What the console's API refuses, with the HTTP status each code answers with. */
+export class ConsoleError extends codedError('ConsoleError', {
+  UNKNOWN_METHOD: 'no such console method',
+  METHOD_NOT_ALLOWED: 'this method changes state and is only accepted by POST',
+  INVALID_PAYLOAD: 'the payload does not match the method\'s schema',
+  NOT_FOUND: 'no such tool, question, task, grant or change',
+  UNAVAILABLE: 'the service this method needs is not loaded',
+  UNAUTHORIZED: 'the request lacks the console token',
+  FORBIDDEN: 'the request comes from another site or names another host',
+}) {}
+
+export namespace ConsoleError {
+  export type Code = keyof typeof ConsoleError.Code
+}
+
+/** HTTP status per code. */
+export const HTTP_STATUS: Readonly<Record<ConsoleError.Code, number>> = Object.freeze({
+  UNKNOWN_METHOD: 404,
+  METHOD_NOT_ALLOWED: 405,
+  INVALID_PAYLOAD: 400,
+  NOT_FOUND: 404,
+  UNAVAILABLE: 503,
+  UNAUTHORIZED: 401,
+  FORBIDDEN: 403,
+})

@@ -1,0 +1,6 @@
+export { type CallOutcome, CONSOLE_PLATFORM, ConsoleApi, type ConsoleHost, type ConsoleMethod, type FileChangeSummary, type ToolSummary } from './console-api'
+export { ConsoleAsker } from './console-asker'
+export { ConsoleError } from './console-error'
+export { ConsoleLog, type LogEntry } from './console-log'
+export { TOKEN_HEADER } from './http-guard'
+export { BASE, WebUI, WebUI as default } from './webui-service'

@@ -1,0 +1,211 @@
+import type { CallInfo, DecisionEvent, ToolResult } from '@dogu/core'
+import type { ChangeLog } from '@dogu/fs'
+import Server from '@cordisjs/plugin-server'
+import { type Context, Service } from 'cordis'
+import Schema from 'schemastery'
+import { ConsoleApi } from './console-api'
+import { ConsoleAsker } from './console-asker'
+import { ConsoleError, HTTP_STATUS } from './console-error'
+import { ConsoleLog } from './console-log'
+import { checkRequest, isLoopback } from './http-guard'
+import { DIST, readStatic } from './static-files'
+// For the `ctx.tools`, `ctx.permissions` and `ctx.background` declarations.
+import type {} from '@dogu/cordis'
+
+declare module 'cordis' {
+  interface Context {
+    webui: WebUI
+  }
+}
+
+/** Where the page and its API are served. */
+export const BASE = '/dogu'
+
+// `/dogu/api/<method>`, with or without a query string (the router matches the whole URL).
+const API_ROUTE = /^\/dogu\/api\/([\w.]+)(?:\?.*)?$/
+
+/**
+ * `ctx.webui`: Dogu's debug console on its own HTTP server. It serves the page at `/dogu`
+ * and its API at `/dogu/api/<method>`: reads by GET or POST, anything that changes state
+ * by POST only. Loaded with Dogu's services, it is an asker for every permission question.
+ *
+ * @example
+ * await ctx.plugin(WebUI, { port: 5177 })
+ * console.log(ctx.webui.url) // http://127.0.0.1:5177/dogu
+ */
+export class WebUI extends Service {
+  static inject = { tools: true, permissions: false, background: false }
+
+  static Config: Schema<WebUI.Config> = Schema.object({
+    port: Schema.natural().max(65535).default(5177).description('Port to listen on; 0 picks a free one.'),
+    maxPort: Schema.natural().max(65535).description('When the port is taken, try the next ones up to this one. Default: only `port`.'),
+    host: Schema.string().default('127.0.0.1').description('Address to listen on. Any host but a loopback one needs a token.'),
+    token: Schema.string().min(16).description('Secret the API requires in the x-dogu-token header (at least 16 characters).'),
+    authority: Schema.natural().default(4).description('The operator\'s authority: calls run with it and questions are answered with it.'),
+    logSize: Schema.natural().min(1).max(10_000).default(200).description('Entries the live log keeps.'),
+  })
+
+  /** The question board the page answers from. */
+  readonly asker: ConsoleAsker
+  /** The last calls and permission decisions. */
+  readonly log: ConsoleLog
+  /** The transport-free API the HTTP routes call. */
+  readonly api: ConsoleApi
+  private changeLogs = new Set<ChangeLog>()
+  private port = 0
+  private readonly config: Required<Omit<WebUI.Config, 'token' | 'maxPort'>> & Pick<WebUI.Config, 'token' | 'maxPort'>
+
+  constructor(ctx: Context, config: WebUI.Config = {}) {
+    super(ctx, 'webui')
+    this.config = { port: 5177, host: '127.0.0.1', authority: 4, logSize: 200, ...config }
+    if (!isLoopback(this.config.host) && !this.config.token) {
+      throw new ConsoleError('UNAUTHORIZED', `the console listens on ${this.config.host}, which other machines can reach: set a token`)
+    }
+    this.asker = new ConsoleAsker({ id: 'webui', platform: 'webui', authority: this.config.authority })
+    this.log = new ConsoleLog(this.config.logSize)
+    this.api = new ConsoleApi({
+      registry: ctx.tools.registry,
+      get permissions() { return ctx.get('permissions') },
+      get background() { return ctx.get('background') },
+      changeLogs: () => this.changeLogs,
+      asker: this.asker,
+      log: this.log,
+      authority: this.config.authority,
+    })
+    ctx.on('tools/call-start', (info: CallInfo) => this.log.callStart(info))
+    ctx.on('tools/call-progress', (info: CallInfo, message: string) => {
+      this.log.callProgress(info, message)
+      this.api.onProgress(info.id, message)
+    })
+    ctx.on('tools/call-end', (info: CallInfo, result: ToolResult) => this.log.callEnd(info, result))
+    ctx.on('permissions/decision', (event: DecisionEvent) => this.log.decision(event))
+    ctx.inject(['permissions'], (ctx) => {
+      ctx.permissions.asker(this.asker.asker)
+    })
+    ctx.effect(() => () => this.asker.clear(), 'ctx.webui: forget questions')
+  }
+
+  /** The page's address, once the server listens: `http://127.0.0.1:5177/dogu`. */
+  get url(): string {
+    const host = ['0.0.0.0', '::'].includes(this.config.host) ? '127.0.0.1' : this.config.host.includes(':') ? `[${this.config.host}]` : this.config.host
+    return `http://${host}:${this.port}${BASE}`
+  }
+
+  /**
+   * Lists `@dogu/fs` changes in the console, with undo, until the returned disposer runs
+   * (or the calling plugin goes away).
+   */
+  addChangeLog(log: ChangeLog): () => void {
+    const dispose = this.ctx.effect(() => {
+      this.changeLogs.add(log)
+      return () => this.changeLogs.delete(log)
+    }, 'ctx.webui.addChangeLog()')
+    return () => {
+      dispose()
+    }
+  }
+
+  async [Service.init]() {
+    const { config } = this
+    // Its own server, isolated: an app's `ctx.server` (another port) is left alone.
+    const scope = this.ctx.isolate('server')
+    await scope.plugin(Server, { host: config.host, port: config.port, maxPort: Math.max(config.port, config.maxPort ?? config.port) })
+    const server = scope.get('server')!
+    if (!server._http.listening) await new Promise((resolve) => server._http.once('listening', resolve))
+    this.port = (server._http.address() as { port: number }).port
+    // Registered after the server, so it runs before the server's close, which would
+    // otherwise wait for every browser's keep-alive connection to time out.
+    this.ctx.effect(() => () => server._http.closeAllConnections(), 'ctx.webui: drop open connections')
+    const guard = { host: config.host, token: config.token, port: () => this.port }
+
+    server.all(API_ROUTE, async (req, res) => {
+      const respond = (status: number, body: unknown) => {
+        res.status = status
+        res.headers.set('content-type', 'application/json; charset=utf-8')
+        res.headers.set('cache-control', 'no-store')
+        res.body = JSON.stringify(body ?? null)
+      }
+      const controller = new AbortController()
+      const onClose = () => { if (!req._req.complete || !res._res.writableEnded) controller.abort(new Error('the console closed the request')) }
+      res._res.once('close', onClose)
+      try {
+        checkRequest(guard, req)
+        const name = req.params[1]
+        let payload: unknown
+        if (req.method === 'GET') {
+          if (!ConsoleApi.has(name)) throw new ConsoleError('UNKNOWN_METHOD', `no console method "${name}"`)
+          if (!ConsoleApi.isRead(name)) throw new ConsoleError('METHOD_NOT_ALLOWED', `${name} changes state: send it by POST`)
+          const text = new URL(req.url, 'http://console').searchParams.get('payload')
+          payload = text === null ? {} : parseJson(text)
+        } else if (req.method === 'POST') {
+          const text = await readBody(req._req, MAX_BODY)
+          payload = text ? parseJson(text) : {}
+        } else {
+          throw new ConsoleError('METHOD_NOT_ALLOWED', `${req.method} is not accepted: use GET to read, POST to act`)
+        }
+        respond(200, await this.api.handle(name, payload, { signal: controller.signal }))
+      } catch (error) {
+        if (!ConsoleError.is(error)) throw error
+        respond(HTTP_STATUS[error.code as ConsoleError.Code], { error: { code: error.code, message: error.message } })
+      } finally {
+        res._res.off('close', onClose)
+      }
+    })
+
+    const page = async (path: string, res: Parameters<Parameters<typeof server.get>[1]>[1]) => {
+      const file = await readStatic(DIST, path)
+      res.headers.set('x-content-type-options', 'nosniff')
+      res.headers.set('content-security-policy', "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; frame-ancestors 'none'")
+      if (!file) {
+        res.status = 404
+        res.headers.set('content-type', 'text/plain; charset=utf-8')
+        res.body = path ? 'not found' : 'The console page is not built: run `yarn build` (or `node scripts/build.mjs @dogu/webui`).'
+        return
+      }
+      res.headers.set('content-type', file.type)
+      res.body = file.body as unknown as BodyInit
+    }
+    server.get(/^\/dogu(?:\?.*)?$/, async (_req, res) => page('', res))
+    server.get(/^\/dogu\/([^?]*)(?:\?.*)?$/, async (req, res) => page(req.params[1], res))
+  }
+}
+
+/** Largest request body the API reads (a call's arguments included). */
+const MAX_BODY = 2_000_000
+
+/** The request body as text, refused once it passes `limit` bytes. */
+async function readBody(stream: AsyncIterable<Buffer>, limit: number): Promise<string> {
+  const chunks: Buffer[] = []
+  let size = 0
+  for await (const chunk of stream) {
+    size += chunk.length
+    if (size > limit) throw new ConsoleError('INVALID_PAYLOAD', `the request body is larger than ${limit} bytes`)
+    chunks.push(chunk)
+  }
+  return Buffer.concat(chunks).toString('utf8')
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text)
+  } catch (error) {
+    throw new ConsoleError('INVALID_PAYLOAD', `the payload is not JSON: ${error instanceof Error ? error.message : String(error)}`)
+  }
+}
+
+export namespace WebUI {
+  export interface Config {
+    /** Port to listen on; 0 picks a free one. @default 5177 */
+    port?: number
+    /** When `port` is taken, the next ports up to this one are tried. @default port */
+    maxPort?: number
+    /** @default '127.0.0.1' */
+    host?: string
+    /** Required for any host but a loopback one; sent by the page in the `x-dogu-token` header. */
+    token?: string
+    /** The operator's authority: calls run with it, questions are answered with it. @default 4 */
+    authority?: number
+    /** @default 200 */
+    logSize?: number
+  }
+}
