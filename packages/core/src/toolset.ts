@@ -147,6 +147,21 @@ export class Toolset {
   }
 
   /**
+   * Full definitions of the named tools, deferred ones included, in the order given: what a
+   * host adds to the tools it sends after `tool_search` returned them (names from
+   * `ToolSearchData.matches`). The same frozen objects every time, so a request that adds
+   * them stays byte-identical while nothing changes. Names the toolset lacks are skipped.
+   */
+  definitionsOf<D extends Dialect>(names: readonly string[], dialect: D): DefinitionMap[D][] {
+    const list: DefinitionMap[D][] = []
+    for (const name of names) {
+      const entry = this.entries.get(name)
+      if (entry) list.push(this.definitionOf(entry, dialect) as DefinitionMap[D])
+    }
+    return list
+  }
+
+  /**
    * Where each tool's definition in `dialect` says less than its schema: for every tool that
    * was loosened, the paths and the exact rules the provider's form cannot state (a dict for
    * OpenAI strict mode, a tagged union flattened into one object, a field Gemini receives as

@@ -1,9 +1,16 @@
 import Dogu, { type DoguPlugin } from '@dogu/cordis'
 import type { CallInfo, Session, ToolResult } from '@dogu/core'
+import { WebUI } from '@dogu/webui'
 import * as Lookup from '@dogu-external/lookup'
 import * as Notes from '@dogu-external/notes'
+import * as Fs from '@dogu/fs'
+import * as Http from '@dogu/http'
+import * as Shell from '@dogu/shell'
 import { Context, type Fiber } from 'cordis'
+import { mkdirSync } from 'node:fs'
+import { resolve } from 'node:path'
 import { createInterface } from 'node:readline'
+import { type Chat, createChat, type ModelConfig } from './chat'
 import { format } from 'node:util'
 import { type CommandScope, commands } from './commands'
 import { LineReader } from './line-reader'
@@ -28,6 +35,19 @@ export interface PlaygroundOptions {
    * @default { id: 'playground', userId: 'playground-user', platform: 'terminal', authority: 1 }
    */
   session?: Session
+  /**
+   * The debug console (`@dogu/webui`), whose address is printed on its own line at start;
+   * `false` leaves it out. `yarn start` serves it on the first free port from 5177.
+   * @default false
+   */
+  webui?: WebUI.Config | false
+  /**
+   * The model to chat with. With one, free text at the prompt is a chat turn and commands
+   * start with `/` (`/list`); without, the prompt takes commands only.
+   */
+  model?: ModelConfig
+  /** The file tools' and the shell's sandbox folder, created if missing. @default 'data/workspace' */
+  workspace?: string
 }
 
 /**
@@ -42,8 +62,10 @@ export async function startPlayground(options: PlaygroundOptions = {}): Promise<
   const session = options.session ?? { id: 'playground', userId: 'playground-user', platform: 'terminal', authority: 1 }
   const print = (text: string) => { output.write(text + '\n') }
 
+  let chat: Chat | undefined
   const rl = createInterface({ input, output: interactive ? output : undefined, terminal: interactive, prompt: 'dogu> ' })
-  rl.on('SIGINT', () => rl.close())
+  // Ctrl-C stops a chat turn in flight (its stream and its calls); otherwise it leaves.
+  rl.on('SIGINT', () => chat?.busy ? chat.abort() : rl.close())
   const lines = new LineReader(rl)
 
   const ctx = new Context()
@@ -62,6 +84,13 @@ export async function startPlayground(options: PlaygroundOptions = {}): Promise<
     fibers.push(await ctx.plugin(Dogu, dogu))
     fibers.push(await ctx.plugin(Lookup, options.lookup))
     fibers.push(await ctx.plugin(Notes, options.notes))
+    // The real tool packs, in a sandbox folder: file tools, the shell, http_fetch.
+    const workspace = resolve(options.workspace ?? 'data/workspace')
+    mkdirSync(workspace, { recursive: true })
+    // The schema fills in the defaults (its input type names every field).
+    fibers.push(await ctx.plugin(Fs, Fs.Config({ workspace } as Fs.Config)))
+    fibers.push(await ctx.plugin(Shell, { workspace }))
+    fibers.push(await ctx.plugin(Http, {}))
     // Questions are answered by the person at the terminal, who is the session's user.
     const asker = terminalAsker({
       print,
@@ -81,8 +110,15 @@ export async function startPlayground(options: PlaygroundOptions = {}): Promise<
       ctx.permissions.asker(asker)
     }))
 
+    if (options.webui) fibers.push(await ctx.plugin(WebUI, options.webui))
     const names = ctx.tools.list().map((tool) => tool.name)
     print(`Dogu playground: ${names.length} tools (${names.join(', ')}). Type "help" for commands.`)
+    // Alone on its line, so a terminal makes it a link and a script can read it.
+    if (options.webui) print(ctx.get('webui')!.url)
+    if (options.model) {
+      chat = createChat({ ctx, session, model: options.model, print, write: (text) => { output.write(text) } })
+      print(`Chatting with ${options.model.model} at ${options.model.baseURL}: type a message; commands start with "/" (/help, /exit).`)
+    }
     let n = 0
     const scope: CommandScope = { ctx, session, print, nextCallId: () => `call_${++n}` }
     while (true) {
@@ -92,7 +128,11 @@ export async function startPlayground(options: PlaygroundOptions = {}): Promise<
       const text = line.trim()
       if (!text || text.startsWith('#')) continue
       if (!interactive) print(`dogu> ${text}`)
-      const [, name, args] = /^(\S+)\s*([\s\S]*)$/.exec(text)!
+      if (chat && !text.startsWith('/')) {
+        await chat.send(text)
+        continue
+      }
+      const [, name, args] = /^\/?(\S+)\s*([\s\S]*)$/.exec(text)!
       const command = commands.get(name)
       if (!command) {
         print(`Unknown command "${name}". Type "help" for commands.`)
@@ -105,6 +145,7 @@ export async function startPlayground(options: PlaygroundOptions = {}): Promise<
       }
     }
   } finally {
+    chat?.dispose()
     rl.close()
     for (const fiber of fibers.reverse()) await fiber.dispose()
   }

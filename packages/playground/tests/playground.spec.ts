@@ -14,6 +14,7 @@ afterEach(async () => { await rm(dir, { recursive: true, force: true }) })
 /** Options that keep the services' files in this test's folder. */
 function isolated(options: PlaygroundOptions = {}): PlaygroundOptions {
   return {
+    workspace: join(dir, 'workspace'),
     ...options,
     dogu: {
       ...options.dogu,
@@ -83,7 +84,7 @@ describe('playground', () => {
   it('starts on embedded defaults and lists the tools', async () => {
     const transcript = await run('list\n')
     expect(transcript.split('\n').slice(0, 2)).toEqual([
-      'Dogu playground: 4 tools (lookup, notes, task_cancel, task_status). Type "help" for commands.',
+      'Dogu playground: 12 tools (bash, edit, glob, grep, http_fetch, list, lookup, notes, read, task_cancel, task_status, write). Type "help" for commands.',
       'dogu> list',
     ])
     expect(transcript).toMatch(/^lookup       \[read\]   Look up a country/m)
@@ -117,7 +118,7 @@ describe('playground', () => {
   it('prints definitions in each dialect, for all tools or one', async () => {
     const all = await run('defs json\n')
     const json = JSON.parse(all.slice(all.indexOf('['), all.lastIndexOf(']') + 1))
-    expect(json.map((definition: { name: string }) => definition.name)).toEqual(['lookup', 'notes', 'task_cancel', 'task_status'])
+    expect(json.map((definition: { name: string }) => definition.name)).toEqual(['bash', 'edit', 'glob', 'grep', 'http_fetch', 'list', 'lookup', 'notes', 'read', 'task_cancel', 'task_status', 'write'])
     for (const dialect of ['openai', 'anthropic', 'gemini']) {
       const one = await run(`defs ${dialect} notes\n`)
       const definition = JSON.parse(one.slice(one.indexOf('{'), one.lastIndexOf('}') + 1))
@@ -128,7 +129,7 @@ describe('playground', () => {
       'dogu> defs xml',
       'Usage: defs <openai|anthropic|gemini|json> [name]',
       'dogu> defs json nope',
-      'No tool named "nope". Tools: lookup, notes, task_cancel, task_status.',
+      'No tool named "nope". Tools: bash, edit, glob, grep, http_fetch, list, lookup, notes, read, task_cancel, task_status, write.',
     ].join('\n'))
   })
 
@@ -353,9 +354,11 @@ describe('yarn start', () => {
       encoding: 'utf8',
       timeout: 20_000,
       cwd: dir,
+      // A model configured in the developer's shell would turn these lines into chat.
+      env: { ...process.env, DOGU_BASE_URL: '', DOGU_MODEL: '', DOGU_API_KEY: '' },
     })
     expect(child.status).toBe(0)
-    expect(child.stdout).toContain('Dogu playground: 4 tools (lookup, notes, task_cancel, task_status).')
+    expect(child.stdout).toContain('Dogu playground: 12 tools (bash, edit, glob, grep, http_fetch, list, lookup, notes, read, task_cancel, task_status, write).')
     expect(child.stdout).toContain('"content": "No country or capital matches \\"x\\". Try an English or Chinese name, or a two-letter code such as \\"FR\\"."')
   })
 })

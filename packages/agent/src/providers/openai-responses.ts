@@ -1,0 +1,141 @@
+import type { ModelToolCall, ToolResult } from '@dogu/core'
+import { argumentsText, resultText } from './result-text'
+
+/** An output item of an OpenAI Responses reply; only `function_call` items matter here. */
+export interface ResponsesOutputItem {
+  type: string
+  id?: string | null
+  call_id?: string | null
+  name?: string | null
+  arguments?: unknown
+}
+
+/** A streamed Responses event; the ones carrying text, calls and usage are read. */
+export interface ResponsesStreamEvent {
+  type: string
+  item?: ResponsesOutputItem
+  item_id?: string | null
+  output_index?: number
+  delta?: unknown
+  arguments?: unknown
+  response?: { usage?: unknown }
+}
+
+/** A `function_call_output` input item, with text and `input_image` parts when there are images. */
+export interface ResponsesFunctionCallOutput {
+  type: 'function_call_output'
+  call_id: string
+  output: string | ({ type: 'input_text'; text: string } | { type: 'input_image'; image_url: string; detail: 'auto' })[]
+}
+
+/** The function calls of a reply's `output`, for `toolset.execute`. */
+export function parseResponsesToolCalls(output: readonly ResponsesOutputItem[]): ModelToolCall[] {
+  return output
+    .filter((item) => item.type === 'function_call' && item.name)
+    .map((item, index) => ({ id: item.call_id || item.id || `call_${index}`, name: item.name!, arguments: argumentsText(stringOf(item.arguments)) }))
+}
+
+interface Partial {
+  itemId?: string
+  callId: string
+  name: string
+  arguments: string
+  done: boolean
+}
+
+/**
+ * Collects a streamed Responses reply: `response.output_text.delta`, function calls opened
+ * by `response.output_item.added` and grown by `response.function_call_arguments.delta`
+ * (split anywhere), and closed by `…arguments.done` / `output_item.done`, whose whole text wins.
+ */
+export class ResponsesStreamAccumulator {
+  text = ''
+  usage: unknown
+  private calls = new Map<number, Partial>()
+  private byItem = new Map<string, Partial>()
+
+  /** Adds one event. Returns the text it added (empty if none). */
+  push(event: ResponsesStreamEvent): string {
+    switch (event.type) {
+      case 'response.output_text.delta': {
+        const delta = stringOf(event.delta)
+        this.text += delta
+        return delta
+      }
+      case 'response.output_item.added':
+      case 'response.output_item.done': {
+        const item = event.item
+        if (item?.type !== 'function_call') return ''
+        const call = this.callOf(event)
+        if (item.id) {
+          call.itemId = item.id
+          this.byItem.set(item.id, call)
+        }
+        if (item.call_id) call.callId = item.call_id
+        if (item.name) call.name = item.name
+        if (event.type === 'response.output_item.done') this.finish(call, item.arguments)
+        return ''
+      }
+      case 'response.function_call_arguments.delta': {
+        const call = this.callOf(event)
+        if (!call.done) call.arguments += stringOf(event.delta)
+        return ''
+      }
+      case 'response.function_call_arguments.done':
+        this.finish(this.callOf(event), event.arguments)
+        return ''
+      case 'response.completed':
+        this.usage = event.response?.usage
+        return ''
+      default:
+        return ''
+    }
+  }
+
+  private callOf(event: ResponsesStreamEvent): Partial {
+    const known = (event.item_id && this.byItem.get(event.item_id)) || (event.output_index !== undefined ? this.calls.get(event.output_index) : undefined)
+    if (known) return known
+    const call: Partial = { callId: '', name: '', arguments: '', done: false }
+    this.calls.set(event.output_index ?? this.calls.size, call)
+    if (event.item_id) {
+      call.itemId = event.item_id
+      this.byItem.set(event.item_id, call)
+    }
+    return call
+  }
+
+  private finish(call: Partial, text: unknown) {
+    if (typeof text === 'string') call.arguments = text
+    call.done = true
+  }
+
+  /** The calls so far, in output order, for `toolset.execute`. */
+  toolCalls(): ModelToolCall[] {
+    return [...this.calls.entries()]
+      .sort(([a], [b]) => a - b)
+      .map(([, call], index) => ({ id: call.callId || call.itemId || `call_${index}`, name: call.name, arguments: argumentsText(call.arguments) }))
+  }
+}
+
+/**
+ * `function_call_output` items for Dogu's results, in order. Responses has no error flag:
+ * a failed call reads `Error: …` / `Denied: …`. Images go out as `input_image` parts.
+ */
+export function toResponsesToolOutputs(results: readonly ToolResult[]): ResponsesFunctionCallOutput[] {
+  return results.map((result) => {
+    const text = resultText(result, true)
+    if (!result.images?.length) return { type: 'function_call_output', call_id: result.id, output: text }
+    return {
+      type: 'function_call_output',
+      call_id: result.id,
+      output: [
+        { type: 'input_text', text },
+        ...result.images.map((image) => ({ type: 'input_image' as const, image_url: `data:${image.mimeType};base64,${image.data}`, detail: 'auto' as const })),
+      ],
+    }
+  })
+}
+
+function stringOf(value: unknown): string {
+  return typeof value === 'string' ? value : ''
+}

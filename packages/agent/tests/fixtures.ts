@@ -1,0 +1,21 @@
+import type { ToolResult } from '@dogu/core'
+
+/** One result of every status, plus images: what each adapter must turn into its provider's shape. */
+export const PNG = { mimeType: 'image/png', data: 'iVBORw0KGgo=' }
+export const TIFF = { mimeType: 'image/tiff', data: 'SUkqAA==' }
+
+export const results: ToolResult[] = [
+  { id: 'c1', name: 'lookup', status: 'ok', content: 'France: capital Paris', durationMs: 1 },
+  { id: 'c2', name: 'notes', status: 'denied', code: 'permission_denied', content: 'Permission denied: the user said no', durationMs: 1 },
+  { id: 'c3', name: 'lokup', status: 'error', code: 'unknown_tool', content: 'Unknown tool "lokup". Did you mean "lookup"?', durationMs: 0 },
+  { id: 'c4', name: 'build', status: 'background', code: 'background', taskId: 'task_7', content: 'The call is still running and continues in the background as task task_7.', durationMs: 5 },
+  { id: 'c5', name: 'fetch', status: 'timed_out', code: 'timed_out', content: 'Timed out after 1000 ms.', durationMs: 1000 },
+  { id: 'c6', name: 'shot', status: 'ok', content: 'screenshot taken', images: [PNG, TIFF], durationMs: 2 },
+  { id: 'c7', name: 'slow', status: 'cancelled', code: 'cancelled', content: 'Cancelled: the batch was cancelled.', durationMs: 3 },
+]
+
+/** Splits `text` into pieces at every given offset. */
+export function splitAt(text: string, ...offsets: number[]): string[] {
+  const cuts = [0, ...offsets, text.length]
+  return cuts.slice(1).map((end, i) => text.slice(cuts[i], end))
+}

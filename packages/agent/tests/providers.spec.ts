@@ -1,0 +1,285 @@
+import { describe, expect, it } from 'vitest'
+import {
+  AnthropicStreamAccumulator,
+  ChatCompletionAccumulator,
+  chatAssistantMessage,
+  GeminiStreamAccumulator,
+  parseAnthropicToolCalls,
+  parseChatToolCalls,
+  parseGeminiToolCalls,
+  parseResponsesToolCalls,
+  ResponsesStreamAccumulator,
+  toAnthropicToolResults,
+  toChatToolMessages,
+  toGeminiFunctionResponses,
+  toResponsesToolOutputs,
+} from '../src'
+import { PNG, results, splitAt } from './fixtures'
+
+const ARGS = '{"q":"巴黎 \\"Paris\\"","limit":3}'
+
+describe('OpenAI Chat Completions', () => {
+  it('reads the calls of a whole reply', () => {
+    const calls = parseChatToolCalls({
+      content: null,
+      tool_calls: [
+        { id: 'call_a', type: 'function', function: { name: 'lookup', arguments: ARGS } },
+        { id: 'call_b', type: 'function', function: { name: 'notes', arguments: '' } },
+      ],
+    })
+    expect(calls).toEqual([
+      { id: 'call_a', name: 'lookup', arguments: ARGS },
+      { id: 'call_b', name: 'notes', arguments: '{}' },
+    ])
+  })
+
+  it('joins argument deltas split at every position, inside escapes and multi-byte text', () => {
+    for (let cut = 1; cut < ARGS.length; cut++) {
+      const collected = new ChatCompletionAccumulator()
+      collected.push({ choices: [{ delta: { content: 'Look' } }] })
+      collected.push({ choices: [{ delta: { content: 'ing.', tool_calls: [{ index: 0, id: 'call_a', type: 'function', function: { name: 'lookup', arguments: '' } }] } }] })
+      for (const piece of splitAt(ARGS, cut, Math.min(cut + 2, ARGS.length))) {
+        collected.push({ choices: [{ delta: { tool_calls: [{ index: 0, function: { arguments: piece } }] } }] })
+      }
+      collected.push({ choices: [{ delta: {}, finish_reason: 'tool_calls' }] })
+      expect(collected.toolCalls()).toEqual([{ id: 'call_a', name: 'lookup', arguments: ARGS }])
+      expect(collected.text).toBe('Looking.')
+      expect(collected.finishReason).toBe('tool_calls')
+    }
+  })
+
+  it('keeps parallel calls apart by index, even interleaved, and reads usage from the last chunk', () => {
+    const collected = new ChatCompletionAccumulator()
+    collected.push({ choices: [{ delta: { tool_calls: [{ index: 0, id: 'a', function: { name: 'lookup', arguments: '{"q":' } }] } }] })
+    collected.push({ choices: [{ delta: { tool_calls: [{ index: 1, id: 'b', function: { name: 'lookup', arguments: '{"q":"JP"' } }] } }] })
+    collected.push({ choices: [{ delta: { tool_calls: [{ index: 0, function: { arguments: '"FR"}' } }, { index: 1, function: { arguments: '}' } }] } }] })
+    collected.push({ choices: [], usage: { prompt_tokens: 12, completion_tokens: 7, total_tokens: 19 } })
+    expect(collected.toolCalls()).toEqual([
+      { id: 'a', name: 'lookup', arguments: '{"q":"FR"}' },
+      { id: 'b', name: 'lookup', arguments: '{"q":"JP"}' },
+    ])
+    expect(collected.usage).toEqual({ prompt_tokens: 12, completion_tokens: 7, total_tokens: 19 })
+  })
+
+  it('follows servers that leave out the index (by id, then the last call)', () => {
+    const collected = new ChatCompletionAccumulator()
+    collected.push({ choices: [{ delta: { tool_calls: [{ id: 'x', function: { name: 'a', arguments: '{"n"' } }] } }] })
+    collected.push({ choices: [{ delta: { tool_calls: [{ function: { arguments: ':1}' } }] } }] })
+    collected.push({ choices: [{ delta: { tool_calls: [{ id: 'y', function: { name: 'b', arguments: '{}' } }] } }] })
+    expect(collected.toolCalls()).toEqual([{ id: 'x', name: 'a', arguments: '{"n":1}' }, { id: 'y', name: 'b', arguments: '{}' }])
+  })
+
+  it('echoes calls with content "" (never null) and replaces arguments that are not a JSON object', () => {
+    expect(chatAssistantMessage('', [
+      { id: 'a', name: 'lookup', arguments: '{"q":' },
+      { id: 'b', name: 'lookup', arguments: '[1]' },
+      { id: 'c', name: 'lookup', arguments: { q: 'FR' } },
+    ])).toEqual({
+      role: 'assistant',
+      content: '',
+      tool_calls: [
+        { id: 'a', type: 'function', function: { name: 'lookup', arguments: '{}' } },
+        { id: 'b', type: 'function', function: { name: 'lookup', arguments: '{}' } },
+        { id: 'c', type: 'function', function: { name: 'lookup', arguments: '{"q":"FR"}' } },
+      ],
+    })
+    expect(chatAssistantMessage('Paris.', [])).toEqual({ role: 'assistant', content: 'Paris.' })
+  })
+
+  it('turns results into tool messages: errors labelled, the task id named, images as a note', () => {
+    expect(toChatToolMessages(results)).toEqual([
+      { role: 'tool', tool_call_id: 'c1', content: 'France: capital Paris' },
+      { role: 'tool', tool_call_id: 'c2', content: 'Denied: Permission denied: the user said no' },
+      { role: 'tool', tool_call_id: 'c3', content: 'Error: Unknown tool "lokup". Did you mean "lookup"?' },
+      { role: 'tool', tool_call_id: 'c4', content: 'The call is still running and continues in the background as task task_7.' },
+      { role: 'tool', tool_call_id: 'c5', content: 'Timed out: Timed out after 1000 ms.' },
+      { role: 'tool', tool_call_id: 'c6', content: 'screenshot taken\n[2 images (image/png, image/tiff) not shown: this provider takes no images in tool results]' },
+      { role: 'tool', tool_call_id: 'c7', content: 'Cancelled: Cancelled: the batch was cancelled.' },
+    ])
+    const [background] = toChatToolMessages([{ ...results[3], content: 'moved on' }])
+    expect(background.content).toBe('moved on (background task task_7)')
+  })
+})
+
+describe('OpenAI Responses', () => {
+  // Recorded shape: a reply's `output` with a message and two function calls.
+  const output = [
+    { type: 'message', id: 'msg_1', role: 'assistant', content: [{ type: 'output_text', text: 'Checking.' }] },
+    { type: 'function_call', id: 'fc_1', call_id: 'call_1', name: 'lookup', arguments: ARGS, status: 'completed' },
+    { type: 'function_call', id: 'fc_2', call_id: 'call_2', name: 'notes', arguments: '' },
+  ]
+
+  it('reads function calls from a whole reply by call_id', () => {
+    expect(parseResponsesToolCalls(output)).toEqual([
+      { id: 'call_1', name: 'lookup', arguments: ARGS },
+      { id: 'call_2', name: 'notes', arguments: '{}' },
+    ])
+  })
+
+  it('joins streamed argument deltas split anywhere; the done event\'s whole text wins', () => {
+    for (let cut = 1; cut < ARGS.length; cut++) {
+      const collected = new ResponsesStreamAccumulator()
+      collected.push({ type: 'response.output_text.delta', item_id: 'msg_1', output_index: 0, delta: 'Check' })
+      collected.push({ type: 'response.output_item.added', output_index: 1, item: { type: 'function_call', id: 'fc_1', call_id: 'call_1', name: 'lookup', arguments: '' } })
+      for (const piece of splitAt(ARGS, cut)) collected.push({ type: 'response.function_call_arguments.delta', item_id: 'fc_1', output_index: 1, delta: piece })
+      expect(collected.toolCalls()).toEqual([{ id: 'call_1', name: 'lookup', arguments: ARGS }])
+      collected.push({ type: 'response.function_call_arguments.done', item_id: 'fc_1', output_index: 1, arguments: ARGS })
+      collected.push({ type: 'response.output_item.done', output_index: 1, item: { type: 'function_call', id: 'fc_1', call_id: 'call_1', name: 'lookup', arguments: ARGS } })
+      collected.push({ type: 'response.completed', response: { usage: { input_tokens: 9, output_tokens: 4 } } })
+      expect(collected.toolCalls()).toEqual([{ id: 'call_1', name: 'lookup', arguments: ARGS }])
+      expect(collected.text).toBe('Check')
+      expect(collected.usage).toEqual({ input_tokens: 9, output_tokens: 4 })
+    }
+  })
+
+  it('turns results into function_call_output items, images as input_image parts', () => {
+    const outputs = toResponsesToolOutputs(results)
+    expect(outputs[1]).toEqual({ type: 'function_call_output', call_id: 'c2', output: 'Denied: Permission denied: the user said no' })
+    expect(outputs[3]).toEqual({ type: 'function_call_output', call_id: 'c4', output: 'The call is still running and continues in the background as task task_7.' })
+    expect(outputs[5]).toEqual({
+      type: 'function_call_output',
+      call_id: 'c6',
+      output: [
+        { type: 'input_text', text: 'screenshot taken' },
+        { type: 'input_image', image_url: `data:image/png;base64,${PNG.data}`, detail: 'auto' },
+        { type: 'input_image', image_url: 'data:image/tiff;base64,SUkqAA==', detail: 'auto' },
+      ],
+    })
+  })
+})
+
+describe('Anthropic Messages', () => {
+  // Recorded shape of a Messages reply (docs: "Tool use with Claude").
+  const reply = {
+    id: 'msg_01', type: 'message', role: 'assistant', model: 'claude-sonnet-4-5', stop_reason: 'tool_use',
+    content: [
+      { type: 'text', text: 'I will look it up.' },
+      { type: 'tool_use', id: 'toolu_01', name: 'lookup', input: { q: 'Paris', limit: 3 } },
+      { type: 'tool_use', id: 'toolu_02', name: 'notes', input: {} },
+    ],
+    usage: { input_tokens: 20, output_tokens: 10 },
+  }
+
+  it('reads tool_use blocks of a whole reply, input as an object', () => {
+    expect(parseAnthropicToolCalls(reply.content)).toEqual([
+      { id: 'toolu_01', name: 'lookup', arguments: { q: 'Paris', limit: 3 } },
+      { id: 'toolu_02', name: 'notes', arguments: {} },
+    ])
+  })
+
+  it('joins input_json_delta pieces split anywhere, per block index', () => {
+    for (let cut = 1; cut < ARGS.length; cut++) {
+      const collected = new AnthropicStreamAccumulator()
+      const events = [
+        { type: 'message_start', message: { usage: { input_tokens: 20, output_tokens: 1 } } },
+        { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
+        { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'I will ' } },
+        { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'look.' } },
+        { type: 'content_block_stop', index: 0 },
+        { type: 'content_block_start', index: 1, content_block: { type: 'tool_use', id: 'toolu_01', name: 'lookup', input: {} } },
+        ...splitAt(ARGS, cut).map((partial_json) => ({ type: 'content_block_delta', index: 1, delta: { type: 'input_json_delta', partial_json } })),
+        { type: 'content_block_stop', index: 1 },
+        { type: 'content_block_start', index: 2, content_block: { type: 'tool_use', id: 'toolu_02', name: 'notes', input: {} } },
+        { type: 'content_block_delta', index: 2, delta: { type: 'input_json_delta', partial_json: '' } },
+        { type: 'content_block_stop', index: 2 },
+        { type: 'message_delta', delta: { stop_reason: 'tool_use' }, usage: { output_tokens: 30 } },
+        { type: 'message_stop' },
+      ]
+      for (const event of events) collected.push(event)
+      expect(collected.toolCalls()).toEqual([
+        { id: 'toolu_01', name: 'lookup', arguments: ARGS },
+        { id: 'toolu_02', name: 'notes', arguments: '{}' },
+      ])
+      expect(collected.text).toBe('I will look.')
+      expect(collected.stopReason).toBe('tool_use')
+      expect(collected.usage).toEqual({ input_tokens: 20, output_tokens: 30 })
+    }
+  })
+
+  it('answers with one user message of tool_result blocks: is_error on failures, image blocks where taken', () => {
+    const message = toAnthropicToolResults(results)
+    expect(message.role).toBe('user')
+    expect(message.content).toEqual([
+      { type: 'tool_result', tool_use_id: 'c1', content: [{ type: 'text', text: 'France: capital Paris' }] },
+      { type: 'tool_result', tool_use_id: 'c2', content: [{ type: 'text', text: 'Permission denied: the user said no' }], is_error: true },
+      { type: 'tool_result', tool_use_id: 'c3', content: [{ type: 'text', text: 'Unknown tool "lokup". Did you mean "lookup"?' }], is_error: true },
+      { type: 'tool_result', tool_use_id: 'c4', content: [{ type: 'text', text: 'The call is still running and continues in the background as task task_7.' }] },
+      { type: 'tool_result', tool_use_id: 'c5', content: [{ type: 'text', text: 'Timed out after 1000 ms.' }], is_error: true },
+      {
+        type: 'tool_result',
+        tool_use_id: 'c6',
+        content: [
+          { type: 'text', text: 'screenshot taken\n[1 image (image/tiff) not shown: this provider takes no images in tool results]' },
+          { type: 'image', source: { type: 'base64', media_type: 'image/png', data: PNG.data } },
+        ],
+      },
+      { type: 'tool_result', tool_use_id: 'c7', content: [{ type: 'text', text: 'Cancelled: the batch was cancelled.' }], is_error: true },
+    ])
+    // Anthropic refuses an empty text block: an empty result sends no content at all.
+    expect(toAnthropicToolResults([{ ...results[0], content: '' }]).content).toEqual([{ type: 'tool_result', tool_use_id: 'c1' }])
+  })
+})
+
+describe('Gemini', () => {
+  // Recorded shape of a generateContent reply with a thought signature on the first call.
+  const reply = {
+    candidates: [{
+      content: {
+        role: 'model',
+        parts: [
+          { text: 'Let me check.' },
+          { functionCall: { id: 'fc-1', name: 'lookup', args: { q: 'Paris' } }, thoughtSignature: 'c2lnbmF0dXJl' },
+          { functionCall: { name: 'notes', args: {} } },
+        ],
+      },
+      finishReason: 'STOP',
+    }],
+    usageMetadata: { promptTokenCount: 30, candidatesTokenCount: 8, totalTokenCount: 38 },
+  }
+
+  it('reads functionCall parts; a call without id gets a local one that is not sent back', () => {
+    const calls = parseGeminiToolCalls(reply)
+    expect(calls).toEqual([
+      { id: 'fc-1', name: 'lookup', arguments: { q: 'Paris' } },
+      { id: 'dogu-gemini-1', name: 'notes', arguments: {} },
+    ])
+    const content = toGeminiFunctionResponses([
+      { id: 'fc-1', name: 'lookup', status: 'ok', content: 'Paris is the capital of France', durationMs: 1 },
+      { id: 'dogu-gemini-1', name: 'notes', status: 'ok', content: 'no notes', durationMs: 1 },
+    ])
+    expect(content).toEqual({
+      role: 'user',
+      parts: [
+        { functionResponse: { id: 'fc-1', name: 'lookup', response: { output: 'Paris is the capital of France' } } },
+        { functionResponse: { name: 'notes', response: { output: 'no notes' } } },
+      ],
+    })
+  })
+
+  it('collects streamed chunks, keeping parts (and thought signatures) as they came', () => {
+    const collected = new GeminiStreamAccumulator()
+    collected.push({ candidates: [{ content: { role: 'model', parts: [{ text: 'Let me ' }] } }] })
+    collected.push({ candidates: [{ content: { role: 'model', parts: [{ text: 'think', thought: true }, { text: 'check.' }] } }] })
+    collected.push({ candidates: [{ content: { role: 'model', parts: reply.candidates[0].content.parts.slice(1) }, finishReason: 'STOP' }], usageMetadata: reply.usageMetadata })
+    expect(collected.text).toBe('Let me check.')
+    expect(collected.toolCalls().map((call) => call.name)).toEqual(['lookup', 'notes'])
+    expect(collected.parts[3]).toEqual({ functionCall: { id: 'fc-1', name: 'lookup', args: { q: 'Paris' } }, thoughtSignature: 'c2lnbmF0dXJl' })
+    expect(collected.usage).toEqual({ promptTokenCount: 30, candidatesTokenCount: 8, totalTokenCount: 38 })
+    expect(collected.finishReason).toBe('STOP')
+  })
+
+  it('answers failures with response.error and images as inline data parts where taken', () => {
+    const { parts } = toGeminiFunctionResponses(results)
+    expect(parts.map((part) => part.functionResponse.response)).toEqual([
+      { output: 'France: capital Paris' },
+      { error: 'Permission denied: the user said no' },
+      { error: 'Unknown tool "lokup". Did you mean "lookup"?' },
+      { output: 'The call is still running and continues in the background as task task_7.' },
+      { error: 'Timed out after 1000 ms.' },
+      { output: 'screenshot taken\n[1 image (image/tiff) not shown: this provider takes no images in tool results]' },
+      { error: 'Cancelled: the batch was cancelled.' },
+    ])
+    expect(parts[5].functionResponse.parts).toEqual([{ inlineData: { mimeType: 'image/png', data: PNG.data } }])
+    expect(parts[0].functionResponse).toEqual({ id: 'c1', name: 'lookup', response: { output: 'France: capital Paris' } })
+  })
+})
