@@ -34,6 +34,9 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    // Packages outside the workspace that also publish a `source` condition (TypeScript
+    // sources, pulled in by the MCP SDK): inlined, so vite transforms them rather than Node.
+    server: { deps: { inline: ['@modelcontextprotocol/sdk', 'eventsource', 'eventsource-parser'] } },
     typecheck: {
       enabled: true,
       include: ['packages/*/tests/**/*.test-d.ts'],

@@ -1,0 +1,71 @@
+import type { Logger } from '@dogu/core'
+import Schema from 'schemastery'
+import { McpClientConnection, type McpServerConfig } from './mcp-client-connection'
+import type { McpPluginHost } from './plugin-host'
+
+export interface Config {
+  /** MCP servers by name; each one's tools become `<name>_<tool>`. */
+  servers: Record<string, McpServerConfig>
+  /** Backoff between reconnection attempts (ms). */
+  reconnect?: { initialDelay?: number; maxDelay?: number }
+}
+
+const common = {
+  trusted: Schema.boolean().default(false).description('Take the server\'s tool annotations as traits. Untrusted: every tool is `exec` and asks.'),
+  requestTimeout: Schema.natural().min(1).role('ms').default(60_000).description('Milliseconds without a result or progress before a call fails.'),
+  timeout: Schema.natural().min(1).role('ms').default(180_000).description('Dogu timeout of each imported tool.'),
+}
+
+const Server: Schema<McpServerConfig> = Schema.union([
+  Schema.object({
+    command: Schema.string().required().description('The command that starts the server (stdio).'),
+    args: Schema.array(String).default([]),
+    env: Schema.dict(String).description('Environment variables beside a safe default set (PATH, HOME, …).'),
+    cwd: Schema.string(),
+    ...common,
+  }),
+  Schema.object({
+    url: Schema.string().role('link').required().description('The server\'s Streamable HTTP endpoint.'),
+    headers: Schema.dict(String).description('Headers of every request (Authorization: Bearer …).'),
+    ...common,
+  }),
+]) as Schema<McpServerConfig>
+
+export const Config: Schema<Config> = Schema.object({
+  servers: Schema.dict(Server).default({}).description('MCP servers by name (letters, digits, `-`).'),
+  reconnect: Schema.object({
+    initialDelay: Schema.natural().min(1).role('ms').default(500),
+    maxDelay: Schema.natural().min(1).role('ms').default(30_000),
+  }),
+}) as Schema<Config>
+
+export const name = 'dogu-mcp-client'
+// The form both cordis 3 (Koishi) and cordis 4 read.
+export const inject = { tools: { required: true } }
+
+/**
+ * Imports the tools of the configured MCP servers as Dogu tools while loaded: they go
+ * through Dogu's validation and permissions like any other. Disposal disconnects every
+ * server and ends the processes it started.
+ */
+export function apply(ctx: McpPluginHost, config: Config) {
+  const logger: Logger = {
+    debug() {},
+    warn: (format, ...args) => ctx.emit?.(ctx, 'internal/warn', format, ...args),
+  }
+  // Every server's config is checked before any starts: one bad entry loads none.
+  const connections = Object.entries(config?.servers ?? {}).map(([name, server]) => new McpClientConnection({
+    name,
+    server,
+    define: (tool) => ctx.tools.define(tool),
+    logger,
+    reconnect: config.reconnect,
+  }))
+  for (const connection of connections) {
+    ctx.effect(() => {
+      connection.start()
+      // Returned, not dropped: Cordis waits for it, so the child has exited when disposal ends.
+      return () => connection.close()
+    }, `dogu-mcp-client: server "${connection.name}"`)
+  }
+}

@@ -1,0 +1,17 @@
+import type { Asker, CallInfo, Tool, ToolOptions, Toolset, ToolsetOptions } from '@dogu/core'
+
+/**
+ * The part of a Cordis 4 or Koishi context the MCP plugins use: `ctx.tools`, Dogu's
+ * `ctx.permissions.asker` when loaded, events and effects. Nothing host-specific.
+ */
+export interface McpPluginHost {
+  tools: {
+    define(tool: Tool | ToolOptions): () => void
+    toolset(options: ToolsetOptions): Toolset
+  }
+  permissions?: { asker?(asker: Asker): () => void }
+  on(name: 'tools/changed', listener: () => void): () => void
+  on(name: 'tools/call-progress', listener: (info: CallInfo, message: string) => void): () => void
+  effect(execute: () => () => unknown, label?: string): unknown
+  emit?(...args: any[]): void
+}

@@ -1,0 +1,53 @@
+import { readFile } from 'node:fs/promises'
+import { createRequire } from 'node:module'
+import { dirname, isAbsolute, resolve } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import { McpError } from './mcp-error'
+import type { Config as ServerConfig } from './server-plugin'
+
+/** What `dogu-mcp` reads: Dogu's services, the plugins whose tools it serves, and what to serve. */
+export interface DoguMcpConfig {
+  /** Config of `@dogu/cordis`'s services: `{ tools, permissions, background }`. */
+  dogu?: Record<string, unknown>
+  /** Plugins to load, by module (a package name or a path relative to the config file), with their config. */
+  plugins?: Record<string, unknown>
+  /** What the MCP server serves: `include`, `exclude`, `groups`, `mode`, `authority`, `http`. */
+  mcp?: Omit<ServerConfig, 'stdio'>
+}
+
+/**
+ * `dogu-mcp [config.json]`: a Cordis 4 app with Dogu's services and the listed plugins,
+ * serving their tools over stdio (and Streamable HTTP when `mcp.http` is set). Returns a
+ * function that stops the app. Loads cordis and @dogu/cordis only when called, so hosts
+ * that import this package (Koishi) need neither.
+ */
+export async function runDoguMcp(argv: readonly string[] = process.argv.slice(2)): Promise<() => Promise<void>> {
+  const file = resolve(argv[0] ?? 'dogu-mcp.json')
+  let config: DoguMcpConfig
+  try {
+    config = JSON.parse(await readFile(file, 'utf8'))
+  } catch (error) {
+    throw new McpError('INVALID_OPTIONS', `cannot read the dogu-mcp config ${file}: ${error instanceof Error ? error.message : String(error)}`)
+  }
+  if (!config || typeof config !== 'object' || Array.isArray(config)) throw new McpError('INVALID_OPTIONS', `${file}: expected a JSON object with "plugins"`)
+  if (config.plugins !== undefined && (!config.plugins || typeof config.plugins !== 'object' || Array.isArray(config.plugins))) {
+    throw new McpError('INVALID_OPTIONS', `${file}: "plugins" must be an object of { "module": config }`)
+  }
+  // stdout carries the protocol: anything printed goes to stderr.
+  console.log = console.error
+  console.info = console.error
+  const [{ Context }, { DoguPlugin }, server] = await Promise.all([import('cordis'), import('@dogu/cordis'), import('./server-plugin')])
+  const ctx = new Context()
+  await ctx.plugin(DoguPlugin, config.dogu ?? {})
+  const require = createRequire(file)
+  for (const [specifier, pluginConfig] of Object.entries(config.plugins ?? {})) {
+    const path = specifier.startsWith('.') || isAbsolute(specifier) ? resolve(dirname(file), specifier) : require.resolve(specifier)
+    const loaded = await import(pathToFileURL(path).href)
+    const plugin = typeof loaded.default?.apply === 'function' || typeof loaded.default === 'function' ? loaded.default : loaded
+    await ctx.plugin(plugin, pluginConfig ?? {})
+  }
+  await ctx.plugin(server as any, { ...config.mcp, stdio: true })
+  return async () => {
+    await ctx.fiber.dispose()
+  }
+}

@@ -1,0 +1,88 @@
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
+import type { Context } from 'cordis'
+import Schema from 'schemastery'
+import { createMcpServer, type DoguMcpServer, type McpServerOptions } from './mcp-server'
+import type { McpPluginHost } from './plugin-host'
+import { type McpToken, serveHttp } from './serve-http'
+
+declare module 'cordis' {
+  interface Events<in C extends Context = Context> {
+    /** The Streamable HTTP endpoint of `McpServerPlugin` is listening at this URL. */
+    'dogu-mcp/listening'(url: string): void
+  }
+}
+
+export interface Config {
+  include?: string[]
+  exclude?: string[]
+  groups?: string[]
+  /** @default 'eager' */
+  mode?: 'eager' | 'search'
+  /** @default 1 */
+  authority?: number
+  /** Serve this process's stdin/stdout (what `dogu-mcp` does). @default false */
+  stdio?: boolean
+  /** Serve Streamable HTTP. */
+  http?: { port?: number; host?: string; path?: string; tokens?: McpToken[] }
+}
+
+const Token: Schema<McpToken> = Schema.object({
+  token: Schema.string().min(16).required().role('secret').description('The bearer token (at least 16 characters).'),
+  authority: Schema.natural().description('Authority of connections opened with it. Default: the server\'s `authority`.'),
+  user: Schema.string().description('User id of those connections, for approvals and grants. Default: the client\'s name.'),
+})
+
+export const Config: Schema<Config> = Schema.object({
+  include: Schema.array(String).description('Name globs of the tools served. Empty: all.'),
+  exclude: Schema.array(String).description('Name globs of tools not served.'),
+  groups: Schema.array(String).description('Tool groups enabled for MCP clients.'),
+  mode: Schema.union(['eager', 'search'] as const).default('eager').description('`search`: serve the tools behind `tool_search`.'),
+  authority: Schema.natural().default(1).description('Authority of a connection without a token of its own.'),
+  stdio: Schema.boolean().default(false).description('Serve MCP on this process\'s stdin and stdout.'),
+  http: Schema.object({
+    port: Schema.natural().max(65535).default(0).description('Port; 0 picks a free one.'),
+    host: Schema.string().default('127.0.0.1').description('Address to listen on. Anything but loopback needs tokens.'),
+    path: Schema.string().default('/mcp'),
+    tokens: Schema.array(Token).default([]).description('Bearer tokens and the authority each one gives.'),
+  }).description('Streamable HTTP endpoint. Unset: none.'),
+}) as Schema<Config>
+
+export const name = 'dogu-mcp-server'
+// The form both cordis 3 (Koishi) and cordis 4 read.
+export const inject = { tools: { required: true }, permissions: { required: false } }
+
+/**
+ * Serves the app's tools over MCP (stdio and/or Streamable HTTP) while loaded. Every client
+ * connection is a Dogu session whose permission asks go to the client (elicitation) and to
+ * every other asker.
+ */
+export async function apply(ctx: McpPluginHost, config: Config = {}) {
+  const server = contextMcpServer(ctx, config)
+  ctx.effect(() => () => server.close(), 'dogu-mcp-server: close connections')
+  if (config.http) {
+    const endpoint = await serveHttp(server, config.http)
+    ctx.effect(() => () => endpoint.close(), 'dogu-mcp-server: stop listening')
+    // Where it listens (a port of 0 picks one): `ctx.on('dogu-mcp/listening', (url) => …)`.
+    ctx.emit?.(ctx, 'dogu-mcp/listening', endpoint.url.href)
+  }
+  if (config.stdio) await server.connect(new StdioServerTransport())
+}
+
+/**
+ * An MCP server over a Cordis or Koishi context's tools: `ctx.tools.toolset`, its
+ * `tools/changed` and `tools/call-progress` events, and `ctx.permissions.asker` when Dogu's
+ * permissions are loaded. The caller closes it; `apply` does this for the plugin.
+ */
+export function contextMcpServer(ctx: McpPluginHost, config: Omit<McpServerOptions, 'toolset' | 'onChanged' | 'onProgress' | 'asker'> = {}): DoguMcpServer {
+  return createMcpServer({
+    ...config,
+    toolset: (options) => ctx.tools.toolset(options),
+    onChanged: (listener) => ctx.on('tools/changed', listener),
+    onProgress: (listener) => ctx.on('tools/call-progress', listener),
+    asker: (asker) => {
+      const permissions = ctx.permissions
+      // Without Dogu's permissions (a Koishi app has its own `ctx.permissions`), nobody is asked.
+      return typeof permissions?.asker === 'function' ? permissions.asker(asker) : () => {}
+    },
+  })
+}
