@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest'
 import { defineTool } from '../src'
 import { type SearchDocument, searchFields } from '../src/search/search-document'
 import { briefDescription, summarizeTools } from '../src/search/summarize-tools'
-import { tokenize } from '../src/search/tokenize'
+import { foldTraditional } from '../src/search/fold-traditional'
+import { queryWords, tokenize } from '../src/search/tokenize'
 import { EXACT_NAME_BOOST, ToolSearchIndex } from '../src/search/tool-search-index'
 
 describe('tokenize', () => {
@@ -25,11 +26,35 @@ describe('tokenize', () => {
     expect(tokenize('查询城市的天气预报')).toEqual(['查询', '城市', '天气', '预报'])
     // A word longer than two characters also yields its bigrams, so `克力` finds it.
     expect(tokenize('巧克力')).toEqual(['巧克力', '巧克', '克力'])
-    expect(tokenize('明天天气怎么样')).toEqual(['明天', '天气', '样'])
   })
 
-  it('handles mixed Chinese and English', () => {
-    expect(tokenize('用 getWeather 查询天气')).toEqual(expect.arrayContaining(['get', 'weather', '查询', '天气']))
+  it('drops Chinese question words, requests and filler', () => {
+    expect(tokenize('明天天气怎么样')).toEqual(['明天', '天气'])
+    expect(tokenize('请帮我查一下杭州的天气吗？')).toEqual(['查', '杭州', '天气'])
+    expect(tokenize('能不能帮我把这句话翻成英文')).toEqual(['句', '话', '翻成', '英文'])
+  })
+
+  it('folds full-width to half-width and Traditional to Simplified', () => {
+    expect(tokenize('ｇｅｔＷｅａｔｈｅｒ　１２３')).toEqual(['get', 'weather', '123'])
+    expect(tokenize('請幫我查詢臺北的天氣')).toEqual(tokenize('请帮我查询台北的天气'))
+    expect(tokenize('請幫我查詢臺北的天氣')).toEqual(['查询', '台北', '天气'])
+    expect(foldTraditional('翻譯這個檔案, ok')).toBe('翻译这个档案, ok')
+  })
+
+  it('splits mixed Chinese and English, spaced or not', () => {
+    expect(tokenize('用 getWeather 查询天气')).toEqual(['get', 'weather', '查询', '天气'])
+    expect(tokenize('用 python 跑一下这个脚本')).toEqual(['python', '跑', '脚本'])
+    expect(tokenize('用python跑一下这个脚本')).toEqual(['python', '跑', '脚本'])
+    expect(tokenize('比较USA和China123的军事力量')).toEqual(['比较', 'usa', 'china123', '军事', '力量'])
+  })
+
+  it('groups a query\'s terms by the word they come from, with characters to fall back on', () => {
+    expect(queryWords('巧克力 API, 巧克力')).toEqual([
+      { terms: ['巧克力', '巧克', '克力'], chars: ['巧', '克', '力'] },
+      { terms: ['api'], chars: [] },
+    ])
+    expect(queryWords('weather forecasts for the weather')).toEqual([{ terms: ['weather'], chars: [] }, { terms: ['forecast'], chars: [] }])
+    expect(queryWords('翻成')).toEqual([{ terms: ['翻成'], chars: ['翻', '成'] }])
   })
 })
 
@@ -120,13 +145,33 @@ describe('ToolSearchIndex', () => {
     expect(good.score).toBeGreaterThan(1)
     // Words no tool has neither help nor hurt the score; they do lower the coverage.
     const [padded] = index.search('weather forecast for a city: Hangzhou 2024', { limit: 1 })
-    expect(padded).toEqual({ name: 'get_weather', score: good.score, coverage: 0.6 })
+    expect(padded).toEqual({ name: 'get_weather', score: good.score, coverage: 0.6, named: false })
     const [weak] = index.search('bake a chocolate cake with strawberries for the city party', { limit: 1 })
     expect(weak.score).toBeLessThan(0.7)
     expect(weak.coverage).toBeLessThan(0.5)
     expect(index.search('zyzzyva quux', { limit: 5 })).toEqual([])
     expect(index.search('', { limit: 5 })).toEqual([])
     expect(index.search('weather', { limit: 5, threshold: 50 })).toEqual([])
+  })
+
+  it('lets names count in every language, and a word no tool has fall back on its characters', () => {
+    const index = indexOf([
+      { name: 'weather', description: '查询城市的实时天气和天气预报' },
+      { name: 'tide_times', description: 'High and low tide times and the tide forecast.' },
+      { name: 'translate', description: '把文本翻译成另一种语言' },
+      { name: 'page_turn', description: '翻页' },
+    ])
+    // `weather` has no English but its name; the query holds all of it.
+    expect(index.search('weather forecast', { limit: 2 })).toEqual([
+      { name: 'weather', score: expect.any(Number), coverage: 0.5, named: true },
+      { name: 'tide_times', score: expect.any(Number), coverage: 0.5, named: false },
+    ])
+    // A Chinese word on a tool with an English name weighs as a name word and a description
+    // word together, as an English word on an English tool does.
+    expect(index.search('天气', { limit: 1 })[0].score).toBeGreaterThan(0.7)
+    // `翻成` is in no description: only a tool with both `翻` and `成` gets it.
+    expect(index.search('翻成', { limit: 5 })).toEqual([{ name: 'translate', score: expect.any(Number), coverage: 1, named: false }])
+    expect(index.search('翻页', { limit: 1 }).map((hit) => hit.name)).toEqual(['page_turn'])
   })
 
   it('honours limit and accept, calling accept only for contenders', () => {

@@ -107,6 +107,20 @@ describe('search mode', () => {
     expect(bad).toMatchObject({ status: 'error', code: 'invalid_arguments' })
   })
 
+  it('hands out the definitions tool_search returned, the same objects each time, for the next request', async () => {
+    const { registry } = registryWith(weather, deploy, echo)
+    const toolset = registry.toolset({ session, mode: 'search', eager: ['echo'] })
+    toolset.definitions('openai')
+    const [result] = await toolset.execute([{ id: 'q', name: TOOL_SEARCH_NAME, arguments: { query: 'weather forecast' } }])
+    const names = (result.data as { matches: { name: string }[] }).matches.map((match) => match.name)
+    expect(names).toEqual(['get_weather'])
+    const loaded = toolset.definitionsOf([...names, 'no_such_tool'], 'openai')
+    expect(loaded).toEqual(JSON.parse(result.content).tools)
+    expect(loaded[0]).toBe(toolset.definitionsOf(['get_weather'], 'openai')[0])
+    expect(Object.isFrozen(loaded[0])).toBe(true)
+    expect(toolset.definitionsOf(['deploy_site', 'echo'], 'json').map((definition) => definition.name)).toEqual(['deploy_site', 'echo'])
+  })
+
   it('applies permissions to searched tools; tool_search itself is a read', async () => {
     const { registry } = registryWith(weather, deploy)
     const { gate, log } = testGate((request) => ({ decision: request.effect === 'exec' ? 'deny' : 'allow', reason: 'no deploys' }))
@@ -195,5 +209,111 @@ describe('createToolSearchTool', () => {
     // Below the threshold, but it has every word of the query: still a good match.
     expect(output.data.matches[0]).toMatchObject({ coverage: 1, score: expect.any(Number) })
     expect(output.data.matches[0].score).toBeLessThan(NO_MATCH_THRESHOLD)
+  })
+})
+
+describe('tool_search for Chinese users', () => {
+  // Sixty English tools, as a bot's tool packs would have, and a few described in Chinese.
+  const english: [string, string][] = [
+    ['convert_currency', 'Convert an amount between currencies at today\'s exchange rate.'],
+    ['stock_quote', 'Get the latest price of a stock by its ticker symbol.'],
+    ['tide_times', 'High and low tide times and the tide forecast for a harbour.'],
+    ['send_email', 'Send an e-mail to one or more recipients.'],
+    ['read_inbox', 'List the newest messages in the mailbox.'],
+    ['create_event', 'Create a calendar event with a title, start and end time.'],
+    ['list_events', 'List calendar events between two dates.'],
+    ['set_reminder', 'Remind the user of something at a given time.'],
+    ['set_alarm', 'Set an alarm clock that rings at a time of day.'],
+    ['start_timer', 'Start a countdown timer.'],
+    ['read_file', 'Read a text file from the workspace.'],
+    ['write_file', 'Write text to a file in the workspace.'],
+    ['list_directory', 'List the files and folders in a directory.'],
+    ['search_files', 'Find files whose names match a glob pattern.'],
+    ['grep', 'Search file contents for a regular expression.'],
+    ['git_status', 'Show the working tree status of a git repository.'],
+    ['git_commit', 'Record staged changes in a git repository.'],
+    ['open_pull_request', 'Open a pull request on GitHub.'],
+    ['list_issues', 'List open issues of a GitHub repository.'],
+    ['http_get', 'Fetch a URL over HTTP and return the body.'],
+    ['web_search', 'Search the web and return the top results.'],
+    ['summarize_page', 'Summarize the text of a web page.'],
+    ['wikipedia_lookup', 'Look up an article on Wikipedia.'],
+    ['dictionary_define', 'Give the definition of an English word.'],
+    ['spell_check', 'Check the spelling of a text.'],
+    ['calculator', 'Evaluate an arithmetic expression.'],
+    ['unit_convert', 'Convert a quantity between units, such as miles to kilometres.'],
+    ['random_number', 'Pick a random number in a range.'],
+    ['roll_dice', 'Roll dice for a tabletop game.'],
+    ['flip_coin', 'Flip a coin.'],
+    ['play_music', 'Play a song or a playlist on the speaker.'],
+    ['pause_music', 'Pause the music that is playing.'],
+    ['set_volume', 'Set the speaker volume.'],
+    ['turn_on_light', 'Turn on a smart light in a room.'],
+    ['turn_off_light', 'Turn off a smart light in a room.'],
+    ['set_thermostat', 'Set the thermostat to a temperature.'],
+    ['lock_door', 'Lock a smart door lock.'],
+    ['order_food', 'Order food from a restaurant for delivery.'],
+    ['find_restaurant', 'Find restaurants nearby by cuisine and rating.'],
+    ['book_table', 'Book a table at a restaurant.'],
+    ['book_flight', 'Book a flight between two airports.'],
+    ['book_hotel', 'Book a hotel room in a city.'],
+    ['call_taxi', 'Call a taxi to a pickup address.'],
+    ['get_directions', 'Get driving or walking directions between two places.'],
+    ['traffic_status', 'Current traffic on a road or route.'],
+    ['track_package', 'Track a parcel by its tracking number.'],
+    ['create_invoice', 'Create an invoice for a customer.'],
+    ['pay_bill', 'Pay a bill from the user\'s account.'],
+    ['account_balance', 'Show the balance of a bank account.'],
+    ['add_todo', 'Add an item to the to-do list.'],
+    ['list_todos', 'List the items on the to-do list.'],
+    ['take_note', 'Save a note.'],
+    ['search_notes', 'Search the saved notes.'],
+    ['create_poll', 'Create a poll in a chat channel.'],
+    ['kick_member', 'Remove a member from a chat group.'],
+    ['mute_member', 'Mute a member of a chat group for a while.'],
+    ['generate_image', 'Generate an image from a text prompt.'],
+    ['describe_image', 'Describe what an image shows.'],
+    ['ocr_image', 'Extract the text in an image.'],
+    ['speech_to_text', 'Transcribe an audio recording to text.'],
+  ]
+  const chinese = [
+    tool('weather', '查询城市的实时天气和未来几天的天气预报', { args: Schema.object({ city: Schema.string().description('城市名') }) }),
+    tool('translate', '把文本翻译成另一种语言，如中文、英文、日文', { args: Schema.object({ text: Schema.string().description('要翻译的文本'), target: Schema.string().description('目标语言') }) }),
+    tool('run_script', '运行 Python 或 Shell 脚本并返回输出'),
+    tool('express_tracking', '查询快递单号的物流状态'),
+  ]
+  const toolset = () => registryWith(...english.map(([name, description]) => tool(name, description)), ...chinese).registry.toolset({ session, mode: 'search' })
+  const first = async (query: string) => (await search(toolset(), query)).tools[0]?.name
+
+  it('finds tools from the words and natural sentences of the issue', async () => {
+    expect(english).toHaveLength(60)
+    expect(await first('天气')).toBe('weather')
+    expect(await first('翻译')).toBe('translate')
+    expect(await first('明天杭州天气怎么样')).toBe('weather')
+    // `翻成` is a word no tool has: its characters find `翻译成`.
+    expect(await first('帮我把这句话翻成英文')).toBe('translate')
+    // The name is the only English the `weather` tool has.
+    expect(await first('weather forecast')).toBe('weather')
+  })
+
+  it('matches mixed queries, Traditional characters and full-width forms', async () => {
+    expect(await first('用 python 跑一下这个脚本')).toBe('run_script')
+    expect(await first('用python跑一下这个脚本')).toBe('run_script')
+    expect(await first('請問明天臺北天氣如何')).toBe('weather')
+    expect(await first('ｗｅａｔｈｅｒ')).toBe('weather')
+    expect(await first('我的快遞到哪裡了，單號是ＳＦ１２３４５')).toBe('express_tracking')
+    // English queries keep finding English tools among them.
+    expect(await first('convert 30 euros to yen at the exchange rate')).toBe('convert_currency')
+    expect(await first('when is high tide in the harbour')).toBe('tide_times')
+  })
+
+  it('keeps answering when a tool fits part of a long sentence, and says "no match" when none fits', async () => {
+    expect(await first('我下周要去杭州出差，顺便想看看那边的景点，先帮我查一下杭州下周的天气预报吧')).toBe('weather')
+    expect(await first('这段日志看不懂，帮我把它翻译成中文，谢谢')).toBe('translate')
+    for (const query of ['今天中午吃什么好呢', '给我讲个笑话吧', '帮我订一张去上海的高铁票']) {
+      const result = await search(toolset(), query)
+      expect(result.tools, query).toEqual([])
+      expect(result.message, query).toContain(`No tool matches ${JSON.stringify(query)} well`)
+    }
   })
 })

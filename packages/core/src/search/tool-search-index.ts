@@ -1,6 +1,6 @@
 import type { Tool } from '../tool'
 import { type SearchDocument, type SearchFields, searchFields } from './search-document'
-import { tokenize } from './tokenize'
+import { documentTerms, queryWords, tokenize } from './tokenize'
 
 /** One search result: a tool name and how well it matched. */
 export interface SearchHit {
@@ -12,8 +12,13 @@ export interface SearchHit {
    * "no good match" everywhere. A tool the query names exactly gets `EXACT_NAME_BOOST` more.
    */
   score: number
-  /** The share of the query's words (stop words aside) the tool has, from 0 to 1. */
+  /** The share of the query's words (stop words and filler aside) the tool has, from 0 to 1. */
   coverage: number
+  /**
+   * The query names the tool: exactly, or by holding every word of a name that its
+   * description does not use (`weather forecast` for a `weather` tool described in Chinese).
+   */
+  named: boolean
 }
 
 export interface SearchOptions {
@@ -40,8 +45,14 @@ export interface ToolSearchIndexOptions {
 /** What naming a tool exactly adds to its score: more than most queries' whole evidence. */
 export const EXACT_NAME_BOOST = 3
 
+
 const FIELDS = ['name', 'description', 'parameterNames', 'parameterText'] as const
 const F = FIELDS.length
+const NAME = FIELDS.indexOf('name')
+const DESCRIPTION = FIELDS.indexOf('description')
+
+/** Han, kana and hangul. */
+const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u
 
 /**
  * Chosen by a grid search on the tuning queries (Seal-Tools dev, even-numbered BFCL and
@@ -88,6 +99,9 @@ export class ToolSearchIndex {
   private readonly k1: number
   private readonly bySlot: (string | undefined)[] = []
   private readonly termsBySlot: (Set<string> | undefined)[] = []
+  private readonly nameTermsBySlot: (string[] | undefined)[] = []
+  /** Slots whose description is written in another script than their name (Chinese and Latin). */
+  private readonly foreignDescription = new Set<number>()
   private readonly bySlotKey: (string | undefined)[] = []
   private readonly free: number[] = []
   private readonly slots = new Map<string, number>()
@@ -102,6 +116,11 @@ export class ToolSearchIndex {
   /** Bumped on every change: cached per-term figures of older versions are stale. */
   private version = 0
   private scores: Float64Array = new Float64Array(64)
+  /** Per slot, the best term of the query word being scored. */
+  private best: Float64Array = new Float64Array(64)
+  private inGroup: number[] = []
+  /** Per slot, how many characters of a fall-back word the tool has. */
+  private charsHad: Float64Array = new Float64Array(64)
   private touched: number[] = []
 
   constructor(options: ToolSearchIndexOptions = {}) {
@@ -132,10 +151,11 @@ export class ToolSearchIndex {
     if (this.lengths.length < (slot + 1) * F) this.lengths = grow(this.lengths, (slot + 1) * F)
     const counts = new Map<string, Float64Array>()
     for (let f = 0; f < F; f++) {
-      const terms = tokenize(fields[FIELDS[f]])
+      // Characters are postings for the fall-back only: they do not make a field longer.
+      const { terms, chars } = documentTerms(fields[FIELDS[f]])
       this.lengths[slot * F + f] = terms.length
       this.totals[f] += terms.length
-      for (const term of terms) {
+      for (const term of terms.concat(chars)) {
         let tf = counts.get(term)
         if (!tf) counts.set(term, tf = new Float64Array(F))
         tf[f]++
@@ -148,6 +168,12 @@ export class ToolSearchIndex {
       for (let f = 0; f < F; f++) postings.tf.push(tf[f])
     }
     this.termsBySlot[slot] = new Set(counts.keys())
+    // Holding a name's words names the tool only when its description does not use them (a
+    // name in another language): elsewhere they are ordinary words the score already weighs.
+    const nameTerms = [...new Set(tokenize(name))]
+    const described = new Set(tokenize(`${fields.description} ${fields.parameterText}`))
+    this.nameTermsBySlot[slot] = nameTerms.some((term) => described.has(term)) ? [] : nameTerms
+    if (CJK.test(fields.description) && !CJK.test(name)) this.foreignDescription.add(slot)
     this.changed()
     const key = squeeze(name)
     this.bySlotKey[slot] = key
@@ -180,7 +206,8 @@ export class ToolSearchIndex {
     const names = this.identifiers.get(key)!
     names.delete(name)
     if (!names.size) this.identifiers.delete(key)
-    this.bySlot[slot] = this.termsBySlot[slot] = this.bySlotKey[slot] = undefined
+    this.bySlot[slot] = this.termsBySlot[slot] = this.nameTermsBySlot[slot] = this.bySlotKey[slot] = undefined
+    this.foreignDescription.delete(slot)
     this.free.push(slot)
     this.changed()
     return true
@@ -193,32 +220,50 @@ export class ToolSearchIndex {
     const threshold = options.threshold ?? 0
     const n = this.slots.size
     if (!limit || !n || typeof query !== 'string') return []
-    if (this.scores.length < this.bySlot.length) this.scores = new Float64Array(this.bySlot.length * 2)
+    if (this.scores.length < this.bySlot.length) {
+      this.scores = new Float64Array(this.bySlot.length * 2)
+      this.best = new Float64Array(this.bySlot.length * 2)
+      this.charsHad = new Float64Array(this.bySlot.length * 2)
+    }
     const { scores, touched } = this
 
-    const terms = new Set(tokenize(query))
-    for (const term of terms) {
-      const postings = this.postings.get(term)
-      // Words no tool has ("Hangzhou", "42") carry no evidence either way.
-      if (!postings) continue
-      const { slots } = postings
-      const idf = Math.log(1 + (n - slots.length + 0.5) / (slots.length + 0.5))
-      const saturated = this.saturate(postings)
-      for (let i = 0; i < slots.length; i++) {
-        const slot = slots[i]
-        if (scores[slot] === 0) touched.push(slot)
-        scores[slot] += idf * saturated[i]
+    const groups = queryWords(query)
+    const { best, inGroup } = this
+    // A word's evidence is its best-matching term: a Chinese word with its bigrams counts as
+    // one word, as an English word does, so scores mean the same in both languages. A word
+    // no tool has (`翻成`) falls back on its characters (`翻`, `成`), and then only a tool
+    // with every one of them counts: one shared character is mostly chance.
+    const matchedBy = groups.map((word): MatchedBy => {
+      let known = false
+      for (const term of word.terms) known = this.addEvidence(term, n) || known
+      let byChars = false
+      if (!known && word.chars.length) {
+        const { charsHad } = this
+        for (const char of word.chars) this.addEvidence(char, n, charsHad)
+        for (const slot of inGroup) {
+          if (charsHad[slot] < word.chars.length) best[slot] = 0
+          else byChars = true
+          charsHad[slot] = 0
+        }
       }
-    }
-
+      for (const slot of inGroup) {
+        if (best[slot] === 0) continue
+        if (scores[slot] === 0) touched.push(slot)
+        scores[slot] += best[slot]
+        best[slot] = 0
+      }
+      inGroup.length = 0
+      return known ? 'terms' : byChars ? 'chars' : 'none'
+    })
     const exact = this.namedIn(query)
+    const queryTerms = new Set(groups.flatMap((word) => word.terms))
     const hits: SearchHit[] = []
     const consider = (name: string, score: number) => {
       if (score < threshold || (hits.length === limit && !better(score, name, hits[limit - 1]))) return
       if (accept && !accept(name)) return
       let at = hits.length
       while (at > 0 && better(score, name, hits[at - 1])) at--
-      hits.splice(at, 0, { name, score, coverage: 0 })
+      hits.splice(at, 0, { name, score, coverage: 0, named: false })
       if (hits.length > limit) hits.pop()
     }
     // The IDF of a word only one tool has: the unit of `score`.
@@ -232,12 +277,43 @@ export class ToolSearchIndex {
     // A tool named exactly but sharing no term with the query (a single-letter name).
     if (exact) for (const name of exact) if (!hits.some((hit) => hit.name === name)) consider(name, EXACT_NAME_BOOST)
     for (const hit of hits) {
-      const own = this.termsBySlot[this.slots.get(hit.name)!]!
+      const slot = this.slots.get(hit.name)!
+      hit.named = !!exact?.has(hit.name) || this.hasNameWords(slot, queryTerms)
+      const own = this.termsBySlot[slot]!
       let shared = 0
-      for (const term of terms) if (own.has(term)) shared++
-      hit.coverage = terms.size ? shared / terms.size : 0
+      groups.forEach((word, i) => {
+        if (matchedBy[i] === 'terms' ? word.terms.some((term) => own.has(term)) : matchedBy[i] === 'chars' && word.chars.every((char) => own.has(char))) shared++
+      })
+      hit.coverage = groups.length ? shared / groups.length : 0
     }
     return hits
+  }
+
+  /**
+   * Raises each tool's best evidence for the current query word to this term's, counting
+   * in `had` the tools that have it; false when no tool has the term.
+   */
+  private addEvidence(term: string, n: number, had?: Float64Array): boolean {
+    const postings = this.postings.get(term)
+    // Words no tool has ("Hangzhou", "42") carry no evidence either way.
+    if (!postings) return false
+    const { best, inGroup } = this
+    const { slots } = postings
+    const idf = Math.log(1 + (n - slots.length + 0.5) / (slots.length + 0.5))
+    const saturated = this.saturate(postings)
+    for (let i = 0; i < slots.length; i++) {
+      const slot = slots[i]
+      const value = idf * saturated[i]
+      if (had) had[slot]++
+      if (best[slot] === 0) inGroup.push(slot)
+      if (value > best[slot]) best[slot] = value
+    }
+    return true
+  }
+
+  private hasNameWords(slot: number, queryTerms: Set<string>): boolean {
+    const words = this.nameTermsBySlot[slot]!
+    return words.length > 0 && words.every((word) => queryTerms.has(word))
   }
 
   private changed() {
@@ -276,6 +352,11 @@ export class ToolSearchIndex {
       const average = this.totals[f] / n || 1
       for (let at = f; at < size; at += F) norms[at] = weights[f] / (1 - b[f] + b[f] * lengths[at] / average)
     }
+    // A description in another script than the name stands in for the name as well: a
+    // Chinese query can only meet the Chinese description of `weather`, so there it weighs
+    // as name and description together, as an English query's words do on English tools.
+    const standIn = (weights[NAME] + weights[DESCRIPTION]) / weights[DESCRIPTION]
+    for (const slot of this.foreignDescription) norms[slot * F + DESCRIPTION] *= standIn
     this.normsValid = true
     return norms
   }
@@ -298,6 +379,9 @@ export class ToolSearchIndex {
     return found
   }
 }
+
+/** How a query word met the index: by its terms, by all its characters, or not at all. */
+type MatchedBy = 'terms' | 'chars' | 'none'
 
 const IDENTIFIER = /[\p{L}\p{N}][\p{L}\p{N}_.-]*[\p{L}\p{N}]/gu
 
