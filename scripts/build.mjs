@@ -69,6 +69,12 @@ for (const name of order(all)) {
     if (page.status === 0) page = spawnSync(process.execPath, [join(root, 'node_modules/vite/bin/vite.js'), 'build', '--config', join(folder, 'vite.config.ts')], { cwd: folder, stdio: 'inherit' })
     if (page.status !== 0) failed = true
   }
+  // A Koishi console extension (koishi-plugin-dogu's client/) is built by Koishi's own
+  // builder, `koishi-console build`, with the vite 5 @koishijs/client brings, to dist/.
+  if (page.status === 0 && existsSync(join(folder, 'client/index.ts')) && manifest.devDependencies?.['@koishijs/client']) {
+    page = spawnSync(process.execPath, [join(folder, 'node_modules/@koishijs/client/bin.js'), 'build', folder], { cwd: folder, stdio: 'inherit' })
+    if (page.status !== 0) failed = true
+  }
   console.log(`${tsc.status === 0 && page.status === 0 ? 'built' : 'FAILED'} ${name}`)
 }
 if (failed) process.exit(1)

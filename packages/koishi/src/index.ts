@@ -3,6 +3,7 @@ import { BackgroundService } from './background-service'
 import { chatApprovals, ChatApprovalsConfig } from './chat-approvals'
 import { chatlunaBridge, ChatLunaBridgeConfig } from './chatluna-bridge'
 import { commands, CommandsConfig } from './commands'
+import { consolePage, ConsolePageConfig } from './console-page'
 import { defaultAuthoritySchema, PermissionService, permissionsFields } from './permissions-service'
 import { described } from './schema-text'
 import { taskNotices, TaskNoticesConfig } from './task-notices'
@@ -12,6 +13,7 @@ export { BackgroundService } from './background-service'
 export { chatApprovals, ChatApprovalsConfig } from './chat-approvals'
 export { chatlunaBridge, ChatLunaBridgeConfig } from './chatluna-bridge'
 export { type CommandAuthority, commands, CommandsConfig } from './commands'
+export { consolePage, ConsolePageConfig } from './console-page'
 export type { KoishiDoguSession } from './koishi-permission'
 export { type DoguPermissions, type KoishiPermissionRule, PermissionService } from './permissions-service'
 export { type DoguSessionOptions, doguSession, localeOf, toolsetFor } from './session'
@@ -34,6 +36,7 @@ export interface Config {
   commands?: CommandsConfig
   notices?: TaskNoticesConfig
   chatluna?: ChatLunaBridgeConfig
+  console?: ConsolePageConfig
 }
 
 export const Config: Schema<Config> = Schema.object({
@@ -45,6 +48,7 @@ export const Config: Schema<Config> = Schema.object({
   commands: CommandsConfig,
   notices: TaskNoticesConfig,
   chatluna: ChatLunaBridgeConfig,
+  console: ConsolePageConfig,
 }) as Schema<Config>
 
 /**
@@ -75,4 +79,6 @@ export function apply(ctx: Context, config: Config = {}) {
   ctx.plugin({ name: 'dogu-task-notices', inject: ['background'], apply: taskNotices }, config.notices)
   // Started only when ChatLuna (koishi-plugin-chatluna) is loaded; without it, nothing happens.
   ctx.plugin({ name: 'dogu-chatluna', inject: ['tools', 'chatluna'], apply: chatlunaBridge }, config.chatluna)
+  // Dogu's page in Koishi's console, when @koishijs/plugin-console is loaded.
+  ctx.plugin({ name: 'dogu-console', inject: ['tools', 'console'], apply: consolePage }, config.console)
 }

@@ -37,6 +37,7 @@ describe('the Dogu plugin for Koishi', () => {
       commands: { enabled: true, authority: { tools: 1, tasks: 1, run: 3, grants: 3, revoke: 3, mode: 4 }, maxOutput: 1000, listLimit: 20 },
       notices: { enabled: true, preview: 200 },
       chatluna: { enabled: true, include: [], exclude: [], groups: [], mode: 'eager', eager: [], images: false },
+      console: { enabled: true, authority: 4, logSize: 200 },
     })
     expect(() => Dogu.Config({ tools: { maxContentLength: 0 } })).toThrow(/maxContentLength/)
     expect(() => Dogu.Config({ permissions: { mode: 'yolo' as never } })).toThrow(/mode/)

@@ -1,4 +1,5 @@
 import {
+  type Approver,
   type BackgroundTask,
   type Dialect,
   type Grant,
@@ -39,10 +40,21 @@ export interface ConsoleHost {
   }
   /** `@dogu/fs` change logs whose changes the console lists and undoes. */
   changeLogs(): Iterable<ChangeLog>
-  asker: ConsoleAsker
+  asker: Pick<ConsoleAsker, 'list' | 'answer'>
   log: ConsoleLog
   /** The operator's authority: calls run with it, whoever they impersonate. */
   authority: number
+}
+
+/** How one request reached the API. */
+export interface ConsoleRequestOptions {
+  signal?: AbortSignal
+  /**
+   * Who sent it, when the transport knows (Koishi's console: the logged-in user). Calls
+   * run with this authority and answers are given as this approver; without it, the
+   * host's `authority` and the asker's own operator.
+   */
+  operator?: Approver
 }
 
 /** One tool as the console lists it. `schema` is the schemastery JSON its form is made from. */
@@ -71,7 +83,7 @@ interface Method<P, R> {
   /** `write` methods change state: POST only. */
   kind: 'read' | 'write'
   payload: Schema<any, P>
-  run(host: ConsoleHost, payload: P, context: { signal?: AbortSignal; progress: Map<string, string[]> }): R | Promise<R>
+  run(host: ConsoleHost, payload: P, context: { signal?: AbortSignal; operator?: Approver; progress: Map<string, string[]> }): R | Promise<R>
 }
 
 const method = <P, R>(m: Method<P, R>) => m
@@ -100,9 +112,9 @@ const METHODS = {
   definitions: method({
     kind: 'read',
     payload: Schema.object({ tool: ID.required(), sessionId: ID.default('webui'), locale: Schema.string() }),
-    run(host, { tool: name, sessionId, locale }) {
+    run(host, { tool: name, sessionId, locale }, { operator }) {
       const tool = requireTool(host, name)
-      const toolset = host.registry.toolset({ session: consoleSession(host, sessionId), include: [name], groups: [...tool.groups], locale })
+      const toolset = host.registry.toolset({ session: consoleSession(host, operator, sessionId), include: [name], groups: [...tool.groups], locale })
       if (!toolset.has(name)) throw new ConsoleError('NOT_FOUND', `tool "${name}" is hidden from session "${sessionId}"`)
       const result: Record<string, { definition: unknown; loosened: unknown[] }> = {}
       for (const dialect of DIALECTS) {
@@ -120,9 +132,9 @@ const METHODS = {
       sessionId: ID.required(),
       userId: ID,
     }),
-    async run(host, { tool: name, args, sessionId, userId }, { signal, progress }): Promise<CallOutcome> {
+    async run(host, { tool: name, args, sessionId, userId }, { signal, operator, progress }): Promise<CallOutcome> {
       const tool = host.registry.get(name)
-      const session = consoleSession(host, sessionId, userId)
+      const session = consoleSession(host, operator, sessionId, userId)
       const toolset = host.registry.toolset({ session, include: [name], groups: tool ? [...tool.groups] : [] })
       const id = `webui_${globalThis.crypto.randomUUID()}`
       const lines: string[] = []
@@ -148,8 +160,8 @@ const METHODS = {
       scope: Schema.union(['once', 'session', 'always'] as const).default('once'),
       reason: Schema.string().max(500),
     }),
-    run(host, { id, decision, scope, reason }) {
-      const status = host.asker.answer(id, decision, scope, reason)
+    run(host, { id, decision, scope, reason }, { operator }) {
+      const status = host.asker.answer(id, decision, scope, reason, operator)
       if (status === 'closed') throw new ConsoleError('NOT_FOUND', `question ${id} is not waiting: it was answered elsewhere, timed out or never existed`)
       return { status }
     },
@@ -253,12 +265,17 @@ export class ConsoleApi {
     return Object.hasOwn(METHODS, name)
   }
 
+  /** Every method name, for a transport that registers one handler per method (Koishi's console). */
+  static methods(): ConsoleMethod[] {
+    return Object.keys(METHODS) as ConsoleMethod[]
+  }
+
   /** Records a progress line of a call, when the call is one of the console's. */
   onProgress(callId: string, message: string): void {
     this.progress.get(callId)?.push(message)
   }
 
-  async handle(name: string, payload: unknown, options: { signal?: AbortSignal } = {}): Promise<unknown> {
+  async handle(name: string, payload: unknown, options: ConsoleRequestOptions = {}): Promise<unknown> {
     if (!ConsoleApi.has(name)) throw new ConsoleError('UNKNOWN_METHOD', `no console method "${name}"`)
     const entry = METHODS[name] as Method<unknown, unknown>
     let checked: unknown
@@ -267,7 +284,7 @@ export class ConsoleApi {
     } catch (error) {
       throw new ConsoleError('INVALID_PAYLOAD', `${name}: ${error instanceof Error ? error.message : String(error)}`)
     }
-    return entry.run(this.host, checked, { signal: options.signal, progress: this.progress })
+    return entry.run(this.host, checked, { signal: options.signal, operator: options.operator, progress: this.progress })
   }
 }
 
@@ -286,8 +303,8 @@ function summarize(host: ConsoleHost, tool: Tool): ToolSummary {
 }
 
 /** The session a console call runs as: the chosen ids, the operator's authority, the console's platform. */
-function consoleSession(host: ConsoleHost, id: string, userId?: string): Session {
-  return { id, ...(userId ? { userId } : {}), platform: CONSOLE_PLATFORM, authority: host.authority }
+function consoleSession(host: ConsoleHost, operator: Approver | undefined, id: string, userId?: string): Session {
+  return { id, ...(userId ? { userId } : {}), platform: CONSOLE_PLATFORM, authority: operator?.authority ?? host.authority }
 }
 
 function requireTool(host: ConsoleHost, name: string): Tool {

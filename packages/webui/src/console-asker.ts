@@ -28,13 +28,14 @@ export class ConsoleAsker {
   }
 
   /**
-   * Answers a question as the operator. `closed` when it was already settled (another
-   * asker answered first, or it timed out) or never shown here.
+   * Answers a question as the operator (or as `by`, the user a console transport logged
+   * in). `closed` when it was already settled (another asker answered first, or it timed
+   * out) or never shown here.
    */
-  answer(id: string, decision: 'allow' | 'deny', scope: AskScope = 'once', reason?: string): RespondStatus {
+  answer(id: string, decision: 'allow' | 'deny', scope: AskScope = 'once', reason?: string, by: Approver = this.operator): RespondStatus {
     const entry = this.waiting.get(id)
     if (!entry) return 'closed'
-    return entry.respond({ decision, scope, by: this.operator, ...(reason ? { reason } : {}) })
+    return entry.respond({ decision, scope, by, ...(reason ? { reason } : {}) })
   }
 
   /** Forgets every question (the console is going away; the engine denies what only it showed). */

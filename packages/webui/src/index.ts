@@ -1,4 +1,4 @@
-export { type CallOutcome, CONSOLE_PLATFORM, ConsoleApi, type ConsoleHost, type ConsoleMethod, type FileChangeSummary, type ToolSummary } from './console-api'
+export { type CallOutcome, CONSOLE_PLATFORM, ConsoleApi, type ConsoleHost, type ConsoleMethod, type ConsoleRequestOptions, type FileChangeSummary, type ToolSummary } from './console-api'
 export { ConsoleAsker } from './console-asker'
 export { ConsoleError } from './console-error'
 export { ConsoleLog, type LogEntry } from './console-log'
