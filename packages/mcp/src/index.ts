@@ -5,6 +5,7 @@ export { DOGU_META, type DoguResultMeta, toCallToolResult } from './call-tool-re
 export type { ConnectionIdentity, McpConnection } from './mcp-connection'
 export { createMcpServer, DoguMcpServer, type McpServerOptions } from './mcp-server'
 export { type McpHttpEndpoint, type McpToken, serveHttp, type ServeHttpOptions } from './serve-http'
+export { type CordisHttpServer, type McpHttpMount, mountHttp, type MountHttpOptions } from './mount-http'
 export * as McpServerPlugin from './server-plugin'
 export { contextMcpServer } from './server-plugin'
 export { type DoguMcpConfig, runDoguMcp } from './run-dogu-mcp'

@@ -14,4 +14,6 @@ export interface McpPluginHost {
   on(name: 'tools/call-progress', listener: (info: CallInfo, message: string) => void): () => void
   effect(execute: () => () => unknown, label?: string): unknown
   emit?(...args: any[]): void
+  /** Runs `callback` in a child context while the named services are loaded (Cordis). */
+  inject?(deps: string[], callback: (ctx: any) => unknown): unknown
 }

@@ -2,6 +2,8 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import type { Context } from 'cordis'
 import Schema from 'schemastery'
 import { createMcpServer, type DoguMcpServer, type McpServerOptions } from './mcp-server'
+import { McpError } from './mcp-error'
+import { type CordisHttpServer, mountHttp } from './mount-http'
 import type { McpPluginHost } from './plugin-host'
 import { type McpToken, serveHttp } from './serve-http'
 
@@ -23,7 +25,18 @@ export interface Config {
   /** Serve this process's stdin/stdout (what `dogu-mcp` does). @default false */
   stdio?: boolean
   /** Serve Streamable HTTP. */
-  http?: { port?: number; host?: string; path?: string; tokens?: McpToken[] }
+  http?: {
+    /**
+     * `node`: its own `node:http` server on `host`:`port`. `server`: a route at `path` of
+     * `ctx.server` (`@cordisjs/plugin-server`, Cordis 4), mounted while that service is loaded;
+     * `host` and `port` are then the server's. @default 'node'
+     */
+    via?: 'node' | 'server'
+    port?: number
+    host?: string
+    path?: string
+    tokens?: McpToken[]
+  }
 }
 
 const Token: Schema<McpToken> = Schema.object({
@@ -40,6 +53,7 @@ export const Config: Schema<Config> = Schema.object({
   authority: Schema.natural().default(1).description('Authority of a connection without a token of its own.'),
   stdio: Schema.boolean().default(false).description('Serve MCP on this process\'s stdin and stdout.'),
   http: Schema.object({
+    via: Schema.union(['node', 'server'] as const).default('node').description('`node`: its own HTTP server; `server`: a route of `ctx.server` (@cordisjs/plugin-server).'),
     port: Schema.natural().max(65535).default(0).description('Port; 0 picks a free one.'),
     host: Schema.string().default('127.0.0.1').description('Address to listen on. Anything but loopback needs tokens.'),
     path: Schema.string().default('/mcp'),
@@ -59,7 +73,16 @@ export const inject = { tools: { required: true }, permissions: { required: fals
 export async function apply(ctx: McpPluginHost, config: Config = {}) {
   const server = contextMcpServer(ctx, config)
   ctx.effect(() => () => server.close(), 'dogu-mcp-server: close connections')
-  if (config.http) {
+  if (config.http?.via === 'server') {
+    const { path, tokens } = config.http
+    if (typeof ctx.inject !== 'function') throw new McpError('INVALID_OPTIONS', 'http.via "server" needs a Cordis 4 app with @cordisjs/plugin-server')
+    // Mounted while `ctx.server` is loaded, unmounted when it or this plugin goes away.
+    ctx.inject(['server'], async (sub: McpPluginHost & { server: CordisHttpServer }) => {
+      const mount = await mountHttp(server, sub.server, { path, tokens })
+      sub.effect(() => () => mount.close(), 'dogu-mcp-server: unmount from ctx.server')
+      ctx.emit?.(ctx, 'dogu-mcp/listening', mount.url.href)
+    })
+  } else if (config.http) {
     const endpoint = await serveHttp(server, config.http)
     ctx.effect(() => () => endpoint.close(), 'dogu-mcp-server: stop listening')
     // Where it listens (a port of 0 picks one): `ctx.on('dogu-mcp/listening', (url) => …)`.
