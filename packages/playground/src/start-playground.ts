@@ -88,7 +88,18 @@ export async function startPlayground(options: PlaygroundOptions = {}): Promise<
     const workspace = resolve(options.workspace ?? 'data/workspace')
     mkdirSync(workspace, { recursive: true })
     // The schema fills in the defaults (its input type names every field).
-    fibers.push(await ctx.plugin(Fs, Fs.Config({ workspace } as Fs.Config)))
+    const fsConfig = Fs.Config({ workspace } as Fs.Config)
+    fibers.push(await ctx.plugin({
+      name: Fs.name,
+      inject: Fs.inject,
+      apply(ctx: Context) {
+        const pack = Fs.apply(ctx, fsConfig)
+        // The console's File changes view lists this pack's writes and edits, with undo.
+        ctx.inject(['webui'], (ctx) => {
+          ctx.webui.addChangeLog(pack.changes)
+        })
+      },
+    }))
     fibers.push(await ctx.plugin(Shell, { workspace }))
     fibers.push(await ctx.plugin(Http, {}))
     // Questions are answered by the person at the terminal, who is the session's user.

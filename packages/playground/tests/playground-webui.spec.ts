@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises'
+import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { PassThrough } from 'node:stream'
@@ -49,6 +49,18 @@ describe('playground with the console', () => {
     expect(question.summary).toBe('notes(action=add, text="from the console")')
     expect(await send('approvals.answer', { id: question.id, decision: 'allow' })).toEqual({ status: 'accepted' })
     await until(/← notes ok/)
+
+    // The file tools' writes reach the console's File changes view, and undo there removes them.
+    expect(await send('changes.list')).toEqual([])
+    input.write('call write {"path":"hello.txt","content":"hi"}\n')
+    await until(/write\(path=hello\.txt/)
+    const pending = (await send('approvals.list')).find((item: any) => item.tool === 'write')
+    expect(await send('approvals.answer', { id: pending.id, decision: 'allow' })).toEqual({ status: 'accepted' })
+    await until(/← write ok/)
+    const [change] = await send('changes.list')
+    expect(change).toMatchObject({ path: 'hello.txt', type: 'created' })
+    expect(await send('changes.undo', { id: change.id })).toMatchObject({ id: change.id, status: 'undone' })
+    await expect(readFile(join(dir, 'workspace', 'hello.txt'), 'utf8')).rejects.toThrow()
     input.end()
     await done
     await expect(fetch(`${url}/api/tools.list`)).rejects.toThrow()
