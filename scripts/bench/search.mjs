@@ -148,7 +148,7 @@ const engines = {
       for (const tool of list) index.add(tool)
       return (query, limit, accept) => {
         const hits = index.search(query, { limit, accept })
-        return { names: hits.map((hit) => hit.name), matched: !isNoMatch(hits, NO_MATCH_THRESHOLD) }
+        return { names: hits.map((hit) => hit.name), matched: !isNoMatch(hits, NO_MATCH_THRESHOLD, query) }
       }
     },
   },
@@ -318,24 +318,24 @@ const sweep = sets.map((set) => {
   for (const tool of set.tools) index.add(tool)
   const answerable = set.queries.map(({ query, gold, tune }) => {
     const hits = index.search(query, { limit: 5 })
-    return { hits, recall: score(hits.map((hit) => hit.name), gold).r5, tune }
+    return { query, hits, recall: score(hits.map((hit) => hit.name), gold).r5, tune }
   })
-  const noTool = set.noTool.map(({ query, removed, tune }) => ({ hits: index.search(query, { limit: 5, accept: (name) => !removed.has(name) }), tune }))
+  const noTool = set.noTool.map(({ query, removed, tune }) => ({ query, hits: index.search(query, { limit: 5, accept: (name) => !removed.has(name) }), tune }))
   const extra = set.id === 'bfcl-pool'
-    ? irrelevant.map(({ query, candidates, category, tune }) => ({ hits: index.search(query, { limit: 5, accept: (name) => candidates.has(name) }), category, tune }))
+    ? irrelevant.map(({ query, candidates, category, tune }) => ({ query, hits: index.search(query, { limit: 5, accept: (name) => candidates.has(name) }), category, tune }))
     : []
   return { id: set.id, answerable, noTool, extra }
 })
 const noMatchRows = []
 for (const threshold of [0.4, 0.5, 0.6, NO_MATCH_THRESHOLD, 0.8, 0.9, 1.0].filter((x, i, all) => all.indexOf(x) === i).sort()) {
-  const claimed = (list) => mean(list.map(({ hits }) => (isNoMatch(hits, threshold) ? 0 : 1)))
+  const claimed = (list) => mean(list.map(({ query, hits }) => (isNoMatch(hits, threshold, query) ? 0 : 1)))
   const entry = { threshold }
   const row = { threshold: threshold === NO_MATCH_THRESHOLD ? `${threshold} (default)` : threshold }
   for (const { id, answerable, noTool, extra } of sweep) {
     entry[id] = {
       noMatch: 1 - claimed(answerable),
       noMatchHeldOut: 1 - claimed(answerable.filter((item) => !item.tune)),
-      recall5Kept: mean(answerable.map(({ hits, recall }) => (isNoMatch(hits, threshold) ? 0 : recall))),
+      recall5Kept: mean(answerable.map(({ query, hits, recall }) => (isNoMatch(hits, threshold, query) ? 0 : recall))),
       falseMatch: claimed(noTool),
       falseMatchHeldOut: claimed(noTool.filter((item) => !item.tune)),
     }

@@ -145,7 +145,7 @@ describe('ToolSearchIndex', () => {
     expect(good.score).toBeGreaterThan(1)
     // Words no tool has neither help nor hurt the score; they do lower the coverage.
     const [padded] = index.search('weather forecast for a city: Hangzhou 2024', { limit: 1 })
-    expect(padded).toEqual({ name: 'get_weather', score: good.score, coverage: 0.6, named: false })
+    expect(padded).toEqual({ name: 'get_weather', score: good.score, coverage: 0.6, share: good.share, named: false })
     const [weak] = index.search('bake a chocolate cake with strawberries for the city party', { limit: 1 })
     expect(weak.score).toBeLessThan(0.7)
     expect(weak.coverage).toBeLessThan(0.5)
@@ -163,15 +163,30 @@ describe('ToolSearchIndex', () => {
     ])
     // `weather` has no English but its name; the query holds all of it.
     expect(index.search('weather forecast', { limit: 2 })).toEqual([
-      { name: 'weather', score: expect.any(Number), coverage: 0.5, named: true },
-      { name: 'tide_times', score: expect.any(Number), coverage: 0.5, named: false },
+      { name: 'weather', score: expect.any(Number), coverage: 0.5, share: expect.any(Number), named: true },
+      { name: 'tide_times', score: expect.any(Number), coverage: 0.5, share: expect.any(Number), named: false },
     ])
     // A Chinese word on a tool with an English name weighs as a name word and a description
     // word together, as an English word on an English tool does.
     expect(index.search('天气', { limit: 1 })[0].score).toBeGreaterThan(0.7)
     // `翻成` is in no description: only a tool with both `翻` and `成` gets it.
-    expect(index.search('翻成', { limit: 5 })).toEqual([{ name: 'translate', score: expect.any(Number), coverage: 1, named: false }])
+    expect(index.search('翻成', { limit: 5 })).toEqual([{ name: 'translate', score: expect.any(Number), coverage: 1, share: 1, named: false }])
     expect(index.search('翻页', { limit: 1 }).map((hit) => hit.name)).toEqual(['page_turn'])
+  })
+
+  it('measures a hit\'s share of the evidence the query could get from the accepted tools', () => {
+    const index = indexOf([
+      { name: 'weather', description: '查询城市的实时天气和天气预报' },
+      { name: 'stock_price', description: '查询股票的实时价格' },
+    ])
+    // Each tool holds the only evidence for one of the two words: the shares add up to 1.
+    const [first, second] = index.search('天气 股票', { limit: 2 })
+    expect(first.share).toBeGreaterThan(0)
+    expect(first.share + second.share).toBeCloseTo(1, 10)
+    // A tool left out by `accept` adds nothing the query could get.
+    expect(index.search('天气 股票', { limit: 2, accept: (name) => name === 'weather' })).toEqual([
+      { name: 'weather', score: expect.any(Number), coverage: 0.5, share: 1, named: false },
+    ])
   })
 
   it('honours limit and accept, calling accept only for contenders', () => {

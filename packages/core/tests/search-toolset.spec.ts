@@ -2,6 +2,7 @@ import Schema from 'schemastery'
 import { describe, expect, it } from 'vitest'
 import { defineTool, type Tool, ToolRegistry } from '../src'
 import { createToolSearchTool, NO_MATCH_THRESHOLD, TOOL_SEARCH_NAME, ToolSearchIndex } from '../src/search'
+import { isNoMatch, NO_MATCH_SHARE, NO_MATCH_SURE } from '../src/search/create-tool-search-tool'
 import { testGate } from './gate'
 
 const session = { id: 's1', platform: 'discord', userId: 'u1' }
@@ -305,6 +306,22 @@ describe('tool_search for Chinese users', () => {
     // English queries keep finding English tools among them.
     expect(await first('convert 30 euros to yen at the exchange rate')).toBe('convert_currency')
     expect(await first('when is high tide in the harbour')).toBe('tide_times')
+  })
+
+  it('calibrates "no match" for Chinese requests on the best hit\'s share of the attainable evidence', () => {
+    const hit = (score: number, share: number) => [{ name: 'aiProductQualityAssessment', score, coverage: 0.5, share, named: false }]
+    const nearMiss = '我需要评估家里的空气质量，能不能给我每小时生成一份详细报告？'
+    // A Chinese near miss: common words (评估, 质量, 报告) give a fair score, but other tools
+    // hold far more of what the request asks for.
+    expect(isNoMatch(hit(1.4, 0.1), NO_MATCH_THRESHOLD, nearMiss)).toBe(true)
+    expect(isNoMatch(hit(1.4, NO_MATCH_SHARE), NO_MATCH_THRESHOLD, nearMiss)).toBe(false)
+    expect(isNoMatch(hit(NO_MATCH_SURE, 0.1), NO_MATCH_THRESHOLD, nearMiss)).toBe(false)
+    // English queries keep the plain threshold, and so does a query given without its text.
+    expect(isNoMatch(hit(1.4, 0.1), NO_MATCH_THRESHOLD, 'assess the air quality at home every hour')).toBe(false)
+    expect(isNoMatch(hit(1.4, 0.1))).toBe(false)
+    // A tool with every word of the query, or named by it, always matches.
+    expect(isNoMatch([{ ...hit(0.3, 0.1)[0], coverage: 1 }], NO_MATCH_THRESHOLD, nearMiss)).toBe(false)
+    expect(isNoMatch([{ ...hit(0.3, 0.1)[0], named: true }], NO_MATCH_THRESHOLD, nearMiss)).toBe(false)
   })
 
   it('keeps answering when a tool fits part of a long sentence, and says "no match" when none fits', async () => {

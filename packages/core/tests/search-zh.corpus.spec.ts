@@ -24,10 +24,21 @@ describe('tool_search on ACEBench\'s Chinese requests', () => {
     for (const { query, gold } of queries) {
       const hits = index.search(query, { limit: 5 })
       recall += gold.filter((name) => hits.some((hit) => hit.name === name)).length / gold.length
-      if (isNoMatch(hits)) noMatch++
+      if (isNoMatch(hits, undefined, query)) noMatch++
     }
     expect(queries).toHaveLength(261)
     expect(recall / queries.length).toBeGreaterThanOrEqual(0.92)
     expect(noMatch / queries.length).toBeLessThanOrEqual(0.02)
+  })
+
+  it('says "no match" to most requests whose tools were removed from the pool', () => {
+    const requests: { query: string; removed: string[] }[] = jsonl('irrelevant_queries.jsonl')
+    let falseMatch = 0
+    for (const { query, removed } of requests) {
+      const hits = index.search(query, { limit: 5, accept: (name) => !removed.includes(name) })
+      if (!isNoMatch(hits, undefined, query)) falseMatch++
+    }
+    expect(requests).toHaveLength(34)
+    expect(falseMatch / requests.length).toBeLessThanOrEqual(0.6)
   })
 })

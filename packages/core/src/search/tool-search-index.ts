@@ -15,6 +15,12 @@ export interface SearchHit {
   /** The share of the query's words (stop words and filler aside) the tool has, from 0 to 1. */
   coverage: number
   /**
+   * The tool's evidence (without the exact-name boost) as a share of the most this query
+   * could get from the tools `accept` lets through: the sum, over the query's words, of the
+   * best evidence any of them has for that word. From 0 to 1, whatever the query's length.
+   */
+  share: number
+  /**
    * The query names the tool: exactly, or by holding every word of a name that its
    * description does not use (`weather forecast` for a `weather` tool described in Chinese).
    */
@@ -91,7 +97,7 @@ interface Postings {
  * @example
  * const index = new ToolSearchIndex()
  * index.add(weatherTool)
- * index.search('weather forecast for Oslo', { limit: 5 }) // [{ name: 'get_weather', score: 1.5, coverage: 0.75 }]
+ * index.search('weather forecast for Oslo', { limit: 5 }) // [{ name: 'get_weather', score: 1.5, coverage: 0.75, share: 1, named: false }]
  */
 export class ToolSearchIndex {
   private readonly weights: Float64Array
@@ -122,6 +128,9 @@ export class ToolSearchIndex {
   /** Per slot, how many characters of a fall-back word the tool has. */
   private charsHad: Float64Array = new Float64Array(64)
   private touched: number[] = []
+  /** Per slot, during a search with `accept`: 0 not asked yet, 1 accepted, 2 not. */
+  private accepted: Uint8Array = new Uint8Array(64)
+  private asked: number[] = []
 
   constructor(options: ToolSearchIndexOptions = {}) {
     const weights = { ...DEFAULT_FIELD_WEIGHTS, ...options.weights }
@@ -224,11 +233,14 @@ export class ToolSearchIndex {
       this.scores = new Float64Array(this.bySlot.length * 2)
       this.best = new Float64Array(this.bySlot.length * 2)
       this.charsHad = new Float64Array(this.bySlot.length * 2)
+      this.accepted = new Uint8Array(this.bySlot.length * 2)
     }
     const { scores, touched } = this
 
     const groups = queryWords(query)
-    const { best, inGroup } = this
+    const { best, inGroup, accepted, asked } = this
+    // The most evidence any accepted tool has, summed over the query's words.
+    let attainable = 0
     // A word's evidence is its best-matching term: a Chinese word with its bigrams counts as
     // one word, as an English word does, so scores mean the same in both languages. A word
     // no tool has (`翻成`) falls back on its characters (`翻`, `成`), and then only a tool
@@ -246,13 +258,22 @@ export class ToolSearchIndex {
           charsHad[slot] = 0
         }
       }
+      let most = 0
       for (const slot of inGroup) {
         if (best[slot] === 0) continue
+        if (best[slot] > most) {
+          if (accept && !accepted[slot]) {
+            accepted[slot] = accept(this.bySlot[slot]!) ? 1 : 2
+            asked.push(slot)
+          }
+          if (!accept || accepted[slot] === 1) most = best[slot]
+        }
         if (scores[slot] === 0) touched.push(slot)
         scores[slot] += best[slot]
         best[slot] = 0
       }
       inGroup.length = 0
+      attainable += most
       return known ? 'terms' : byChars ? 'chars' : 'none'
     })
     const exact = this.namedIn(query)
@@ -263,7 +284,7 @@ export class ToolSearchIndex {
       if (accept && !accept(name)) return
       let at = hits.length
       while (at > 0 && better(score, name, hits[at - 1])) at--
-      hits.splice(at, 0, { name, score, coverage: 0, named: false })
+      hits.splice(at, 0, { name, score, coverage: 0, share: 0, named: false })
       if (hits.length > limit) hits.pop()
     }
     // The IDF of a word only one tool has: the unit of `score`.
@@ -274,11 +295,15 @@ export class ToolSearchIndex {
       scores[slot] = 0
     }
     touched.length = 0
+    for (const slot of asked) accepted[slot] = 0
+    asked.length = 0
     // A tool named exactly but sharing no term with the query (a single-letter name).
     if (exact) for (const name of exact) if (!hits.some((hit) => hit.name === name)) consider(name, EXACT_NAME_BOOST)
     for (const hit of hits) {
       const slot = this.slots.get(hit.name)!
       hit.named = !!exact?.has(hit.name) || this.hasNameWords(slot, queryTerms)
+      const evidence = hit.score - (exact?.has(hit.name) ? EXACT_NAME_BOOST : 0)
+      hit.share = attainable > 0 ? Math.min(1, evidence / (attainable * scale)) : 0
       const own = this.termsBySlot[slot]!
       let shared = 0
       groups.forEach((word, i) => {
