@@ -75,6 +75,9 @@ export class Toolset {
   private poolSize: number
   private locale?: string
   private cache = new Map<Dialect, readonly unknown[]>()
+  /** Encoded argument paths per tool, for `encodedDialect`. */
+  private encoded = new Map<ToolEntry, readonly string[]>()
+  private encodedDialect?: Dialect
 
   /** @internal Created by `ToolRegistry.toolset()`. */
   constructor(host: PipelineHost, entries: ToolEntry[], options: ToolsetOptions, limits: PipelineLimits, searchIndex?: () => ToolSearchIndex) {
@@ -184,7 +187,14 @@ export class Toolset {
   /** The paths a call's arguments carry JSON-encoded, in the dialect the model was shown. */
   private encodedPaths(entry: ToolEntry): readonly string[] {
     if (this.dialect === 'json') return NONE
-    return dialectOf(entry.tool.args, this.locale, this.dialect).encoded
+    // Every call asks: one lookup here rather than the conversion caches' four.
+    if (this.encodedDialect !== this.dialect) {
+      this.encoded.clear()
+      this.encodedDialect = this.dialect
+    }
+    let paths = this.encoded.get(entry)
+    if (!paths) this.encoded.set(entry, paths = dialectOf(entry.tool.args, this.locale, this.dialect).encoded)
+    return paths
   }
 
   private definitionOf(entry: ToolEntry, dialect: Dialect): unknown {

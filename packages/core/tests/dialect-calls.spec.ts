@@ -81,6 +81,14 @@ describe('calls in a loosened dialect', () => {
     const [object] = await toolset.execute([{ id: 'c2', name: 'tag', arguments: { labels: { env: 'prod' } } }])
     expect(object.status).toBe('ok')
     expect(received).toEqual([{ labels: { env: 'prod' } }])
+    // The same toolset shown Gemini next decodes, and shown JSON Schema again stops.
+    toolset.definitions('gemini')
+    const [gemini] = await toolset.execute([{ id: 'c3', name: 'tag', arguments: { labels: '{"env":"dev"}' } }])
+    expect(gemini.status).toBe('ok')
+    toolset.definitions('json')
+    const [again] = await toolset.execute([{ id: 'c4', name: 'tag', arguments: { labels: '{"env":"dev"}' } }])
+    expect(again.code).toBe('invalid_arguments')
+    expect(received).toEqual([{ labels: { env: 'prod' } }, { labels: { env: 'dev' } }])
   })
 
   it('OpenAI: a flattened tagged union still refuses a branch mixed with another, naming the rule', async () => {
