@@ -34,6 +34,15 @@ describe('tokenize', () => {
     expect(tokenize('能不能帮我把这句话翻成英文')).toEqual(['句', '话', '翻成', '英文'])
   })
 
+  it('drops Chinese function words, as English stop words are dropped', () => {
+    // Pronouns, numerals, modal verbs, prepositions, conjunctions, adverbs and the verbs of
+    // asking (了解, 知道, 进行): common in requests, rare in tool descriptions, so their
+    // document frequency alone would make them weigh like a tool's topic.
+    expect(tokenize('你能查找关于这个时期的文化信息吗')).toEqual(['查找', '时期', '文化', '信息'])
+    expect(tokenize('我想了解一下最近两个月我的数据中的变化')).toEqual(['月', '数据', '变化'])
+    expect(tokenize('如果可以的话，顺便对它们进行比较')).toEqual(['比较'])
+  })
+
   it('folds full-width to half-width and Traditional to Simplified', () => {
     expect(tokenize('ｇｅｔＷｅａｔｈｅｒ　１２３')).toEqual(['get', 'weather', '123'])
     expect(tokenize('請幫我查詢臺北的天氣')).toEqual(tokenize('请帮我查询台北的天气'))
@@ -123,6 +132,15 @@ describe('ToolSearchIndex', () => {
     const index = indexOf()
     expect(names(index.search('明天杭州天气怎么样', { limit: 1 }))).toEqual(['query_weather_cn'])
     expect(names(index.search('帮我把这段话翻译成英文', { limit: 1 }))).toEqual(['translate_text'])
+  })
+
+  it('gives a tool nothing for sharing only function words with a Chinese request', () => {
+    const index = new ToolSearchIndex()
+    index.add({ name: 'history_figures', description: '查找关于历史人物的资料，能够进行比较' })
+    index.add({ name: 'query_weather_cn', description: '查询城市的天气预报' })
+    // 能, 关于, 进行 and 最近 are all it shares with the first request.
+    expect(index.search('你能告诉我关于最近进行的那场比赛吗', { limit: 5 })).toEqual([])
+    expect(names(index.search('最近能查一下历史人物吗', { limit: 1 }))).toEqual(['history_figures'])
   })
 
   it('boosts a tool the query names exactly, in any spelling of the identifier', () => {

@@ -69,7 +69,7 @@ describe('search mode', () => {
     const { registry } = registryWith(weather, deploy, translate, echo)
     const toolset = registry.toolset({ session, mode: 'search' })
     toolset.definitions('openai')
-    const { tools } = await search(toolset, 'will it rain in Berlin tomorrow, weather')
+    const { tools } = await search(toolset, 'weather forecast for Berlin tomorrow')
     expect(tools[0]).toEqual({
       type: 'function',
       function: expect.objectContaining({

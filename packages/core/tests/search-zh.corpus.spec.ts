@@ -28,7 +28,7 @@ describe('tool_search on ACEBench\'s Chinese requests', () => {
     }
     expect(queries).toHaveLength(261)
     expect(recall / queries.length).toBeGreaterThanOrEqual(0.92)
-    expect(noMatch / queries.length).toBeLessThanOrEqual(0.02)
+    expect(noMatch / queries.length).toBeLessThanOrEqual(0.03)
   })
 
   it('says "no match" to most requests whose tools were removed from the pool', () => {
@@ -39,6 +39,6 @@ describe('tool_search on ACEBench\'s Chinese requests', () => {
       if (!isNoMatch(hits, undefined, query)) falseMatch++
     }
     expect(requests).toHaveLength(34)
-    expect(falseMatch / requests.length).toBeLessThanOrEqual(0.6)
+    expect(falseMatch / requests.length).toBeLessThanOrEqual(0.5)
   })
 })

@@ -103,10 +103,10 @@ export function isNoMatch(hits: readonly SearchHit[], threshold = NO_MATCH_THRES
  * `NO_MATCH_THRESHOLD`. Chosen on the even-numbered ACEBench Chinese requests, and held on
  * the odd ones (docs/search-mode.md).
  */
-export const NO_MATCH_SURE = 1.8
+export const NO_MATCH_SURE = 1.7
 
 /** See `NO_MATCH_SURE`: the share of `SearchHit.share` a Chinese query's weak best match needs. */
-export const NO_MATCH_SHARE = 0.2
+export const NO_MATCH_SHARE = 0.22
 
 /** At least as many Han, kana or hangul characters as Latin letters and digits. */
 function writtenWithoutSpaces(query: string): boolean {
