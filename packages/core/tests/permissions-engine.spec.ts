@@ -362,6 +362,7 @@ describe('PermissionEngine: asking', () => {
       effect: 'exec',
       summary: 'deploy(env=prod)',
       reason: 'rule "deploys" from config.rules[0] asks for it',
+      asked: { kind: 'rule', origin: 'config.rules[0]', rule: expect.objectContaining({ name: 'deploys', decision: 'ask' }) },
       approvers: { userId: 'u1', platform: 'discord', authority: 4 },
       createdAt: 1_000_000,
       expiresAt: 1_000_000 + 300_000,
@@ -374,6 +375,19 @@ describe('PermissionEngine: asking', () => {
     expect(manual.signals[0].aborted).toBe(true)
     expect(permissions.pending()).toEqual([])
     expect(manual.answer({ decision: 'deny', by: 'u1' })).toBe('closed')
+  })
+
+  it('tells askers what asked: the effect default, or nothing when the tool asked for itself', () => {
+    const { permissions } = engine()
+    const manual = manualAsker()
+    permissions.addAsker(manual.asker)
+    void permissions.approve(request(), new AbortController().signal)
+    void permissions.approve({ ...request(), reason: 'deletes 3 files' }, new AbortController().signal)
+    expect(manual.requests.map(({ reason, asked }) => ({ reason, asked }))).toEqual([
+      { reason: 'no rule matches; exec tools need approval by default', asked: { kind: 'default', effect: 'exec' } },
+      { reason: 'deletes 3 files', asked: undefined },
+    ])
+    void permissions.stop()
   })
 
   it('ignores and logs answers from someone who may not answer, and keeps waiting for one who may', async () => {

@@ -34,13 +34,24 @@ export function chatApprovals(ctx: Context, config: ChatApprovalsConfig = {}): v
   const text = (locales: readonly string[], key: string, params: object) =>
     ctx.i18n.render([...locales], [`dogu.approvals.${key}`], params)
 
+  // The rule or default that asked, in the chat's language; a tool's own reason as it wrote it.
+  const reasonText = (locales: readonly string[], request: Readonly<PermissionRequest>) => {
+    const { asked } = request
+    if (asked?.kind === 'default') return text(locales, 'reason.default', { effect: text(locales, `effect.${asked.effect}`, {}) })
+    if (asked?.kind !== 'rule') return request.reason
+    const { rule, origin } = asked
+    if (rule.name) return text(locales, 'reason.rule-named', { name: rule.name, origin })
+    const target = rule.target ?? rule.command
+    return text(locales, target === undefined ? 'reason.rule' : 'reason.rule-target', { permission: rule.permission, target, origin })
+  }
+
   const questionText = ({ request, number, locales }: Question) => {
     const { unit, count } = durationIn(request.expiresAt - request.createdAt)
     return text(locales, 'question', {
       number,
       tool: request.tool,
       summary: request.summary,
-      reason: request.reason,
+      reason: reasonText(locales, request),
       choices: text(locales, request.confirm === 'always' ? 'choices-confirm' : 'choices', { number }),
       timeout: text(locales, `duration.${unit}`, [count]),
     })

@@ -14,7 +14,7 @@ afterEach(async () => {
 })
 
 const QUESTION = (number: number, env: string) => `[${number}] 工具 deploy 请求批准：deploy(env=${env})\n`
-  + '原因：no rule matches; exec tools need approval by default\n'
+  + '原因：没有匹配的规则，执行类工具默认需要批准\n'
   + '回复 y 允许一次 · s 本会话内允许 · a 总是允许 · n 拒绝（也可回复 允许 / 本会话 / 总是 / 拒绝；'
   + `同时有多个请求时加上编号，如 y ${number}）。5 分钟内无人回复即拒绝。`
 
@@ -284,11 +284,44 @@ describe('chat approvals', () => {
     expect((await result).status).toBe('ok')
   })
 
+  it('words the rule that asked in the chat\'s language, and a tool\'s own reason as the tool wrote it', async () => {
+    const { outbox, app } = await setup({ permissions: { rules: [
+      { permission: 'tool:deploy', decision: 'ask', name: '上线' },
+      { permission: 'tool:pay', decision: 'ask' },
+    ] } })
+    await app.mock.initChannel('en-room', '514', { locales: ['en-US'] })
+    void deploy('prod')
+    expect((await outbox.next()).text).toContain('\n原因：规则“上线”（config.rules[0]）要求批准\n')
+    void deploy('test', t!.session('alice', 'en-room'))
+    expect((await outbox.next()).text).toContain('\nWhy: rule "上线" from config.rules[0] asks for it\n')
+    void app.tools.execute([{ id: 'p1', name: 'pay', arguments: { invoice: 'INV-1' } }], { session: t!.session('alice') })
+    expect((await outbox.next()).text).toContain('\n原因：规则 tool:pay（config.rules[1]）要求批准\n')
+    app.plugin({
+      name: 'asking-tool',
+      inject: ['tools'],
+      apply(ctx) {
+        ctx.tools.define(defineTool({
+          name: 'clean',
+          description: 'Delete build leftovers',
+          args: Schema.object({}),
+          traits: { effect: 'read' },
+          async run(_args, call) {
+            await call.ask('要删除 3 个文件')
+            return 'cleaned'
+          },
+        }))
+      },
+    })
+    await t!.settle()
+    void app.tools.execute([{ id: 'c1', name: 'clean', arguments: {} }], { session: t!.session('alice') })
+    expect((await outbox.next()).text).toContain('\n原因：要删除 3 个文件\n')
+  })
+
   it('a tool that confirms every time is asked without s/a, and an `a` counts once', async () => {
     const { outbox, app } = await setup()
     const result = app.tools.execute([{ id: 'p1', name: 'pay', arguments: { invoice: 'INV-1' } }], { session: t!.session('alice') })
     expect((await outbox.next()).text).toBe('[1] 工具 pay 请求批准：pay(invoice=INV-1)\n'
-      + '原因：no rule matches; write tools need approval by default\n'
+      + '原因：没有匹配的规则，写入类工具默认需要批准\n'
       + '回复 y 允许（此工具每次都要确认）· n 拒绝（也可回复 允许 / 拒绝；同时有多个请求时加上编号，如 y 1）。5 分钟内无人回复即拒绝。')
     expect(await t!.client('alice').receive('a')).toEqual(['已允许 [1] pay(invoice=INV-1)（仅此一次）。'])
     expect((await result)[0].status).toBe('ok')

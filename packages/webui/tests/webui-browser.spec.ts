@@ -88,6 +88,7 @@ describe('the console page in Chromium', () => {
     const card = page.locator('[data-test=approval-deploy]')
     expect(await card.textContent()).toContain('deploy(env=prod)')
     expect(await card.textContent()).toContain('webui:alice @ webui')
+    expect(await card.locator('[data-test=approval-reason]').textContent()).toBe('no rule matches; write tools need approval by default')
     await card.locator('[data-test=allow-once]').click()
     await page.waitForSelector('[data-test=approvals-empty]')
     await page.click('[data-test=tab-tools]')
@@ -142,6 +143,16 @@ describe('the console page in Chromium', () => {
       expect(await page.textContent('h1')).toBe('Dogu 调试台')
       await page.click('[data-test=tool-echo]')
       expect(await page.locator('.k-schema-item', { has: page.locator('h3', { hasText: /^text$/ }) }).locator('.k-markdown').textContent()).toBe('要重复的文字')
+      // Why a call waits for approval is said in Chinese too.
+      const call = app.send('call', { tool: 'deploy', args: { env: 'prod' }, sessionId: 'chan-1', userId: 'alice' })
+      // Settled below; a failed expectation first must not leave it unhandled when the app closes.
+      call.catch(() => {})
+      await expect.poll(() => page.textContent('[data-test=approvals-count]')).toBe('1')
+      await page.click('[data-test=tab-approvals]')
+      expect(await page.textContent('[data-test=approval-deploy] [data-test=approval-reason]')).toBe('没有匹配的规则，写入类工具默认需要批准')
+      await page.click('[data-test=approval-deploy] [data-test=deny]')
+      await call
+      await page.click('[data-test=tab-tools]')
       await page.selectOption('[data-test=language]', 'en-US')
       expect(await page.textContent('h1')).toBe('Dogu console')
       expect(await page.locator('.k-schema-item', { has: page.locator('h3', { hasText: /^text$/ }) }).locator('.k-markdown').textContent()).toBe('What to repeat')

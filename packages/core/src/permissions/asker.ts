@@ -1,5 +1,6 @@
 import type { Session } from '../session'
 import type { Effect, PermissionSpec } from '../tool'
+import type { RuleSource } from './permission-decision'
 
 /** How long an `allow` answer lasts. `once` (the default) covers only the request answered. */
 export type AskScope = 'once' | 'session' | 'always'
@@ -45,6 +46,12 @@ export interface PermissionRequest {
   summary: string
   /** Why a person is asked: the rule or default that asked, or the tool's own reason. */
   reason: string
+  /**
+   * What asked, for askers that word the reason themselves (in the chat's language): the
+   * rule, or the effect's default when no rule matched. Absent when the tool asked for
+   * itself (`call.ask(reason)`): then `reason` is the tool's own words.
+   */
+  asked?: Readonly<RuleSource> | Readonly<{ kind: 'default'; effect: Effect }>
   approvers: ApproverPolicy
   /** Set when remembered answers do not apply: `session`/`always` answers count as `once`. */
   confirm?: 'always'

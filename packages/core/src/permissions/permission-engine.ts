@@ -124,10 +124,13 @@ export class PermissionEngine implements PermissionGate {
     if (this.stopped) return this.early(request, 'deny', 'the permissions service is stopped', { kind: 'stopped' })
     if (signal?.aborted) return this.early(request, 'deny', 'the call was cancelled before approval was asked', { kind: 'cancelled' })
     let why: string
+    let asked: PermissionRequest['asked']
     if (request.reason === undefined) {
       const result = this.decide(request)
       if (result.decision !== 'ask') return this.early(request, result.decision, result.reason, result.rule as DecisionSource)
       why = result.reason!
+      // Only a rule or an effect default asks: modes and grants allow or deny.
+      asked = result.rule as PermissionRequest['asked']
     } else {
       why = String(request.reason)
     }
@@ -145,6 +148,7 @@ export class PermissionEngine implements PermissionGate {
       effect: knownEffect(request.effect),
       summary: summarizeArgs(request.tool, request.args),
       reason: why,
+      ...(asked ? { asked } : {}),
       approvers: Object.freeze({
         ...(this.callerMayAnswer && session.userId !== undefined ? { userId: session.userId } : {}),
         ...(session.platform !== undefined ? { platform: session.platform } : {}),

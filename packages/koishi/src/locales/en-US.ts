@@ -11,6 +11,17 @@ export const enUS: Locale = {
     which: '{count} requests are waiting for you; reply with a number, such as y {number}:',
     unknown: 'No request number {number} is waiting for you. These are:',
     item: '[{number}] {tool}: {summary}',
+    reason: {
+      default: 'no rule matches; {effect} tools need approval by default',
+      rule: 'rule ({permission}) from {origin} asks for it',
+      'rule-target': 'rule ({permission} on {target}) from {origin} asks for it',
+      'rule-named': 'rule "{name}" from {origin} asks for it',
+    },
+    effect: {
+      read: 'read',
+      write: 'write',
+      exec: 'exec',
+    },
     scope: {
       once: 'once',
       session: 'for this session',

@@ -11,6 +11,18 @@ export const zhCN = {
     which: '有 {count} 个请求等你批准，请加上编号回复，如 y {number}：',
     unknown: '没有等你批准的 {number} 号请求。等你批准的有：',
     item: '[{number}] {tool}：{summary}',
+    // Why a person is asked, worded here rather than in the engine's English.
+    reason: {
+      default: '没有匹配的规则，{effect}工具默认需要批准',
+      rule: '规则 {permission}（{origin}）要求批准',
+      'rule-target': '规则 {permission} {target}（{origin}）要求批准',
+      'rule-named': '规则“{name}”（{origin}）要求批准',
+    },
+    effect: {
+      read: '只读类',
+      write: '写入类',
+      exec: '执行类',
+    },
     scope: {
       once: '仅此一次',
       session: '本会话内',
