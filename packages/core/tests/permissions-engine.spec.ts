@@ -381,8 +381,8 @@ describe('PermissionEngine: asking', () => {
     const { permissions } = engine()
     const manual = manualAsker()
     permissions.addAsker(manual.asker)
-    void permissions.approve(request(), new AbortController().signal)
-    void permissions.approve({ ...request(), reason: 'deletes 3 files' }, new AbortController().signal)
+    void permissions.approve({ ...request(), callId: 'c1' }, new AbortController().signal)
+    void permissions.approve({ ...request(), callId: 'c2', reason: 'deletes 3 files' }, new AbortController().signal)
     expect(manual.requests.map(({ reason, asked }) => ({ reason, asked }))).toEqual([
       { reason: 'no rule matches; exec tools need approval by default', asked: { kind: 'default', effect: 'exec' } },
       { reason: 'deletes 3 files', asked: undefined },
