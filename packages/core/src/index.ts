@@ -31,6 +31,8 @@ export {
   type Approver,
   type ApproverPolicy,
   type AskAnswer,
+  type AskedMessage,
+  askedMessage,
   type Asker,
   type AskerContext,
   type AskScope,

@@ -6,6 +6,7 @@ import {
   type AskAnswer,
   type Asker,
   type DecisionEvent,
+  askedMessage,
   PermissionEngine,
   type PermissionEngineOptions,
   PermissionError,
@@ -386,6 +387,30 @@ describe('PermissionEngine: asking', () => {
     expect(manual.requests.map(({ reason, asked }) => ({ reason, asked }))).toEqual([
       { reason: 'no rule matches; exec tools need approval by default', asked: { kind: 'default', effect: 'exec' } },
       { reason: 'deletes 3 files', asked: undefined },
+    ])
+    void permissions.stop()
+  })
+
+  it('gives askers what asked as a message key and parameters, to word in their language', () => {
+    const { permissions } = engine({ rules: [
+      { permission: 'tool:deploy', decision: 'ask', name: 'deploys' },
+      { permission: 'tool:pay', target: 'prod', decision: 'ask' },
+      { permission: 'tool:sh', command: 'rm *', decision: 'ask' },
+    ] })
+    const manual = manualAsker()
+    permissions.addAsker(manual.asker)
+    const ask = (over: Partial<AuthorizeRequest>, callId: string, reason?: string) => void permissions.approve({ ...request(over), callId, reason }, new AbortController().signal)
+    ask({}, 'c1')
+    ask({ tool: 'pay', permission: { name: 'tool:pay', target: 'prod' } }, 'c2')
+    ask({ tool: 'sh', permission: { name: 'tool:sh', target: 'rm -rf x' } }, 'c3')
+    ask({ tool: 'other', permission: { name: 'tool:other' }, effect: 'write' }, 'c4')
+    ask({ tool: 'other', permission: { name: 'tool:other' } }, 'c5', 'deletes 3 files')
+    expect(manual.requests.map(askedMessage)).toEqual([
+      { key: 'rule-named', params: { name: 'deploys', origin: 'config.rules[0]' } },
+      { key: 'rule-target', params: { permission: 'tool:pay', target: 'prod', origin: 'config.rules[1]' } },
+      { key: 'rule-target', params: { permission: 'tool:sh', target: 'rm *', origin: 'config.rules[2]' } },
+      { key: 'default', params: { effect: 'write' } },
+      undefined,
     ])
     void permissions.stop()
   })

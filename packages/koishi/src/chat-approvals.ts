@@ -1,4 +1,4 @@
-import type { Approver, PermissionRequest } from '@dogu/core'
+import { type Approver, askedMessage, type PermissionRequest } from '@dogu/core'
 import { type Context, h, type Next, Schema, type Session as KoishiSession } from 'koishi'
 import { parseAnswer } from './answer-parser'
 import { ChatError } from './chat-error'
@@ -36,13 +36,10 @@ export function chatApprovals(ctx: Context, config: ChatApprovalsConfig = {}): v
 
   // The rule or default that asked, in the chat's language; a tool's own reason as it wrote it.
   const reasonText = (locales: readonly string[], request: Readonly<PermissionRequest>) => {
-    const { asked } = request
-    if (asked?.kind === 'default') return text(locales, 'reason.default', { effect: text(locales, `effect.${asked.effect}`, {}) })
-    if (asked?.kind !== 'rule') return request.reason
-    const { rule, origin } = asked
-    if (rule.name) return text(locales, 'reason.rule-named', { name: rule.name, origin })
-    const target = rule.target ?? rule.command
-    return text(locales, target === undefined ? 'reason.rule' : 'reason.rule-target', { permission: rule.permission, target, origin })
+    const message = askedMessage(request)
+    if (!message) return request.reason
+    const { effect, ...params } = message.params
+    return text(locales, `reason.${message.key}`, effect ? { ...params, effect: text(locales, `effect.${effect}`, {}) } : params)
   }
 
   const questionText = ({ request, number, locales }: Question) => {

@@ -1,5 +1,7 @@
 import {
   type Approver,
+  type AskedMessage,
+  askedMessage,
   type BackgroundTask,
   type Dialect,
   type Grant,
@@ -150,7 +152,11 @@ const METHODS = {
   'approvals.list': method({
     kind: 'read',
     payload: Schema.object({}),
-    run: (host): Readonly<PermissionRequest>[] => host.asker.list(),
+    // `message`: why it asks, for the page to word in its language (`reason` is English).
+    run: (host): (Readonly<PermissionRequest> & { message?: AskedMessage })[] => host.asker.list().map((request) => {
+      const message = askedMessage(request)
+      return message ? { ...request, message } : request
+    }),
   }),
   'approvals.answer': method({
     kind: 'write',
