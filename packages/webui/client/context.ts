@@ -10,11 +10,21 @@ export function useTransport(): Transport {
   return transport
 }
 
+/** A polled list and the actions on it. */
+export interface Poll<T> {
+  data: Ref<T | undefined>
+  /** The last failure, of the poll or of an action. */
+  error: Ref<string>
+  refresh: () => Promise<void>
+  /** Sends an action (answer, revoke, …), shows its failure, then polls again; its value, or undefined when it failed. */
+  act: <R = unknown>(method: string, payload: unknown) => Promise<R | undefined>
+}
+
 /**
  * Loads `method` now and every `interval` ms while the component is mounted; `error`
  * holds the last failure's message.
  */
-export function usePoll<T>(method: string, payload: () => unknown = () => ({}), interval = 1000): { data: Ref<T | undefined>; error: Ref<string>; refresh: () => Promise<void> } {
+export function usePoll<T>(method: string, payload: () => unknown = () => ({}), interval = 1000): Poll<T> {
   const transport = useTransport()
   const data = ref<T>()
   const error = ref('')
@@ -30,11 +40,21 @@ export function usePoll<T>(method: string, payload: () => unknown = () => ({}), 
       if (!stopped) error.value = e instanceof Error ? e.message : String(e)
     }
   }
+  const act = async <R>(action: string, actionPayload: unknown): Promise<R | undefined> => {
+    let value: R | undefined
+    try {
+      value = await transport.send<R>(action, actionPayload)
+    } catch (e) {
+      error.value = e instanceof Error ? e.message : String(e)
+    }
+    await refresh()
+    return value
+  }
   void refresh()
   const timer = setInterval(refresh, interval)
   onUnmounted(() => {
     stopped = true
     clearInterval(timer)
   })
-  return { data, error, refresh }
+  return { data, error, refresh, act }
 }
