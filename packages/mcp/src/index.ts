@@ -8,7 +8,7 @@ export { type McpHttpEndpoint, type McpToken, serveHttp, type ServeHttpOptions }
 export { type CordisHttpServer, type McpHttpMount, mountHttp, type MountHttpOptions } from './mount-http'
 export * as McpServerPlugin from './server-plugin'
 export { contextMcpServer } from './server-plugin'
-export { type DoguMcpConfig, runDoguMcp } from './run-dogu-mcp'
+export { type DoguMcpConfig, runDoguMcp, runDoguMcpCommand } from './run-dogu-mcp'
 
 // Importing MCP servers' tools.
 export * as McpClientPlugin from './client-plugin'

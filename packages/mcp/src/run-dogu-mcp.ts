@@ -51,3 +51,22 @@ export async function runDoguMcp(argv: readonly string[] = process.argv.slice(2)
     await ctx.fiber.dispose()
   }
 }
+
+/**
+ * What the `dogu-mcp` command does: `runDoguMcp`, then stops the app when the client closes
+ * stdin or on SIGINT/SIGTERM and exits; a failure to start prints its message and exits 1.
+ */
+export function runDoguMcpCommand(argv: readonly string[] = process.argv.slice(2)): void {
+  runDoguMcp(argv).then((stop) => {
+    let stopping: Promise<unknown> | undefined
+    const end = () => {
+      stopping ??= stop().finally(() => process.exit(0))
+    }
+    process.stdin.once('end', end)
+    process.once('SIGINT', end)
+    process.once('SIGTERM', end)
+  }, (error) => {
+    console.error(error instanceof Error ? error.message : error)
+    process.exit(1)
+  })
+}
