@@ -1,10 +1,11 @@
 import Ajv2020 from 'ajv/dist/2020'
-import Schema from 'schemastery'
+import type Schema from 'schemastery'
 import { describe, expect, it } from 'vitest'
 import { toDialect } from '../src/dialects'
 import type { JsonSchema } from '../src/json-schema'
 import { toJsonSchema } from '../src/to-json-schema'
 import { fixtures } from './helpers/schema-fixtures'
+import { schemasteryAccepts } from './helpers/schemastery-accepts'
 import { seeded, valueFor } from './helpers/seeded-values'
 
 // Proof (a): schemastery and a JSON Schema validator agree on accept/reject.
@@ -15,16 +16,6 @@ import { seeded, valueFor } from './helpers/seeded-values'
 // validateFormats: false — in 2020-12 `format` is an annotation unless a vocabulary asserts it.
 const ajv = new Ajv2020({ strict: true, strictTuples: false, strictTypes: false, strictRequired: false, validateFormats: false, multipleOfPrecision: 9 })
 const RUNS = 400
-
-function schemasteryAccepts(schema: Schema, value: unknown) {
-  try {
-    schema(structuredClone(value))
-    return true
-  } catch (error) {
-    if (Schema.ValidationError.is(error)) return false
-    throw error
-  }
-}
 
 function disagreements(schema: Schema, json: JsonSchema, values: unknown[]) {
   const validate = ajv.compile(json)

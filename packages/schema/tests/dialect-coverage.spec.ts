@@ -1,11 +1,11 @@
 import Ajv2020 from 'ajv/dist/2020'
 import { toStrictJsonSchema } from 'openai/lib/transform'
-import Schema from 'schemastery'
 import { describe, expect, it } from 'vitest'
 import { compileValidator, convertToDialect, decodeEncoded, type Dialect, type DialectConversion, type JsonSchema, SchemaError, toJsonSchema } from '../src'
 import { acceptsValue, dialectShape, pathExists } from './dialect-shape'
 import { shapes } from './fixtures/real-world-shapes'
 import { geminiRules, openaiRules } from './helpers/provider-rules'
+import { schemasteryAccepts } from './helpers/schemastery-accepts'
 
 // Proof that every schema reaches every provider (issue 11), on the real-world shapes corpus:
 // - every shape that converts to 2020-12 converts to every dialect;
@@ -19,16 +19,6 @@ import { geminiRules, openaiRules } from './helpers/provider-rules'
 
 const DIALECTS: Dialect[] = ['json', 'openai', 'anthropic', 'gemini']
 const metaAjv = new Ajv2020({ strict: false })
-
-function schemasteryAccepts(schema: Schema, value: unknown) {
-  try {
-    schema(structuredClone(value))
-    return true
-  } catch (error) {
-    if (Schema.ValidationError.is(error)) return false
-    throw error
-  }
-}
 
 /** What a provider would say of the output, by the rules written from its references. */
 function providerProblems(dialect: Dialect, conversion: DialectConversion): string[] {

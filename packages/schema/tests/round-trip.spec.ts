@@ -5,6 +5,7 @@ import { convertToDialect, fromJsonSchema, toDialect, toJsonSchema } from '../sr
 import type { Dialect, JsonSchema } from '../src/json-schema'
 import { dialectShape } from './dialect-shape'
 import { shapes } from './fixtures/real-world-shapes'
+import { schemasteryAccepts } from './helpers/schemastery-accepts'
 
 const ajv = new Ajv2020({ strict: false, validateFormats: false })
 const dialects: Dialect[] = ['openai', 'anthropic', 'gemini', 'json']
@@ -130,16 +131,6 @@ describe('typed enums', () => {
     expect(toJsonSchema(Schema.const(42).required())).toMatchObject({ type: 'integer', const: 42 })
   })
 })
-
-function schemasteryAccepts(schema: Schema, value: unknown) {
-  try {
-    schema(structuredClone(value))
-    return true
-  } catch (error) {
-    if (Schema.ValidationError.is(error)) return false
-    throw error
-  }
-}
 
 // Tools exported over MCP in any dialect can be imported again: fromJsonSchema reads the
 // output (OpenAI strict mode's nullable forms, Gemini's `nullable` and encoded strings, the
