@@ -5,6 +5,7 @@
 // --expose-gc, which `yarn bench` passes. Needs the built packages (`node scripts/build.mjs`).
 import Schema from 'schemastery'
 import { defineTool, ToolRegistry } from '../../packages/core/lib/index.js'
+import { soakWorkload } from '../soak-workload.mjs'
 import { median, printTable, writeResults } from './harness.mjs'
 
 if (typeof globalThis.gc !== 'function') {
@@ -17,46 +18,13 @@ const BOUND = 8 * 1024 * 1024
 const BATCHES = 1250
 const ROUNDS = 5
 
-const session = { id: 'soak' }
 const registry = new ToolRegistry()
 registry.permissions = { authorize: () => ({ decision: 'allow' }), approve: async () => ({ decision: 'allow' }) }
-let hanging = 0
-let bothHanging
-const args = Schema.object({ n: Schema.natural().default(0) })
-registry.define(defineTool({ name: 'read_ok', description: '', args, traits: { effect: 'read' }, run: ({ n }) => `r${n}` }))
-registry.define(defineTool({ name: 'write_ok', description: '', args, traits: { effect: 'write' }, run: async ({ n }) => ({ text: `w${n}`, data: { n } }) }))
-registry.define(defineTool({ name: 'fails', description: '', args, traits: { effect: 'read' }, run: async () => { throw new Error('nope') } }))
-registry.define(defineTool({ name: 'too_slow', description: '', args, traits: { effect: 'exec', timeout: 1, background: false }, run: () => new Promise(() => {}) }))
-registry.define(defineTool({
-  name: 'hangs',
-  description: '',
-  args,
-  traits: { effect: 'read' },
-  // Ignores its signal on purpose: the pipeline must still end the call.
-  run: () => new Promise(() => { if (++hanging % 2 === 0) bothHanging() }),
-}))
-
-const batch = (i) => [
-  { id: `${i}-0`, name: 'read_ok', arguments: `{"n":${i}}` },
-  { id: `${i}-1`, name: 'write_ok', arguments: { n: i } },
-  { id: `${i}-2`, name: 'fails', arguments: '{}' },
-  { id: `${i}-3`, name: 'read_ok', arguments: '{"n":"bad"}' },
-  { id: `${i}-4`, name: 'too_slow', arguments: '{}' },
-  { id: `${i}-5`, name: 'hangs', arguments: '{}' },
-  { id: `${i}-6`, name: 'hangs', arguments: '{}' },
-  { id: `${i}-7`, name: 'missing', arguments: '{}' },
-]
-const expected = 'ok ok error error timed_out cancelled cancelled error'
+const { batch, expected, runBatch: run } = soakWorkload({ registry, defineTool, Schema })
 
 async function runBatch(i) {
-  const controller = new AbortController()
-  const started = new Promise((resolve) => { bothHanging = resolve })
-  const pending = registry.toolset({ session }).execute(batch(i), { signal: controller.signal })
-  await started
-  controller.abort()
-  const results = await pending
-  const statuses = results.map((result) => result.status).join(' ')
-  if (statuses !== expected) throw new Error(`soak batch ${i} ended ${statuses}, expected ${expected}`)
+  const statuses = (await run(i)).map((result) => result.status).join(' ')
+  if (statuses !== expected.join(' ')) throw new Error(`soak batch ${i} ended ${statuses}, expected ${expected.join(' ')}`)
 }
 
 function heapAfterGc() {

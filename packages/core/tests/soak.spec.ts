@@ -2,22 +2,16 @@ import { getEventListeners } from 'node:events'
 import Schema from 'schemastery'
 import { describe, expect, it } from 'vitest'
 import { defineTool, ToolRegistry, type ToolResult } from '../src'
+import { soakWorkload } from '../../../scripts/soak-workload.mjs'
 import { testGate } from './gate'
 
 const session = { id: 'soak' }
 
-function deferred() {
-  let resolve!: () => void
-  const promise = new Promise<void>((r) => { resolve = r })
-  return { promise, resolve }
-}
-
 /**
- * 10,000 calls through every ending a call can have. Each batch is built so its outcome
- * is fixed by ordering, not by timing: the hanging calls start only after the exclusive
- * timing-out call has ended, and the batch is cancelled once both hangs are running.
- * What it holds is deterministic; the heap over the same run is measured by
- * `yarn bench soak` (scripts/bench/soak.mjs), with a forced GC.
+ * 10,000 calls through every ending a call can have, in batches whose outcome is fixed by
+ * ordering, not by timing (scripts/soak-workload.mjs). What it holds is deterministic; the
+ * heap over the same run is measured by `yarn bench soak` (scripts/bench/soak.mjs), with a
+ * forced GC.
  */
 describe('soak', () => {
   it('gives exactly one result per call and keeps no call, listener or rejection behind', async () => {
@@ -28,42 +22,7 @@ describe('soak', () => {
 
     const registry = new ToolRegistry()
     registry.permissions = testGate().gate
-    let hanging = 0
-    let bothHanging = deferred()
-    const args = Schema.object({ n: Schema.natural().default(0) })
-    registry.define(defineTool({ name: 'read_ok', description: '', args, traits: { effect: 'read' }, run: ({ n }) => `r${n}` }))
-    registry.define(defineTool({ name: 'write_ok', description: '', args, traits: { effect: 'write' }, run: async ({ n }) => ({ text: `w${n}`, data: { n } }) }))
-    registry.define(defineTool({ name: 'fails', description: '', args, traits: { effect: 'read' }, run: async () => { throw new Error('nope') } }))
-    registry.define(defineTool({ name: 'too_slow', description: '', args, traits: { effect: 'exec', timeout: 1, background: false }, run: () => new Promise(() => {}) }))
-    registry.define(defineTool({
-      name: 'hangs',
-      description: '',
-      args,
-      traits: { effect: 'read' },
-      // Ignores its signal on purpose: the pipeline must still end the call.
-      run: () => new Promise(() => { if (++hanging % 2 === 0) bothHanging.resolve() }),
-    }))
-
-    const batch = (i: number) => [
-      { id: `${i}-0`, name: 'read_ok', arguments: `{"n":${i}}` },
-      { id: `${i}-1`, name: 'write_ok', arguments: { n: i } },
-      { id: `${i}-2`, name: 'fails', arguments: '{}' },
-      { id: `${i}-3`, name: 'read_ok', arguments: '{"n":"bad"}' },
-      { id: `${i}-4`, name: 'too_slow', arguments: '{}' },
-      { id: `${i}-5`, name: 'hangs', arguments: '{}' },
-      { id: `${i}-6`, name: 'hangs', arguments: '{}' },
-      { id: `${i}-7`, name: 'missing', arguments: '{}' },
-    ]
-    const expected = ['ok', 'ok', 'error', 'error', 'timed_out', 'cancelled', 'cancelled', 'error']
-
-    const runBatch = async (i: number): Promise<ToolResult[]> => {
-      const controller = new AbortController()
-      bothHanging = deferred()
-      const pending = registry.toolset({ session }).execute(batch(i), { signal: controller.signal })
-      await bothHanging.promise
-      controller.abort()
-      return pending
-    }
+    const { batch, expected, runBatch } = soakWorkload({ registry, defineTool, Schema, session })
 
     // Batches that settle without a cancel share one signal that never aborts: each batch
     // must take its abort listener off again.
@@ -74,7 +33,7 @@ describe('soak', () => {
     let calls = 0
     const statuses = new Map<string, number>()
     for (let i = 0; i < 1250; i++) {
-      const results = await runBatch(i)
+      const results = await runBatch<ToolResult>(i)
       expect(results.map((r) => r.id)).toEqual(batch(i).map((c) => c.id))
       expect(results.map((r) => r.status)).toEqual(expected)
       calls += results.length
