@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, readdir, readFile, realpath, rm, symlink, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { dirname, join, resolve, sep } from 'node:path'
 import type { Session, Tool, ToolCall } from '@dogu/core'
@@ -90,4 +90,24 @@ export function lexicalCode(payload: string, root: string): 'INVALID_PATH' | 'OU
   if (absolute.split(sep).some((name) => Buffer.byteLength(name) > 255)) return 'INVALID_PATH'
   if (absolute === root) return 'NOT_A_FILE'
   return 'NOT_FOUND'
+}
+
+/**
+ * Writes `x` at a traversal `payload` into the empty workspace `root`: refused with `code`
+ * (its lexical code; a directory path inside the root is INVALID_PATH), or created where
+ * lexical resolution puts it. Empties the root again; says whether a file was created.
+ */
+export async function writeTraversal(write: Tool, root: string, payload: string, code: string): Promise<boolean> {
+  const attempt = invoke(write, { path: payload, content: 'x' })
+  let created = false
+  if (code !== 'NOT_FOUND' || payload.endsWith('/')) {
+    const error = await failure(attempt)
+    expect([payload, error.code]).toEqual([payload, code === 'NOT_FOUND' ? 'INVALID_PATH' : code])
+  } else {
+    expect([payload, (await attempt).data.status]).toEqual([payload, 'created'])
+    expect(await readFile(resolve(root, payload), 'utf8')).toBe('x')
+    created = true
+  }
+  for (const name of await readdir(root)) await rm(join(root, name), { recursive: true, force: true })
+  return created
 }

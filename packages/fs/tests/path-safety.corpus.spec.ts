@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs'
-import { readdir, readFile, rm } from 'node:fs/promises'
-import { join, resolve } from 'node:path'
+import { readdir, readFile } from 'node:fs/promises'
+import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, test } from 'vitest'
 import { corpusPath } from '../../../scripts/corpora.mjs'
 import { createFsTools } from '../src'
-import { type Sandbox, failure, invoke, lexicalCode, sandbox, tree } from './helpers'
+import { type Sandbox, failure, invoke, lexicalCode, sandbox, tree, writeTraversal } from './helpers'
 import { TRAVERSAL_CASES } from './traversal-cases'
 
 // Corpus tier (docs/testing.md): PayloadsAllTheThings' traversal payloads, read from the
@@ -59,18 +59,7 @@ describe('traversal corpus', () => {
     const fs = createFsTools({ workspace: box.root })
     let created = 0
     for (const { payload } of payloads) {
-      const expected = lexicalCode(payload, box.root)
-      const attempt = invoke(fs.tools.write, { path: payload, content: 'x' })
-      if (expected !== 'NOT_FOUND' || payload.endsWith('/')) {
-        const error = await failure(attempt)
-        expect([payload, error.code]).toEqual([payload, expected === 'NOT_FOUND' ? 'INVALID_PATH' : expected])
-      } else {
-        const output = await attempt
-        expect(output.data.status).toBe('created')
-        expect(await readFile(resolve(box.root, payload), 'utf8')).toBe('x')
-        created++
-      }
-      for (const name of await readdir(box.root)) await rm(join(box.root, name), { recursive: true, force: true })
+      if (await writeTraversal(fs.tools.write, box.root, payload, lexicalCode(payload, box.root))) created++
     }
     expect(created).toBe(190)
     // Beside the root, nothing changed.
