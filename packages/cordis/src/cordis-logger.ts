@@ -5,6 +5,7 @@ import type { Context } from 'cordis'
 export function cordisLogger(ctx: Context): Logger {
   return {
     debug() {},
+    info: (format, ...args) => ctx.emit(ctx, 'internal/info', format, ...args),
     warn: (format, ...args) => ctx.emit(ctx, 'internal/warn', format, ...args),
   }
 }

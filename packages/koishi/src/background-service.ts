@@ -10,7 +10,9 @@ import {
   DEFAULT_RETENTION,
   JsonFileTaskStore,
   type ListTasksOptions,
+  type MinatoDatabase,
   type RunningCall,
+  type TaskStore,
   type WaitTaskOptions,
 } from '@dogu/core'
 import { type Context, Schema, Service } from 'koishi'
@@ -70,8 +72,8 @@ export class BackgroundService extends Service {
 
   /** The host-free engine; it is `ctx.tools.registry.background` while this service is loaded. */
   readonly engine: BackgroundEngine
-  /** The database store, when a database is loaded. */
-  private readonly shared?: DatabaseTaskStore
+  /** Where records persist now: the database store while a database is loaded, else the file. */
+  private store: TaskStore
 
   constructor(ctx: Context, config: BackgroundService.Config = {}) {
     // Not immediate: `ctx.background` is provided once `start()` has loaded the stored tasks.
@@ -80,21 +82,25 @@ export class BackgroundService extends Service {
     const logger = koishiLogger(ctx)
     const emit = eventEmitter(ctx)
     const path = resolve(ctx.baseDir ?? process.cwd(), config.storePath ?? 'data/dogu/background.json')
-    const database = koishiDatabase(ctx)
+    const instanceId = config.instanceId || defaultInstanceId(ctx.baseDir ?? process.cwd())
     // With a database, records are shared by every instance on it; the file is migrated once.
-    this.shared = database && new DatabaseTaskStore({
-      database,
-      instanceId: config.instanceId || defaultInstanceId(ctx.baseDir ?? process.cwd()),
-      leaseMs: config.leaseMs,
-      logger,
-      migrateFrom: path,
-    })
-    followDatabase(ctx, !!database)
+    const storeFor = (database: MinatoDatabase | undefined): TaskStore => database
+      ? new DatabaseTaskStore({ database, instanceId, leaseMs: config.leaseMs, logger, migrateFrom: path })
+      : new JsonFileTaskStore(path, { logger })
+    this.store = storeFor(koishiDatabase(ctx))
     this.engine = new BackgroundEngine({
-      store: this.shared ?? new JsonFileTaskStore(path, { logger }),
+      store: this.store,
       limits: { maxTasks: config.maxTasks, maxAgeMs: config.maxAgeMs, maxResultLength: config.maxResultLength },
       onSettled: (task) => emit('background/settled', task),
       logger,
+    })
+    // The database may start after this service, be reloaded, or go: running tasks go on,
+    // and the engine's store switches under them.
+    followDatabase(ctx, {
+      switch: (database) => void this.engine.useStore(this.store = storeFor(database)),
+      lost: (reason) => {
+        if (this.store instanceof DatabaseTaskStore) this.store.detach(reason)
+      },
     })
   }
 
@@ -122,13 +128,14 @@ export class BackgroundService extends Service {
     }, true)
     const root = ctx.root
     ctx.effect(() => root.on('dispose', stop, true))
-    const { shared } = this
-    if (shared) {
-      // The heartbeat keeps this instance's running tasks leased; the poll brings in the
-      // tasks of other instances (and theirs that lapsed, as interrupted).
-      ctx.setInterval(() => shared.renew().catch((error) => koishiLogger(ctx).warn('renewing background task leases failed: %s', error)), Math.max(1, Math.floor(shared.leaseMs / 3)))
-      ctx.setInterval(() => void engine.refresh(), this.config.syncInterval ?? 5_000)
-    }
+    // With a database: the heartbeat keeps this instance's running tasks leased; the poll
+    // brings in the tasks of other instances (and theirs that lapsed, as interrupted).
+    const shared = () => this.store instanceof DatabaseTaskStore ? this.store : undefined
+    const leaseMs = this.config.leaseMs ?? 30_000
+    ctx.setInterval(() => shared()?.renew().catch((error) => koishiLogger(ctx).warn('renewing background task leases failed: %s', error)), Math.max(1, Math.floor(leaseMs / 3)))
+    ctx.setInterval(() => {
+      if (shared()) void engine.refresh()
+    }, this.config.syncInterval ?? 5_000)
     for (const tool of createTaskTools(engine)) ctx.tools.define(tool)
   }
 

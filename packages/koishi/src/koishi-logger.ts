@@ -6,6 +6,7 @@ export function koishiLogger(ctx: Context): Logger {
   const logger = ctx.logger('dogu')
   return {
     debug: (format, ...args) => logger.debug(format, ...args),
+    info: (format, ...args) => logger.info(format, ...args),
     warn: (format, ...args) => logger.warn(format, ...args),
   }
 }

@@ -6,7 +6,9 @@ import {
   DatabaseGrantStore,
   type DecisionEvent,
   type Grant,
+  type GrantStore,
   JsonFileGrantStore,
+  type MinatoDatabase,
   PERMISSION_MODES,
   PermissionEngine,
   PermissionError,
@@ -154,9 +156,11 @@ export class PermissionService {
     this.defaultAuthority = config.defaultAuthority ?? 1
     const logger = koishiLogger(ctx)
     const path = resolve(ctx.baseDir ?? process.cwd(), config.storePath ?? 'data/dogu/permissions.json')
-    const database = koishiDatabase(ctx)
     // With a database, grants are shared by every instance on it; the file is migrated once.
-    const store = database ? new DatabaseGrantStore({ database, logger, migrateFrom: path }) : new JsonFileGrantStore(path)
+    const storeFor = (database: MinatoDatabase | undefined): GrantStore => database
+      ? new DatabaseGrantStore({ database, logger, migrateFrom: path })
+      : new JsonFileGrantStore(path)
+    let store = storeFor(koishiDatabase(ctx))
     this.engine = new PermissionEngine({
       rules: config.rules,
       mode: config.mode,
@@ -168,9 +172,27 @@ export class PermissionService {
       wantsDecision: () => emit.listens('permissions/decision'),
       logger,
     })
-    followDatabase(ctx, !!database)
-    for (const rule of config.rules ?? []) this.count(rule, 1)
     const engine = this.engine
+    // authorize() is synchronous, so it cannot read the table: other instances' grants and
+    // revocations arrive by this poll (and this instance's own at once).
+    const poll = () => store instanceof DatabaseGrantStore
+      ? ctx.setInterval(() => void engine.refreshGrants(), config.syncInterval ?? 5_000)
+      : undefined
+    let stopPolling = poll()
+    // The database may start after this service, be reloaded, or go: the engine stays (its
+    // askers, rules, modes and waiting requests with it), and its store switches.
+    followDatabase(ctx, {
+      switch: (database) => {
+        stopPolling?.()
+        void engine.useStore(store = storeFor(database))
+        stopPolling = poll()
+      },
+      lost: (reason) => {
+        stopPolling?.()
+        if (store instanceof DatabaseGrantStore) store.detach(reason)
+      },
+    })
+    for (const rule of config.rules ?? []) this.count(rule, 1)
     ctx.effect(() => install(ctx, this.methods()))
     // Reload or unload: waiting calls end denied, and grants are saved before the next start.
     ctx.effect(() => () => void engine.stop('the permissions service stopped (reloaded or unloaded) while the call waited for an answer'))
@@ -179,9 +201,6 @@ export class PermissionService {
     ctx.on('ready', async () => {
       await engine.ready
       if (ctx.scope.uid === null) return
-      // authorize() is synchronous, so it cannot read the table: other instances' grants
-      // and revocations arrive by this poll (and this instance's own at once).
-      if (database) ctx.setInterval(() => void engine.refreshGrants(), config.syncInterval ?? 5_000)
       ctx.inject(['tools'], (ctx) => {
         ctx.effect(() => {
           const registry = ctx.tools.registry

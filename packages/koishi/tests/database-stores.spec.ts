@@ -281,21 +281,25 @@ describe('grants and background tasks in Koishi\'s database', () => {
     expect(warnings).toHaveLength(2)
   })
 
-  it('moves to the database when a driver is loaded after Dogu, and back to the files when it goes', async () => {
+  it('moves to the database when a driver is loaded after Dogu, and back to the files when it goes, under the same engines', async () => {
     const { app, dir } = await koishiApp({ dogu: quiet })
     tools(app)
     await settle(app)
-    const fileEngine = app.permissions.engine
+    const engines = { permissions: app.permissions.engine, background: app.background.engine }
     const memory = app.plugin(MemoryDatabase as never)
     await settle(app)
-    expect(app.permissions.engine).not.toBe(fileEngine)
+    // The services were not restarted: the same engines, now on the tables.
+    expect(app.permissions.engine).toBe(engines.permissions)
+    expect(app.background.engine).toBe(engines.background)
     await grantAlways(app)
     expect(await db(app).get(GRANT_TABLE, {})).toHaveLength(1)
     expect(await exists(join(dir, 'permissions.json'))).toBe(false)
     memory.dispose()
     await settle(app)
+    await app.permissions.engine.refreshGrants()
     // The file store again: empty, since the grant lives in the (gone) table.
     expect(app.get('database')).toBeUndefined()
+    expect(app.permissions.engine).toBe(engines.permissions)
     expect(app.permissions.grants()).toEqual([])
     expect(await save(app)).toBe('denied')
   })

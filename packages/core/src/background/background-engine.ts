@@ -7,6 +7,7 @@ import { type BackgroundTask, isBackgroundTask, TASK_STATUS_OF, TASK_STATUSES, t
 import { capResult, DEFAULT_RETENTION, type RetentionLimits, selectEvictions } from './retention'
 import { MemoryTaskStore, type TaskStore } from './task-store'
 import { messageOf } from '../error-message'
+import { settledWithin } from '../settled-within'
 
 export interface BackgroundEngineOptions {
   /** Where records persist. @default a `MemoryTaskStore` */
@@ -71,6 +72,11 @@ export class BackgroundEngine implements BackgroundPort {
   private cancelTimeout: number
   private state: State = 'new'
   private disposing: Promise<void> | undefined
+  private loading: Promise<void> | undefined
+  /** The last store switch; the next one, and `dispose`, wait for it. */
+  private switching: Promise<void> = Promise.resolve()
+  /** While a switch reads the new store: ids whose records changed, written once it is read. */
+  private dirty: Set<string> | undefined
 
   constructor(options: BackgroundEngineOptions = {}) {
     this.limits = Object.freeze(checkLimits({ ...DEFAULT_RETENTION, ...definedOnly(options.limits) }))
@@ -92,9 +98,92 @@ export class BackgroundEngine implements BackgroundPort {
    * Reads the store. Tasks stored as `running` were cut off by a restart: they come back
    * as `interrupted`, settled now, and are written back so.
    */
-  async load(): Promise<void> {
-    if (this.state !== 'new') throw new DoguError('INACTIVE', `load() was called on a background engine that is ${this.state}`)
+  load(): Promise<void> {
+    if (this.state !== 'new') return Promise.reject(new DoguError('INACTIVE', `load() was called on a background engine that is ${this.state}`))
     this.state = 'loading'
+    return this.loading = this.loadStore()
+  }
+
+  /**
+   * Switches where records persist, under the living engine: running calls go on, and
+   * waits, tasks and their ids stay. The old store's writes are flushed (waiting at most
+   * `cancelTimeout`); the new store is read and merged as a restart would read it (a task
+   * it holds as `running` that does not run here was cut off: `interrupted`), except that
+   * the tasks running here are written to it as running. Changes made while it is read are
+   * written once it is, and so is a record whose write to the old store failed. Hosts call
+   * this when a database appears or goes; resolves once the switch is done. After
+   * `dispose()` it does nothing.
+   */
+  useStore(store: TaskStore): Promise<void> {
+    if (!store || typeof store.load !== 'function' || typeof store.put !== 'function' || typeof store.delete !== 'function' || typeof store.flush !== 'function') {
+      throw new DoguError('INVALID_OPTIONS', 'useStore() expects a task store { load, put, delete, flush, sync? }')
+    }
+    const previous = this.switching
+    return this.switching = previous.then(() => this.switchTo(store))
+  }
+
+  private async switchTo(store: TaskStore): Promise<void> {
+    if (this.state === 'loading') await this.loading?.catch(() => {})
+    // Not loaded (or its load failed): the next load() reads the new store.
+    if (this.state === 'new') {
+      this.store = store
+      return
+    }
+    if (this.state !== 'active') return
+    const old = this.store
+    const dirty = this.dirty = new Set(this.running.keys())
+    this.store = store
+    if (!await settledWithin(old.flush(), this.cancelTimeout)) {
+      this.logger.warn('switching the background task store: the old store had not flushed after %d ms; reading the new one anyway', this.cancelTimeout)
+    }
+    let records: BackgroundTask[] = []
+    try {
+      records = await store.load()
+    } catch (error) {
+      this.logger.warn('reading the new background task store failed; tasks known here stay, and their changes are written to it from now on: %s', error)
+    }
+    this.merge(records, dirty)
+    this.dirty = undefined
+    for (const id of dirty) {
+      const task = this.tasks.get(id)
+      if (task) this.persist(task)
+      else this.guard(() => this.store.delete([id]), 'evicting from')
+    }
+    if (this.state !== 'active') return
+    this.prune()
+    if (this.store.sync) await this.syncShared()
+  }
+
+  /** Takes in a new store's records: what it holds that is not known here, running ones as cut off. */
+  private merge(records: readonly BackgroundTask[], dirty: Set<string>) {
+    const now = Date.now()
+    let changed = false
+    for (const record of records) {
+      if (!isBackgroundTask(record) || this.running.has(record.id)) continue
+      const current = this.tasks.get(record.id)
+      // A settled record here is final; the store gets it back.
+      if (current && current.status !== 'running') {
+        if (record.status !== current.status || record.settledAt !== current.settledAt) dirty.add(record.id)
+        continue
+      }
+      const task = record.status === 'running'
+        ? Object.freeze({ ...record, status: 'interrupted' as const, settledAt: now })
+        : Object.freeze({ ...record })
+      if (record.status === 'running') dirty.add(task.id)
+      this.tasks.set(task.id, task)
+      this.settled.delete(task.id)
+      this.settled.set(task.id, task)
+      changed = true
+    }
+    if (changed) this.sortSettled()
+  }
+
+  private sortSettled() {
+    const sorted = [...this.settled.values()].sort((a, b) => (a.settledAt ?? a.startedAt) - (b.settledAt ?? b.startedAt))
+    this.settled = new Map(sorted.map((task) => [task.id, task]))
+  }
+
+  private async loadStore(): Promise<void> {
     let records: BackgroundTask[]
     try {
       records = await this.store.load()
@@ -123,7 +212,7 @@ export class BackgroundEngine implements BackgroundPort {
     this.state = 'active'
     this.prune()
     // A shared store: tasks other instances run are known from the start.
-    if (this.store.sync) await this.refresh()
+    if (this.store.sync) await this.syncShared()
   }
 
   /**
@@ -133,6 +222,12 @@ export class BackgroundEngine implements BackgroundPort {
    * nothing with a store of one process's own. A failed read is reported and changes nothing.
    */
   async refresh(): Promise<void> {
+    // Not while a switch reads its new store: the records it has yet to write would look cut off.
+    await this.switching
+    await this.syncShared()
+  }
+
+  private async syncShared(): Promise<void> {
     if (this.state !== 'active' || !this.store.sync) return
     let records: BackgroundTask[]
     try {
@@ -158,10 +253,7 @@ export class BackgroundEngine implements BackgroundPort {
       }
     }
     // Eviction reads `settled` oldest-settled first; others' records arrive in any order.
-    if (changed) {
-      const sorted = [...this.settled.values()].sort((a, b) => (a.settledAt ?? a.startedAt) - (b.settledAt ?? b.startedAt))
-      this.settled = new Map(sorted.map((task) => [task.id, task]))
-    }
+    if (changed) this.sortSettled()
     this.prune()
   }
 
@@ -294,7 +386,8 @@ export class BackgroundEngine implements BackgroundPort {
       }
       for (const waiter of waiters) waiter()
     }
-    return this.disposing = this.store.flush().catch((error) => {
+    // A switch in progress writes what changed meanwhile to its new store first.
+    return this.disposing = this.switching.then(() => this.store.flush()).catch((error) => {
       this.logger.warn('flushing the background task store failed: %s', error)
     })
   }
@@ -339,20 +432,33 @@ export class BackgroundEngine implements BackgroundPort {
     for (const id of evicted) {
       this.tasks.delete(id)
       this.settled.delete(id)
+      this.dirty?.add(id)
     }
-    this.guard(() => this.store.delete(evicted), 'evicting from')
+    if (!this.dirty) this.guard(() => this.store.delete(evicted), 'evicting from')
   }
 
   private persist(task: BackgroundTask) {
-    this.guard(() => this.store.put(task), 'writing to')
+    if (this.dirty) return void this.dirty.add(task.id)
+    const { store } = this
+    this.guard(() => store.put(task), 'writing to', () => {
+      // A write the old store lost as it went (a database stopping): the record goes to the current one.
+      if (store === this.store) return false
+      const current = this.tasks.get(task.id)
+      this.logger.debug('writing task %s to the previous store failed as it went; writing it to the current one', task.id)
+      if (current) this.persist(current)
+      return true
+    })
   }
 
   // A store failure must not break a call: it is reported, and memory stays authoritative.
-  private guard(write: () => Promise<void>, action: string) {
+  private guard(write: () => Promise<void>, action: string, recovered?: () => boolean) {
+    const report = (error: unknown) => {
+      if (!recovered?.()) this.logger.warn('%s the background task store failed: %s', action, error)
+    }
     try {
-      write().catch((error) => this.logger.warn('%s the background task store failed: %s', action, error))
+      write().catch(report)
     } catch (error) {
-      this.logger.warn('%s the background task store failed: %s', action, error)
+      report(error)
     }
   }
 

@@ -3,7 +3,7 @@ import type { MinatoDatabase } from '../database/minato-database'
 import { WriteQueue } from '../database/write-queue'
 import { DoguError } from '../errors'
 import { messageOf } from '../error-message'
-import { type Logger, silentLogger } from '../logger'
+import { info, type Logger, silentLogger } from '../logger'
 import { type BackgroundTask, isBackgroundTask } from './background-task'
 import { JsonFileTaskStore } from './json-file-task-store'
 import type { TaskStore } from './task-store'
@@ -44,7 +44,8 @@ export interface DatabaseTaskStoreOptions {
   logger?: Logger
   /**
    * A `JsonFileTaskStore` file to move into the table once, at the first load: its records
-   * are written to the table (running ones as `interrupted`), then the file is renamed
+   * are written to the table (running ones leased to this instance: a start reads them
+   * `interrupted`, a database that appears while they run keeps them), then the file is renamed
    * `<name>.migrated.json` and kept.
    */
   migrateFrom?: string
@@ -71,6 +72,7 @@ export class DatabaseTaskStore implements TaskStore {
   /** Tasks this instance adopted and has not settled: the ones its heartbeat renews. */
   private readonly owned = new Set<string>()
   private prepared?: Promise<void>
+  private detached?: string
 
   constructor(private readonly options: DatabaseTaskStoreOptions) {
     if (typeof options?.instanceId !== 'string' || !options.instanceId) throw new DoguError('INVALID_OPTIONS', 'DatabaseTaskStore needs an instanceId')
@@ -113,11 +115,13 @@ export class DatabaseTaskStore implements TaskStore {
     if (task.status === 'running') {
       this.owned.add(task.id)
       return this.writes.push(async () => {
+        if (this.dropped(task)) return
         await this.database.upsert(TASK_TABLE, [this.row(task, Date.now() + this.leaseMs)])
       })
     }
     const mine = this.owned.delete(task.id)
     return this.writes.push(async () => {
+      if (this.dropped(task)) return
       const now = Date.now()
       // Ours and still running; or, for a task found running at load or sync, one whose
       // lease lapsed (or a previous run of this instance's).
@@ -138,6 +142,8 @@ export class DatabaseTaskStore implements TaskStore {
     if (!ids.length) return this.flush()
     // Only settled records are evicted; a running row is its owner's.
     return this.writes.push(async () => {
+      // Not evicted from a database that is gone: the next instance to read it evicts them.
+      if (this.detached !== undefined) return
       await this.database.remove(TASK_TABLE, { id: [...ids], status: { $ne: 'running' } })
     })
   }
@@ -151,12 +157,33 @@ export class DatabaseTaskStore implements TaskStore {
     if (!this.owned.size) return this.flush()
     const ids = [...this.owned]
     return this.writes.push(async () => {
+      if (this.detached !== undefined) return
       const now = Date.now()
       await this.database.set(TASK_TABLE, { id: ids, status: 'running', owner: this.instanceId }, { leaseUntil: now + this.leaseMs, updatedAt: now })
     })
   }
 
+  /**
+   * The database went away (its driver stopped before Dogu, as when the app stops): writes
+   * not yet made are dropped instead of failing inside the driver, and reads fail. A task
+   * this instance ran that could not be recorded `interrupted` stays `running` in the table
+   * under this instance's lease, which is what a killed process leaves: its next start, or
+   * another instance once the lease lapses, reads it `interrupted`. Any other record that is
+   * dropped (a result) is reported.
+   */
+  detach(reason: string): void {
+    this.detached = reason
+  }
+
+  private dropped(task: BackgroundTask): boolean {
+    if (this.detached === undefined) return false
+    if (task.status === 'interrupted') this.logger.debug('background task %s stays running in the table %s until its lease lapses: %s', task.id, TASK_TABLE, this.detached)
+    else this.logger.warn('background task %s was not recorded %s in the table %s: %s', task.id, task.status, TASK_TABLE, this.detached)
+    return true
+  }
+
   private async read(): Promise<{ row: Record<string, unknown>; task: BackgroundTask }[]> {
+    if (this.detached !== undefined) throw new Error(`the task table ${TASK_TABLE} cannot be read: ${this.detached}`)
     // A failed preparation (the database was down) is tried again at the next read.
     await (this.prepared ??= this.prepare().catch((error) => {
       this.prepared = undefined
@@ -196,12 +223,14 @@ export class DatabaseTaskStore implements TaskStore {
     const path = this.options.migrateFrom
     if (!path || !await fileExists(path)) return
     const tasks = await new JsonFileTaskStore(path, { logger: this.logger }).load()
-    const now = Date.now()
-    // The file's process is gone: what it held as running was cut off.
-    const rows = tasks.map((task) => this.row(task.status === 'running' ? { ...task, status: 'interrupted', settledAt: now } : task, 0))
+    // Running records are this instance's: leased to it, so no other instance interrupts
+    // them. At a start, the engine reads them as cut off (`interrupted`); when the database
+    // appears while they run, it writes them back as running.
+    const lease = Date.now() + this.leaseMs
+    const rows = tasks.map((task) => this.row(task, task.status === 'running' ? lease : 0))
     if (rows.length) await this.database.upsert(TASK_TABLE, rows)
     const kept = await renameMigrated(path)
-    this.logger.warn('moved %d background task record(s) from %s into the table %s%s', rows.length, path, TASK_TABLE, kept ? `; the file is kept as ${kept}` : '')
+    info(this.logger, 'moved %d background task record(s) from %s into the table %s%s', rows.length, path, TASK_TABLE, kept ? `; the file is kept as ${kept}` : '')
   }
 }
 

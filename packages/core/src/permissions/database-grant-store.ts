@@ -2,7 +2,7 @@ import { messageOf } from '../error-message'
 import { fileExists, renameMigrated } from '../database/migrated-file'
 import type { MinatoDatabase } from '../database/minato-database'
 import { WriteQueue } from '../database/write-queue'
-import { type Logger, silentLogger } from '../logger'
+import { info, type Logger, silentLogger } from '../logger'
 import { type Grant, grantPath } from './grant'
 import { type GrantStore, type GrantStoreLoad, isGrant, pickGrant as pick } from './grant-store'
 import { JsonFileGrantStore } from './json-file-grant-store'
@@ -47,6 +47,7 @@ export class DatabaseGrantStore implements GrantStore {
   private readonly writes = new WriteQueue()
   private readonly reported = new Set<string>()
   private prepared?: Promise<void>
+  private detached?: string
 
   constructor(private readonly options: DatabaseGrantStoreOptions) {
     this.database = options.database
@@ -54,6 +55,7 @@ export class DatabaseGrantStore implements GrantStore {
   }
 
   async load(): Promise<GrantStoreLoad> {
+    if (this.detached !== undefined) throw new Error(`the grant table ${GRANT_TABLE} cannot be read: ${this.detached}`)
     // A failed preparation (the database was down) is tried again at the next read.
     await (this.prepared ??= this.prepare().catch((error) => {
       this.prepared = undefined
@@ -89,6 +91,7 @@ export class DatabaseGrantStore implements GrantStore {
   /** Stores one new grant. */
   add(grant: Grant): Promise<void> {
     return this.writes.push(async () => {
+      if (this.dropped('storing', grant)) return
       await this.database.upsert(GRANT_TABLE, [toRow(grant)])
     })
   }
@@ -96,9 +99,25 @@ export class DatabaseGrantStore implements GrantStore {
   /** Removes a grant, and every other row of its key (another instance may have granted the same). */
   remove(grant: Grant): Promise<void> {
     return this.writes.push(async () => {
+      if (this.dropped('removing', grant)) return
       await this.database.remove(GRANT_TABLE, { id: grant.id })
       await this.database.remove(GRANT_TABLE, { key: keyOf(grant) })
     })
+  }
+
+  /**
+   * The database went away (its driver stopped before Dogu, as when the app stops): writes
+   * not yet made are dropped with a warning naming each grant, instead of failing inside
+   * the driver. Reads fail from now on.
+   */
+  detach(reason: string): void {
+    this.detached = reason
+  }
+
+  private dropped(action: string, grant: Grant): boolean {
+    if (this.detached === undefined) return false
+    this.logger.warn('%s grant %s (%s) in the table %s did not happen: %s', action, grant.id, grant.permission, GRANT_TABLE, this.detached)
+    return true
   }
 
   private async prepare() {
@@ -111,7 +130,7 @@ export class DatabaseGrantStore implements GrantStore {
     if (always.length) await this.database.upsert(GRANT_TABLE, always.map(toRow))
     // Written first, renamed after: a crash in between migrates again, and upserts are idempotent.
     const kept = problem?.movedTo ? undefined : await renameMigrated(path)
-    this.logger.warn('moved %d grant(s) from %s into the table %s%s', always.length, path, GRANT_TABLE, kept ? `; the file is kept as ${kept}` : '')
+    info(this.logger, 'moved %d grant(s) from %s into the table %s%s', always.length, path, GRANT_TABLE, kept ? `; the file is kept as ${kept}` : '')
   }
 }
 

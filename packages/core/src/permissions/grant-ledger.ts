@@ -5,7 +5,11 @@ import type { Session } from '../session'
 import { type Grant, type GrantPath, grantPath, grantSubject } from './grant'
 import type { GrantStore } from './grant-store'
 import { GrantTable } from './grant-table'
+import { settledWithin } from '../settled-within'
 import type { DecisionSource } from './permission-decision'
+
+/** How long a store switch waits for the old store's saves before reading the new one. */
+const STORE_SWITCH_WAIT = 10_000
 
 interface GrantEntry {
   grant: Readonly<Grant>
@@ -29,12 +33,33 @@ export class GrantLedger {
   private byId = new Map<string, GrantEntry>()
   private saving: Promise<void>
   private loaded = false
-  /** Counts local changes to `always` grants: a refresh that raced one is not applied. */
+  /** Counts local changes to `always` grants and store switches: a refresh that raced one is not applied. */
   private generation = 0
+  /** Grants whose save failed on a store this ledger left meanwhile: the next store gets them. */
+  private carried = new Set<string>()
 
-  constructor(private readonly store: GrantStore, private readonly logger: Logger) {
+  constructor(private store: GrantStore, private readonly logger: Logger) {
     this.ready = this.load()
     this.saving = this.ready
+  }
+
+  /**
+   * Moves to another store: saves already started finish on the old one, then the new
+   * one is read and its `always` grants are the ones in force; `session` grants stay.
+   * A grant answered while it switches is saved to the new store, once it is read.
+   * Resolves once the new store is read (a failed read is reported, like at load).
+   */
+  useStore(store: GrantStore): Promise<void> {
+    this.generation++
+    const previous = this.saving
+    this.store = store
+    this.loaded = false
+    const switched = settledWithin(previous, STORE_SWITCH_WAIT).then((finished) => {
+      if (!finished) this.logger.warn('switching the grant store: earlier saves had not finished after %d ms; reading the new store anyway', STORE_SWITCH_WAIT)
+      return this.switchTo(store)
+    })
+    this.saving = switched
+    return switched
   }
 
   /** The result of the grant covering this permission and target for the session, if one does. */
@@ -152,20 +177,49 @@ export class GrantLedger {
     this.byId.delete(entry.grant.id)
   }
 
-  private async load(): Promise<void> {
+  private async switchTo(store: GrantStore): Promise<void> {
+    // The grants in force now, all from the old store or answered before the switch.
+    const before = [...this.alwaysGrants.values()]
+    const { grants } = await this.read(store, 'could not load grants from the new store')
+    // Switched again meanwhile: that switch reads its own store.
+    if (this.store !== store) return
+    const stored = new Set(grants.map((grant) => grant.id))
+    const carried: Readonly<Grant>[] = []
+    for (const entry of before) {
+      if (this.carried.delete(entry.grant.id)) carried.push(entry.grant)
+      else if (!stored.has(entry.grant.id)) this.drop(entry)
+    }
+    for (const grant of grants) {
+      if (grant.scope === 'always' && !this.byId.has(grant.id) && !this.alwaysGrants.get(...grantPath(grant.subject, grant.permission, grant.target))) this.track(grant)
+    }
+    this.loaded = true
+    for (const grant of carried) this.persist({ add: grant })
+  }
+
+  /** The store's grants, with a problem reported; a failed read is one too, and gives none. */
+  private async read(store: GrantStore, failure: string): Promise<{ grants: Grant[] }> {
     try {
-      const { grants, problem } = await this.store.load()
+      const { grants, problem } = await store.load()
       if (problem) {
         this.problem = problem
         this.logger.warn('%s', problem.message)
       }
-      for (const grant of grants) {
-        // A grant made while loading is newer than the stored one for the same key.
-        if (grant.scope === 'always' && !this.alwaysGrants.get(...grantPath(grant.subject, grant.permission, grant.target))) this.track(grant)
-      }
+      return { grants }
     } catch (error) {
-      this.problem = { message: `could not load grants: ${messageOf(error)}` }
+      this.problem = { message: `${failure}: ${messageOf(error)}` }
       this.logger.warn('%s', this.problem.message)
+      return { grants: [] }
+    }
+  }
+
+  private async load(): Promise<void> {
+    const { store } = this
+    const { grants } = await this.read(store, 'could not load grants')
+    // Switched while loading: the switch reads its own store.
+    if (this.store !== store) return
+    for (const grant of grants) {
+      // A grant made while loading is newer than the stored one for the same key.
+      if (grant.scope === 'always' && !this.alwaysGrants.get(...grantPath(grant.subject, grant.permission, grant.target))) this.track(grant)
     }
     this.loaded = true
   }
@@ -181,7 +235,9 @@ export class GrantLedger {
         else if (change.add) await store.add!(change.add)
         else if (change.remove) await store.remove!(change.remove)
       } catch (error) {
-        this.logger.warn('could not save permission grants: %s', error)
+        // Lost as the old store went (a database stopping): the next store is given it.
+        if (store !== this.store && change.add) this.carried.add(change.add.id)
+        else this.logger.warn('could not save permission grants: %s', error)
       }
     }
     // Once loaded, save now rather than a tick later: the store queues writes per file,

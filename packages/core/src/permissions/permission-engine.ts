@@ -211,6 +211,20 @@ export class PermissionEngine implements PermissionGate {
     return this.ledger.refresh()
   }
 
+  /**
+   * Switches where `always` grants persist, under the living engine: rules, askers, modes,
+   * `session` grants and requests waiting for an answer stay as they are. Saves already
+   * started finish on the old store; then the new store's grants are the ones in force. An
+   * answer given meanwhile is saved to the new store. Hosts call this when a database
+   * appears or goes; resolves once the new store is read.
+   */
+  useStore(store: GrantStore): Promise<void> {
+    if (!store || typeof store.load !== 'function' || typeof store.save !== 'function') {
+      throw new PermissionError('INVALID_OPTIONS', 'useStore() expects a grant store { load, save, add?, remove? }')
+    }
+    return this.ledger.useStore(store)
+  }
+
   /** Removes a grant; `always` grants are removed from the store too. True when it existed. */
   revoke(id: string): boolean {
     return this.ledger.revoke(id)
