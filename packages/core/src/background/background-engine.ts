@@ -158,6 +158,7 @@ export class BackgroundEngine implements BackgroundPort {
   private merge(records: readonly BackgroundTask[], dirty: Set<string>) {
     const now = Date.now()
     let changed = false
+    let added = false
     for (const record of records) {
       if (!isBackgroundTask(record) || this.running.has(record.id)) continue
       const current = this.tasks.get(record.id)
@@ -170,12 +171,19 @@ export class BackgroundEngine implements BackgroundPort {
         ? Object.freeze({ ...record, status: 'interrupted' as const, settledAt: now })
         : Object.freeze({ ...record })
       if (record.status === 'running') dirty.add(task.id)
+      if (!current) added = true
       this.tasks.set(task.id, task)
       this.settled.delete(task.id)
       this.settled.set(task.id, task)
       changed = true
     }
     if (changed) this.sortSettled()
+    if (added) this.sortTasks()
+  }
+
+  /** `list()` gives tasks in the order they started; records taken from a store arrive in its order. */
+  private sortTasks() {
+    this.tasks = new Map([...this.tasks].sort(([, a], [, b]) => a.startedAt - b.startedAt))
   }
 
   private sortSettled() {
@@ -238,6 +246,7 @@ export class BackgroundEngine implements BackgroundPort {
     }
     if (this.state !== 'active') return
     let changed = false
+    let added = false
     for (const record of records) {
       if (!isBackgroundTask(record) || this.running.has(record.id)) continue
       const current = this.tasks.get(record.id)
@@ -245,6 +254,7 @@ export class BackgroundEngine implements BackgroundPort {
       // A settled record is final: an older view of it (`running`) never replaces it.
       if (current && current.status !== 'running' && record.status === 'running') continue
       const task = Object.freeze({ ...record })
+      if (!current) added = true
       this.tasks.set(task.id, task)
       if (task.status !== 'running') {
         this.settled.delete(task.id)
@@ -254,6 +264,7 @@ export class BackgroundEngine implements BackgroundPort {
     }
     // Eviction reads `settled` oldest-settled first; others' records arrive in any order.
     if (changed) this.sortSettled()
+    if (added) this.sortTasks()
     this.prune()
   }
 

@@ -134,6 +134,8 @@ export class DatabaseTaskStore implements TaskStore {
       if (matched) return
       const [row] = await this.database.get(TASK_TABLE, { id: task.id })
       if (!row) await this.database.upsert(TASK_TABLE, [this.row(task, 0)])
+      // Another instance recorded the same end first (both saw a lapsed lease): nothing was lost.
+      else if (row.status === task.status) this.logger.debug('background task %s was already recorded %s by another instance', task.id, task.status)
       else this.logger.warn('background task %s was not recorded %s here: the table holds it as %s (owner %s)', task.id, task.status, row.status, row.owner)
     })
   }

@@ -35,8 +35,8 @@ export class GrantLedger {
   private loaded = false
   /** Counts local changes to `always` grants and store switches: a refresh that raced one is not applied. */
   private generation = 0
-  /** Grants whose save failed on a store this ledger left meanwhile: the next store gets them. */
-  private carried = new Set<string>()
+  /** `always` grants whose save failed: a switch to another store saves them there. */
+  private unsaved = new Set<string>()
 
   constructor(private store: GrantStore, private readonly logger: Logger) {
     this.ready = this.load()
@@ -49,6 +49,9 @@ export class GrantLedger {
    * A grant answered while it switches is saved to the new store, once it is read.
    * Resolves once the new store is read (a failed read is reported, like at load).
    */
+  /** While a store switch (not the first load) reads its new store: settles once it has. */
+  switching?: Promise<void>
+
   useStore(store: GrantStore): Promise<void> {
     this.generation++
     const previous = this.saving
@@ -59,6 +62,10 @@ export class GrantLedger {
       return this.switchTo(store)
     })
     this.saving = switched
+    this.switching = switched
+    void switched.then(() => {
+      if (this.switching === switched) this.switching = undefined
+    })
     return switched
   }
 
@@ -186,7 +193,7 @@ export class GrantLedger {
     const stored = new Set(grants.map((grant) => grant.id))
     const carried: Readonly<Grant>[] = []
     for (const entry of before) {
-      if (this.carried.delete(entry.grant.id)) carried.push(entry.grant)
+      if (this.unsaved.delete(entry.grant.id)) carried.push(entry.grant)
       else if (!stored.has(entry.grant.id)) this.drop(entry)
     }
     for (const grant of grants) {
@@ -235,9 +242,10 @@ export class GrantLedger {
         else if (change.add) await store.add!(change.add)
         else if (change.remove) await store.remove!(change.remove)
       } catch (error) {
-        // Lost as the old store went (a database stopping): the next store is given it.
-        if (store !== this.store && change.add) this.carried.add(change.add.id)
-        else this.logger.warn('could not save permission grants: %s', error)
+        // A database stopping loses the write: the store switched to next is given the grant.
+        if (change.add) this.unsaved.add(change.add.id)
+        if (store === this.store) this.logger.warn('could not save permission grants: %s', error)
+        else this.logger.debug('saving grant %s failed as its store went; the next store is given it: %s', change.add?.id, error)
       }
     }
     // Once loaded, save now rather than a tick later: the store queues writes per file,

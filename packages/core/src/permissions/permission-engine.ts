@@ -14,6 +14,7 @@ import type { PermissionRule, RuleCondition } from './permission-rule'
 import { RuleIndex } from './rule-index'
 import { SessionModes } from './session-modes'
 import { summarizeArgs } from './summarize-args'
+import { settledWithin } from '../settled-within'
 
 export interface PermissionEngineOptions {
   /** Rules from config; their origin in events reads `config.rules[i]`. */
@@ -47,6 +48,8 @@ export interface PermissionEngineOptions {
 }
 
 const MAX_TIMEOUT = 2 ** 31 - 1
+/** How long a pipeline ask waits for a store switch in progress before it asks anyway. */
+const SWITCH_WAIT = 10_000
 const DEFAULT_TIMEOUT = 300_000
 
 /**
@@ -121,6 +124,14 @@ export class PermissionEngine implements PermissionGate {
    * have appeared meanwhile; a tool's own `call.ask(reason)` always reaches a person.
    */
   approve(request: ApprovalRequest, signal?: AbortSignal): Promise<ApprovalOutcome> {
+    // A store being switched to (a database that just started) may hold the grant that allows
+    // this: decide once it is read, not before. The switch is bounded; so is this wait.
+    const switching = request.reason === undefined ? this.ledger.switching : undefined
+    if (switching && !this.stopped) return settledWithin(switching, SWITCH_WAIT).then(() => this.ask(request, signal))
+    return this.ask(request, signal)
+  }
+
+  private ask(request: ApprovalRequest, signal?: AbortSignal): Promise<ApprovalOutcome> {
     if (this.stopped) return this.early(request, 'deny', 'the permissions service is stopped', { kind: 'stopped' })
     if (signal?.aborted) return this.early(request, 'deny', 'the call was cancelled before approval was asked', { kind: 'cancelled' })
     let why: string

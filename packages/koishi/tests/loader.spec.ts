@@ -1,0 +1,208 @@
+// A Koishi instance as owners run it: Koishi's own worker (what `koishi start` forks) reads
+// koishi.yml with @koishijs/loader, loads Dogu, a SQLite driver that starts asynchronously,
+// the mock adapter and a tool plugin by their package names, and a chat approval goes through
+// it. The instance's node_modules links this workspace's packages; NODE_PATH points the
+// loader there (docs/testing.md). Installing from the tarballs is tested separately.
+import { type ChildProcess, fork } from 'node:child_process'
+import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises'
+import { createRequire } from 'node:module'
+import { tmpdir } from 'node:os'
+import { dirname, join, resolve } from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+
+const require = createRequire(import.meta.url)
+const KOISHI_PACKAGE = resolve(__dirname, '..')
+const FIXTURES = resolve(__dirname, 'loader-instance')
+/** Koishi's worker: the process `koishi start` runs, with the loader. */
+const WORKER = require.resolve('koishi/lib/worker', { paths: [KOISHI_PACKAGE] })
+const WAIT = 20_000
+
+/** The instance's packages, by name, and where they are in this workspace. */
+const LINKS: Record<string, string> = {
+  'koishi-plugin-dogu': KOISHI_PACKAGE,
+  'koishi-plugin-notes': join(FIXTURES, 'notes'),
+  'koishi-plugin-owner-probe': join(FIXTURES, 'probe'),
+  '@koishijs/plugin-database-sqlite': join(FIXTURES, 'database-sqlite'),
+  '@koishijs/plugin-mock': dirname(require.resolve('@koishijs/plugin-mock/package.json', { paths: [KOISHI_PACKAGE] })),
+}
+
+interface Line {
+  type: string
+  name: string
+  content: string
+}
+
+/** A running instance: ops over IPC, what the bot sent on its own, and every error and warning line. */
+class Instance {
+  readonly sent: string[] = []
+  readonly lines: Line[] = []
+  readonly output: string[] = []
+  private next = 0
+  private readonly waiting = new Map<number, { resolve: (value: any) => void; reject: (error: Error) => void }>()
+  private readonly watchers = new Set<() => void>()
+  private exited: Promise<number | null>
+
+  constructor(readonly child: ChildProcess) {
+    child.on('message', (message: any) => {
+      const probe = message?.probe
+      if (!probe) return
+      if (probe.event === 'sent') this.sent.push(probe.text)
+      else if (probe.event === 'log') this.lines.push({ type: probe.type, name: probe.name, content: probe.content })
+      else {
+        const waiter = this.waiting.get(probe.id)
+        this.waiting.delete(probe.id)
+        if (probe.error) waiter?.reject(new Error(probe.error))
+        else waiter?.resolve(probe.result)
+      }
+      for (const watcher of this.watchers) watcher()
+    })
+    for (const stream of [child.stdout, child.stderr]) stream?.on('data', (chunk) => this.output.push(String(chunk)))
+    this.exited = new Promise((done) => child.once('exit', (code) => {
+      for (const waiter of this.waiting.values()) waiter.reject(new Error(`the instance exited (${code}) before answering\n${this.output.join('')}`))
+      done(code)
+    }))
+  }
+
+  op<T = unknown>(op: string, args: object = {}): Promise<T> {
+    const id = ++this.next
+    return within(new Promise<T>((resolve, reject) => {
+      this.waiting.set(id, { resolve, reject })
+      this.child.send({ probe: { id, op, ...args } })
+    }), `the instance's answer to ${op}`)
+  }
+
+  /** Resolves once `done()` holds, checked on every message from the instance and by polling `status`. */
+  async until(done: () => Promise<boolean> | boolean, what: string) {
+    const end = Date.now() + WAIT
+    while (!await done()) {
+      if (Date.now() > end) throw new Error(`${what} did not happen within ${WAIT} ms\n${this.output.join('')}\n${this.lines.map((line) => `[${line.type}] ${line.name}: ${line.content}`).join('\n')}`)
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(finish, 50)
+        function finish() {
+          clearTimeout(timer)
+          resolve()
+        }
+        this.watchers.add(finish)
+      })
+      this.watchers.clear()
+    }
+  }
+
+  /** Stops it as `koishi start` does on Ctrl-C (SIGINT: the daemon lets plugins stop), or kills it. */
+  async stop(signal: NodeJS.Signals = 'SIGINT') {
+    if (this.child.exitCode !== null || this.child.signalCode !== null) return
+    this.child.kill(signal)
+    const code = await within(this.exited, 'the instance exiting')
+    return code
+  }
+}
+
+const instances: Instance[] = []
+const dirs: string[] = []
+afterEach(async () => {
+  for (const instance of instances.splice(0)) await instance.stop('SIGKILL')
+  for (const dir of dirs.splice(0)) await rm(dir, { recursive: true, force: true })
+})
+
+/** A Koishi instance folder: package.json, koishi.yml with `plugins` in this order, and node_modules links. */
+async function instanceDir(plugins: string) {
+  const dir = await mkdtemp(join(tmpdir(), 'dogu-koishi-instance-'))
+  dirs.push(dir)
+  for (const [name, target] of Object.entries(LINKS)) {
+    const link = join(dir, 'node_modules', name)
+    await mkdir(dirname(link), { recursive: true })
+    await symlink(target, link, 'dir')
+  }
+  await writeFile(join(dir, 'package.json'), JSON.stringify({
+    name: 'owner-bot',
+    private: true,
+    dependencies: Object.fromEntries(Object.keys(LINKS).map((name) => [name, '*'])),
+  }, null, 2))
+  await writeFile(join(dir, 'koishi.yml'), plugins)
+  // A new instance has it (create-koishi makes it); the SQLite driver does not create it.
+  await mkdir(join(dir, 'data'))
+  return dir
+}
+
+/** Starts Koishi's worker in `dir`, as `koishi start` would; resolves once the app is ready. */
+async function start(dir: string) {
+  const child = fork(WORKER, [], {
+    cwd: dir,
+    // Only NODE_PATH differs from an installed instance: the loader resolves plugins from its own folder.
+    env: { ...process.env, NODE_PATH: join(dir, 'node_modules'), KOISHI_LOG_LEVEL: '2' },
+    // Not the test runner's flags (its `--conditions source` would load TypeScript sources).
+    execArgv: [],
+    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+  })
+  const instance = new Instance(child)
+  instances.push(instance)
+  await within(new Promise<void>((resolve, reject) => {
+    child.on('message', (message: any) => { if (message?.type === 'start') resolve() })
+    child.once('exit', (code) => reject(new Error(`the instance exited (${code}) while starting\n${instance.output.join('')}`)))
+  }), 'the instance starting')
+  await instance.until(async () => {
+    const status = await instance.op<{ database: boolean; background: boolean; tools: string[] }>('status')
+    return status.database && status.background && status.tools.includes('save_note')
+  }, 'the database, ctx.background and the notes tool')
+  return instance
+}
+
+function within<T>(promise: Promise<T>, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout>
+  return Promise.race([promise, new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} did not happen within ${WAIT} ms`)), WAIT)
+  })]).finally(() => clearTimeout(timer))
+}
+
+/** Alice (authority 3) runs `save_note` with `dogu.run`; `answer` is her reply to the question, if one comes. */
+async function runNote(instance: Instance, text: string, answer?: string) {
+  const questions = instance.sent.length
+  const replies = instance.op<string[]>('receive', { userId: 'alice', text: `dogu.run save_note {"text":"${text}"}` })
+  if (answer === undefined) {
+    // No question may come: one would wait for an answer.
+    await instance.until(async () => {
+      if (instance.sent.length > questions) throw new Error(`asked again: ${instance.sent[questions]}`)
+      return Promise.race([replies.then(() => true), new Promise<boolean>((done) => setTimeout(() => done(false), 50))])
+    }, 'the reply to dogu.run')
+    return { replies: await replies, question: undefined }
+  }
+  let early: string[] | undefined
+  void replies.then((value) => { early = value })
+  await instance.until(() => {
+    if (early) throw new Error(`dogu.run answered before any question: ${JSON.stringify(early)}`)
+    return instance.sent.length > questions
+  }, 'the chat question')
+  await instance.op('receive', { userId: 'alice', text: answer })
+  return { replies: await replies, question: instance.sent[questions] }
+}
+
+const yml = (order: string[]) => `plugins:\n${order.map((part) => ({
+  mock: `  mock:\n    selfId: '514'\n`,
+  database: `  database-sqlite:\n    path: data/koishi.db\n`,
+  dogu: `  dogu:\n    notices:\n      enabled: false\n`,
+  notes: `  notes: {}\n`,
+  probe: `  owner-probe: {}\n`,
+}[part])).join('')}`
+
+describe('Koishi\'s loader from koishi.yml', () => {
+  it.each([
+    ['the database before Dogu', ['probe', 'mock', 'database', 'dogu', 'notes']],
+    ['the database after Dogu and the tools', ['probe', 'mock', 'dogu', 'notes', 'database']],
+  ])('%s: a chat approval answered "always" runs the tool, and holds after a restart; nothing logs an error or warning', async (_, order) => {
+    const dir = await instanceDir(yml(order))
+    let instance = await start(dir)
+    await instance.op('initUser', { userId: 'alice', authority: 3 })
+    const first = await runNote(instance, 'hi', 'a')
+    expect(first.question).toContain('save_note(text=hi)')
+    expect(first.replies.join('\n')).toContain('saved “hi”')
+    expect(instance.lines).toEqual([])
+    // SIGINT, as Ctrl-C on `koishi start`: the grant is in the SQLite file, the next start reads it.
+    await instance.stop()
+    expect(instance.lines).toEqual([])
+    instance = await start(dir)
+    const second = await runNote(instance, 'again')
+    expect(second.replies.join('\n')).toContain('saved “again”')
+    expect(instance.sent).toEqual([])
+    expect(instance.lines).toEqual([])
+  })
+})
