@@ -36,7 +36,7 @@ afterEach(async () => {
 interface Owner {
   app: App
   notes: string[]
-  forks: Partial<Record<Part | 'dogu', ForkScope>>
+  forks: Partial<Record<Part | 'dogu' | 'mock', ForkScope>>
   dir: string
 }
 
@@ -50,7 +50,7 @@ async function ownerApp(order: (Part | 'dogu')[], options: { startFirst?: boolea
   app.on('internal/warning', (warning) => { problems.push(`internal/warning: ${String(warning)}`) })
   const notes: string[] = []
   const forks: Owner['forks'] = {}
-  const mock = app.plugin(MockAdapter, { selfId: '514' })
+  const mock = forks.mock = app.plugin(MockAdapter, { selfId: '514' })
   cleanups.push(async () => {
     mock.dispose()
     await app.stop()
@@ -83,8 +83,28 @@ async function ownerApp(order: (Part | 'dogu')[], options: { startFirst?: boolea
   if (options.startFirst) await app.start()
   for (const part of order) load(part)
   if (!options.startFirst) await app.start()
-  await until(app, () => !!app.get('database') && !!app.get('background') && !!app.get('chatluna') && !!app.get('console') && !!app.tools?.get('save_note'), 'every service')
+  const services = { database: 'database', console: 'console', chatluna: 'chatluna' } as const
+  const wanted = order.flatMap((part) => part in services ? [services[part as keyof typeof services]] : [])
+  await until(app, () => wanted.every((name) => !!app.get(name)) && !!app.get('background') && !!app.tools?.get('save_note'), 'every service')
   return { app, notes, forks, dir }
+}
+
+const alice = { id: 'mock:room', platform: 'mock', channelId: 'room', userId: 'alice' }
+
+/** A read tool that moves to the background after 20 ms and ends when a test calls its `finishes[i]`. */
+function slowTools(finishes: ((text: string) => void)[] = []) {
+  return {
+    name: 'slow-tools',
+    inject: ['tools'],
+    apply(ctx: Context) {
+      ctx.tools.define(defineTool({
+        name: 'slow',
+        description: 'Slow',
+        traits: { effect: 'read', timeout: 20 },
+        run: () => new Promise<string>((resolve) => { finishes.push(resolve) }),
+      }))
+    },
+  }
 }
 
 /** The console's Dogu listener, called as a logged-out console with the page's authority. */
@@ -203,22 +223,10 @@ describe('a database reloaded while a question waits', () => {
 
   it('a background task started before the reload goes on, and its result is recorded in the database that came back', async () => {
     const { app, forks, dir } = await ownerApp(['database', 'dogu', 'console', 'chatluna', 'tools'], { database: 'sqlite' })
-    let finish!: (text: string) => void
-    app.plugin({
-      name: 'slow-tools',
-      inject: ['tools'],
-      apply(ctx: Context) {
-        ctx.tools.define(defineTool({
-          name: 'slow',
-          description: 'Slow',
-          traits: { effect: 'read', timeout: 20 },
-          run: () => new Promise<string>((resolve) => { finish = resolve }),
-        }))
-      },
-    })
+    const finishes: ((text: string) => void)[] = []
+    app.plugin(slowTools(finishes))
     await until(app, () => !!app.tools.get('slow'), 'the slow tool')
-    const session = { id: 'mock:room', platform: 'mock', channelId: 'room', userId: 'alice' }
-    const [started] = await app.tools.execute([{ id: 'c1', name: 'slow' }], { session })
+    const [started] = await app.tools.execute([{ id: 'c1', name: 'slow' }], { session: alice })
     expect(started.status).toBe('background')
     const id = started.taskId!
     forks.database!.dispose()
@@ -226,12 +234,35 @@ describe('a database reloaded while a question waits', () => {
     app.plugin(SQLiteDriver, { path: join(dir, 'koishi.db') })
     await until(app, () => !!app.get('database'), 'the database coming back')
     expect(app.background.get(id)?.status).toBe('running')
-    finish('done at last')
+    finishes[0]('done at last')
     const settled = await app.background.wait(id, { timeout: 10_000 })
     expect(settled).toMatchObject({ status: 'succeeded', result: { content: 'done at last' } })
     await app.background.engine.refresh()
     const [row] = await app.database.get(TASK_TABLE as never, { id } as never) as { status: string }[]
     expect(row.status).toBe('succeeded')
+    expect(problems).toEqual([])
+  })
+
+  it('the app stops while a task runs, the driver before Dogu: nothing fails writing to the stopped driver, and the next start reads the task interrupted', async () => {
+    const { app, dir, forks } = await ownerApp(['database', 'dogu', 'tools'], { database: 'sqlite' })
+    app.plugin(slowTools())
+    await until(app, () => !!app.tools.get('slow'), 'the slow tool')
+    const [started] = await app.tools.execute([{ id: 'c1', name: 'slow' }], { session: alice })
+    await app.background.engine.refresh()
+    // The mock bot cannot outlive the bots service, which the app's stop takes first.
+    forks.mock!.dispose()
+    await app.stop()
+    // The task's end could not reach the stopped driver; it was not reported as a failure.
+    expect(problems).toEqual([])
+    const next = new App()
+    // The same base directory: the same instance (its default instanceId), started again.
+    next.baseDir = dir
+    cleanups.push(() => next.stop())
+    next.plugin(SQLiteDriver, { path: join(dir, 'koishi.db') })
+    next.plugin(Dogu, { permissions: { storePath: join(dir, 'permissions.json') }, background: { storePath: join(dir, 'background.json') } })
+    await next.start()
+    await until(next, () => !!next.get('database') && !!next.get('background'), 'the next start')
+    await until(next, () => next.background.get(started.taskId!)?.status === 'interrupted', 'the task read as interrupted')
     expect(problems).toEqual([])
   })
 })
