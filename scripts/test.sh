@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Fresh machine to a full check: install, workspace constraints, build (with type checks), tests.
 # Two tiers (docs/testing.md): the project's own tests, and the corpus tier, which runs when
-# the corpora folder (../shared/corpora, or DOGU_CORPORA) is there.
+# the corpora folder (../shared/corpora, or DOGU_CORPORA) is there. The SQL tier
+# (`*.sql.spec.ts`) starts its own MariaDB server where `mariadbd` is installed, and says
+# why it did not run where it is not; DOGU_REQUIRE_SQL=1 (CI) makes that a failure.
 set -euo pipefail
 # A relative DOGU_CORPORA means the caller's working directory, not the repository's.
 if [[ -n ${DOGU_CORPORA:-} && $DOGU_CORPORA != /* ]]; then export DOGU_CORPORA="$PWD/$DOGU_CORPORA"; fi
@@ -42,6 +44,18 @@ node -e '
   const corpus = r.testResults.filter((f) => f.name.endsWith(".corpus.spec.ts")).length
   if (corpus) console.log(`${corporaNote.replace("corpus tier:", "corpus tier ran:")} (${corpus} files)`)
   else console.log(corporaNote.startsWith("corpus tier did not run") ? corporaNote : "corpus tier did not run: no corpus spec was collected")
+  // A SQL spec that found no server has one test, named "sql tier did not run: <why>"; one
+  // that ran names the server in its describe block ("MariaDB 10.11.19: …").
+  const sql = r.testResults.filter((f) => f.name.endsWith(".sql.spec.ts"))
+  const sqlTests = sql.flatMap((f) => f.assertionResults)
+  const notRun = sqlTests.find((a) => a.title.startsWith("sql tier did not run"))
+  if (!sqlTests.length || notRun) {
+    console.log(notRun ? notRun.title : `sql tier did not run: ${sql.length ? "its spec ran no test" : "no sql spec was collected"}`)
+    if (process.env.DOGU_REQUIRE_SQL === "1") process.exitCode = 1
+  } else {
+    const server = [...new Set(sqlTests.map((a) => (a.ancestorTitles[0] || "").split(":")[0]).filter(Boolean))].join(", ")
+    console.log(`sql tier ran: ${server || "a SQL server"} (${sql.length} file${sql.length === 1 ? "" : "s"}, ${sqlTests.length} tests)`)
+  }
   console.log(`tests: ${r.numPassedTests} passed, ${r.numFailedTests + broken.length} failed`)
   if (broken.length) process.exitCode = 1
 ' "$report" "$corpora_note" || status=1

@@ -1,0 +1,217 @@
+// One bot instance for two-instances.sql.spec.ts, run as a child process (bundled by
+// esbuild, see ./instance-process.ts): a Koishi 4 app with the mock adapter, the MySQL driver
+// (@koishijs/plugin-database-mysql), koishi-plugin-dogu with chat approvals and task notices
+// on, and a tool plugin: `save` (effect write: the default rules ask) and `slow` (effect
+// read, a short `timeout` trait: it moves to the background and runs until `finish`).
+// Plugins are loaded as a koishi.yml loads them; the driver connects asynchronously, so
+// `database` appears after Dogu's services exist.
+//
+// Argument: the instance's config as JSON (`InstanceConfig` in ./protocol.ts).
+//
+// Protocol: JSON lines. The test writes commands to stdin, `{ "id": 1, "cmd": "...", ... }`;
+// each is answered on stdout by `{ "id": 1, "ok": true, "value": ... }` or
+// `{ "id": 1, "ok": false, "error": "..." }`. Commands run concurrently (a `call` that waits
+// for an approval does not hold up the `say` that answers it):
+//   call  { tool, user, args? }  runs a tool as `user` in channel `room` of the mock platform,
+//                                 as an agent would for that user; value: the ToolResult
+//                                 (`task_status` is a tool too: `args: { id }`)
+//   say   { user, text }          `user` sends `text` in `room`; value: the bot's replies
+//   grants                        value: ctx.permissions.grants()
+//   revoke { grant }              value: ctx.permissions.revoke(grant), the grant's id
+//   tasks                         value: ctx.background.list()
+//   finish { callId, text }       the pending `slow` run of that call returns `text`; value: whether there was one
+//   stop                          stops the app (stores flushed); the process then exits by itself
+// Unprompted lines, `{ "event": ... }`:
+//   ready { instanceId, pid, patchedDriver }
+//                                 the app runs on the database: Dogu's tables are defined (its
+//                                 stores are moving onto it; what they hold may show a moment
+//                                 later) and its engines loaded; patchedDriver: see patchIndexes
+//   sent  { channelId, text }     a message the bot posted on its own (an approval question, a task notice)
+//   log   { level, name, text }   a Koishi logger line (info, warn, error), an `internal/error` or
+//                                 `internal/warning` (name `internal/error`, …), an uncaught error
+//                                 or unhandled rejection (name `process`)
+// The instance writes nothing else to stdout: Koishi's logger prints through `log` events only.
+// It exits when stdin closes (the test is gone).
+import { join } from 'node:path'
+import { createInterface } from 'node:readline'
+import { defineTool, type Session as DoguSession } from '@dogu/core'
+import MySQL from '@koishijs/plugin-database-mysql'
+import Mock from '@koishijs/plugin-mock'
+import { App, type Context, h, Logger, Schema } from 'koishi'
+import * as Dogu from '../../src'
+import type { Command, InstanceConfig, Message } from './protocol'
+
+const CHANNEL = 'room'
+
+// Koishi's CJS packages come through as their `module.exports` (`{ default }`) from ESM source.
+const unwrap = <T>(module: T): T => (module as { default?: T }).default ?? module
+
+function send(message: Message) {
+  process.stdout.write(`${JSON.stringify(message)}\n`)
+}
+
+/**
+ * @minatojs/driver-mysql 3.3.0, the newest 3.x the registry we install from has, predates
+ * minato's indexes: minato 3.7.0 (which Koishi 4.18.11 needs) prepares every table with
+ * `driver.getIndexes`, and without it every table of the database fails. These are the
+ * three methods as upstream minato added them to its MySQL driver (cordiverse/minato
+ * 424d8f2, "support indexes", published in driver-mysql 3.5), patched in only when they
+ * are missing: a newer driver runs as it is. True when the driver was patched.
+ */
+function patchIndexes(driver: { prototype: Record<string, unknown> }): boolean {
+  if (typeof driver.prototype.getIndexes === 'function') return false
+  type Index = { name?: string; unique?: boolean; keys: Record<string, string | undefined> }
+  type Self = { config: { database: string }; queue(sql: string, values: unknown[]): Promise<Record<string, string>[]>; query(sql: string): Promise<unknown> }
+  const escapeId = (name: string) => `\`${name.replace(/`/g, '``')}\``
+  Object.assign(driver.prototype, {
+    async getIndexes(this: Self, table: string): Promise<Index[]> {
+      const rows = await this.queue('SELECT * FROM information_schema.statistics WHERE TABLE_SCHEMA = ? && TABLE_NAME = ?', [this.config.database, table])
+      const result: Record<string, Index> = {}
+      for (const { INDEX_NAME: name, COLUMN_NAME: key, COLLATION: direction, NON_UNIQUE: unique } of rows) {
+        result[name] ??= { name, unique: unique !== '1', keys: {} }
+        result[name].keys[key] = direction === 'A' ? 'asc' : direction === 'D' ? 'desc' : direction
+      }
+      return Object.values(result)
+    },
+    async createIndex(this: Self, table: string, index: Index) {
+      const keys = Object.entries(index.keys).map(([key, direction]) => `${escapeId(key)} ${direction ?? 'asc'}`).join(', ')
+      await this.query(`ALTER TABLE ${escapeId(table)} ADD ${index.unique ? 'UNIQUE' : ''} INDEX ${index.name ? escapeId(index.name) : ''} (${keys})`)
+    },
+    async dropIndex(this: Self, table: string, name: string) {
+      await this.query(`DROP INDEX ${escapeId(name)} ON ${escapeId(table)}`)
+    },
+  })
+  return true
+}
+
+const text = (value: unknown) => value instanceof Error ? (value.stack ?? value.message) : String(value)
+
+// Every Koishi logger line goes to the test, none to the console.
+Logger.levels.base = Logger.INFO
+Logger.targets.splice(0, Logger.targets.length, {
+  colors: 0,
+  record: (record: { name: string; type: string; content: string }) => send({ event: 'log', level: record.type, name: record.name, text: record.content }),
+} as (typeof Logger.targets)[number])
+process.on('uncaughtException', (error) => send({ event: 'log', level: 'error', name: 'process', text: `uncaught exception: ${text(error)}` }))
+process.on('unhandledRejection', (reason) => send({ event: 'log', level: 'error', name: 'process', text: `unhandled rejection: ${text(reason)}` }))
+
+// Read from the start, so that a test gone before `ready` (stdin closed) ends the process too.
+const lines = createInterface({ input: process.stdin })
+let stopping: Promise<void> | undefined
+// The test is gone: nothing will ask for anything again. After `stop`, the test closes
+// stdin and the process ends once nothing is left running (a handle left open shows).
+lines.on('close', () => {
+  if (!stopping) process.exit(1)
+})
+
+async function main() {
+  const config = JSON.parse(process.argv[2]) as InstanceConfig
+  const app = new App()
+  app.on('internal/error', (error) => send({ event: 'log', level: 'error', name: 'internal/error', text: text(error) }))
+  app.on('internal/warning', (warning) => send({ event: 'log', level: 'warn', name: 'internal/warning', text: text(warning) }))
+
+  const mock = app.plugin(unwrap(Mock), { selfId: '514' })
+  const driver = unwrap(MySQL)
+  const patchedDriver = patchIndexes(driver as never)
+  app.plugin(driver as never, { ...config.mysql })
+  app.plugin(Dogu, {
+    approvals: { enabled: true },
+    notices: { enabled: true },
+    permissions: { syncInterval: config.grantSyncMs, storePath: join(config.dir, 'permissions.json') },
+    background: { instanceId: config.instanceId, syncInterval: config.taskSyncMs, leaseMs: config.leaseMs, storePath: join(config.dir, 'background.json') },
+  })
+  const pending = new Map<string, (text: string) => void>()
+  app.plugin({
+    name: 'sql-test-tools',
+    inject: ['tools'],
+    apply(ctx: Context) {
+      ctx.tools.define(defineTool({
+        name: 'save',
+        description: 'Save a note',
+        args: Schema.object({ note: Schema.string().required() }),
+        traits: { effect: 'write' },
+        run: (args: { note: string }) => `saved ${args.note}`,
+      }))
+      ctx.tools.define(defineTool({
+        name: 'slow',
+        description: 'A long job',
+        traits: { effect: 'read', timeout: config.slowTimeoutMs },
+        run: (_, call) => new Promise<string>((resolve) => { pending.set(call.id, resolve) }),
+      }))
+    },
+  })
+  await app.start()
+
+  // The driver connects after the app started; Dogu's stores then move onto the database.
+  const deadline = Date.now() + config.readyTimeoutMs
+  const onDatabase = () => {
+    const database = app.get('database') as { tables?: Record<string, unknown> } | undefined
+    return !!database?.tables?.dogu_grant && !!database.tables.dogu_task && !!app.get('background')
+  }
+  while (!onDatabase()) {
+    if (Date.now() > deadline) throw new Error(`not on the database within ${config.readyTimeoutMs} ms (database ${app.get('database') ? 'loaded' : 'not loaded'}, background service ${app.get('background') ? 'loaded' : 'not loaded'})`)
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+  await app.lifecycle.flush()
+  await app.permissions.engine.ready
+  await app.lifecycle.flush()
+
+  // What the bot posts on its own: the mock bot can only reply to a mock client's message.
+  const bot = app.bots[0]
+  const original = bot.sendMessage.bind(bot)
+  let posted = 0
+  bot.sendMessage = async (channelId, content, referrer, options) => {
+    if (options?.session) return original(channelId, content, referrer, options)
+    send({ event: 'sent', channelId, text: h.normalize(content).map((element) => element.toString(true)).join('') })
+    return [`${config.instanceId}-m${++posted}`]
+  }
+
+  let calls = 0
+  const session = (userId: string): DoguSession => ({ id: `mock:${CHANNEL}`, platform: 'mock', channelId: CHANNEL, guildId: CHANNEL, userId })
+  const stop = () => stopping ??= (async () => {
+    const grants = app.permissions.engine
+    const tasks = app.background.engine
+    // The mock bot first: disposed by the app's stop, after the bots service, it throws.
+    mock.dispose()
+    await app.stop()
+    // What the stores are written by: their last writes land before the process ends.
+    await Promise.all([grants.stop(), tasks.dispose()])
+  })()
+
+  const handlers: { [K in Command['cmd']]: (command: Extract<Command, { cmd: K }>) => unknown } = {
+    call: async ({ tool, user, args }) => {
+      const [result] = await app.tools.execute([{ id: `${config.instanceId}-${process.pid}-${++calls}`, name: tool, arguments: args ?? {} }], { session: session(user) })
+      return result
+    },
+    say: ({ user, text }) => app.mock.client(user, CHANNEL).receive(text),
+    grants: () => app.permissions.grants(),
+    revoke: ({ grant }) => app.permissions.revoke(grant),
+    tasks: () => app.background.list(),
+    finish: ({ callId, text }) => {
+      const resolve = pending.get(callId)
+      pending.delete(callId)
+      resolve?.(text)
+      return !!resolve
+    },
+    stop: () => stop(),
+  }
+
+  lines.on('line', async (line) => {
+    let id: number | undefined
+    try {
+      const command = JSON.parse(line) as Command
+      id = command.id
+      const handler = handlers[command.cmd] as ((command: Command) => unknown) | undefined
+      if (!handler) throw new Error(`unknown command ${JSON.stringify(command.cmd)}`)
+      send({ id, ok: true, value: await handler(command) })
+    } catch (error) {
+      send({ id: id ?? -1, ok: false, error: text(error) })
+    }
+  })
+  send({ event: 'ready', instanceId: config.instanceId, pid: process.pid, patchedDriver })
+}
+
+main().catch((error) => {
+  send({ event: 'log', level: 'error', name: 'process', text: `the instance failed to start: ${text(error)}` })
+  process.exit(1)
+})
