@@ -21,6 +21,7 @@ import type {
   ToolsetOptions,
   WaitTaskOptions,
 } from '@dogu/core'
+import type { LogGuard } from '../log-guard'
 
 // The contract both hosts keep: what a plugin sees as `ctx.tools`, `ctx.permissions` and
 // `ctx.background`. Each host's spec assigns its services to these types, so a name that
@@ -95,6 +96,8 @@ export interface HostApp {
   readonly background: BackgroundApi
   /** Errors the host reported (a listener that threw, a plugin that failed), in order. */
   readonly errors: unknown[]
+  /** The app's log guard (test-support/log-guard.ts): a test declares the errors and warnings it provokes. */
+  readonly guard: LogGuard
   /** Loads a plugin; resolves once it is active, rejects with what its `apply` threw. */
   plugin<C>(plugin: HostPlugin<C>, config?: C): Promise<LoadedPlugin<C>>
   /** Listens to one of the app's events. */

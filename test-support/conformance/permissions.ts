@@ -84,6 +84,8 @@ export function permissionsConformance(host: ConformanceHost) {
       expect(app.permissions.pending()).toEqual(shown)
       expect(shown[0]).toMatchObject({ tool: 'save', summary: 'save(text=a)', approvers: { userId: 'u1', platform: 'test', authority: 4 } })
       // Someone else's answer, or the same id on another platform, does not count: the request waits on.
+      app.guard.expect(/ignored an answer from test:u9 to permission request perm_\S+ \(save\(text=a\)\): only the caller \(test:u1\)/)
+      app.guard.expect(/ignored an answer from elsewhere:u1 to permission request perm_\S+ \(save\(text=a\)\): only the caller \(test:u1\)/)
       expect(responders[0]({ decision: 'deny', by: { id: 'u9', platform: 'test', authority: 1 } })).toBe('not-allowed')
       expect(responders[0]({ decision: 'deny', by: { id: 'u1', platform: 'elsewhere' } })).toBe('not-allowed')
       expect(app.permissions.pending()).toHaveLength(1)

@@ -88,6 +88,7 @@ export function toolsConformance(host: ConformanceHost) {
       const { app, counts } = await changes({ permissions: false, background: false })
       const alpha = await app.plugin(definer('alpha').plugin)
       const beta = definer('beta')
+      app.guard.expect('DoguError: tool "echo" is already defined by plugin "alpha"; plugin "beta" cannot define it too')
       const error = await app.plugin(beta.plugin).then(() => undefined, (reason: unknown) => reason)
       expect(DoguError.is(error, 'NAME_CONFLICT')).toBe(true)
       expect((error as Error).message).toBe('tool "echo" is already defined by plugin "alpha"; plugin "beta" cannot define it too')
@@ -160,6 +161,7 @@ export function toolsConformance(host: ConformanceHost) {
         'end c2 error Unknown tool "nope". Available tools: steps.',
       ])
       const boom = new Error('listener broke')
+      app.guard.expect('Error: listener broke')
       app.on('tools/call-end', () => { throw boom })
       expect(await call(app, 'steps')).toMatchObject({ status: 'ok', content: 'done' })
       expect(app.errors).toContain(boom)

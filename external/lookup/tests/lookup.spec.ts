@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import Dogu, { ToolService } from '@dogu/cordis'
 import { Context, type Fiber } from 'cordis'
 import { afterEach, describe, expect, it } from 'vitest'
+import { guardLogs } from '../../../test-support/log-guard'
 import * as Lookup from '../src'
 
 const session = { id: 's1' }
@@ -22,6 +23,7 @@ afterEach(async () => {
  */
 async function setup(config?: Partial<Lookup.Config>, { dogu = false } = {}) {
   const ctx = new Context()
+  guardLogs(ctx)
   if (dogu) {
     const dir = await mkdtemp(join(tmpdir(), 'dogu-lookup-'))
     dirs.push(dir)

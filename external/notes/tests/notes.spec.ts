@@ -5,6 +5,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
+import { guardLogs } from '../../../test-support/log-guard'
 import * as Notes from '../src'
 
 const alice = { id: 'alice' }
@@ -43,10 +44,10 @@ afterEach(async () => {
  */
 async function setup(config?: Partial<Notes.Config>, { dogu = false } = {}) {
   const ctx = new Context()
+  guardLogs(ctx)
   const errors: unknown[] = []
   const warnings: string[] = []
   ctx.on('internal/error', (error) => { errors.push(error) })
-  // Also keeps Cordis from printing expected warnings.
   ctx.on('internal/warn', (format: string, ...args: unknown[]) => { warnings.push([format, ...args].join(' | ')) })
   if (dogu) {
     const dir = await tempDir()
@@ -185,6 +186,7 @@ describe('notes through the default plugin\'s permissions service', () => {
 
   it('ignores an answer from someone other than the caller, and waits for the caller', async () => {
     const { ctx, call, warnings } = await setup(undefined, { dogu: true })
+    guardLogs(ctx).expect(/^\[PermissionService\] ignored an answer from mallory to permission request perm_\S+ \(notes\(action=add, text="buy milk"\)\): only the caller \(carol\)/)
     const replies: string[] = []
     ctx.permissions.asker((request, { respond }) => {
       replies.push(respond({ decision: 'allow', by: 'mallory' }))
@@ -224,6 +226,7 @@ describe('notes in a data folder', () => {
     const file = join(dataDir, 'notes.json')
     await writeFile(file, '{"version":1,"sessions":{"__proto__":1}}')
     const ctx = new Context()
+    guardLogs(ctx).expect(`[notes] NotesError: ${file} is not a notes file; fix or remove it`)
     const errors: unknown[] = []
     ctx.on('internal/error', (error) => { errors.push(error) })
     loaded.push(await ctx.plugin(ToolService))

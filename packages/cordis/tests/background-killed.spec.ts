@@ -8,6 +8,7 @@ import type { BackgroundTask, ToolResult } from '@dogu/core'
 import { Context } from 'cordis'
 import { build } from 'esbuild'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { guardLogs, guardOutput } from '../../../test-support/log-guard'
 import { DoguPlugin } from '../src'
 
 let dir: string
@@ -48,7 +49,9 @@ async function bundleApp(): Promise<string> {
 describe('BackgroundService: a killed process', () => {
   it('a task running when the process gets SIGKILL comes back interrupted in the next app on the same store', async () => {
     const entry = await bundleApp()
-    const started = child = spawn(process.execPath, [entry, dir], { stdio: ['ignore', 'pipe', 'inherit'] })
+    const started = child = spawn(process.execPath, [entry, dir], { stdio: ['ignore', 'pipe', 'pipe'] })
+    // What the app prints on stderr before it is killed is a warning or an error.
+    guardOutput(started.stderr!, 'killed-app')
     const exited = once(started, 'exit')
     const lines = createInterface({ input: started.stdout! })
     const [line] = await Promise.race([
@@ -64,6 +67,7 @@ describe('BackgroundService: a killed process', () => {
     expect(await exited).toEqual([null, 'SIGKILL'])
 
     app = new Context()
+    guardLogs(app)
     await app.plugin(DoguPlugin, {
       permissions: { storePath: join(dir, 'permissions.json') },
       background: { storePath: join(dir, 'tasks.json') },

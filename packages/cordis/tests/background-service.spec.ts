@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { type BackgroundTask, BackgroundEngine, defineTool, type ToolCall, type ToolResult } from '@dogu/core'
 import { Context, type Fiber } from 'cordis'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { guardLogs } from '../../../test-support/log-guard'
 import { DoguPlugin, ToolService } from '../src'
 import { BackgroundService } from '../src/background-service'
 
@@ -29,6 +30,7 @@ interface Slow {
 
 async function setup(config: BackgroundService.Config = {}) {
   const ctx = new Context()
+  const guard = guardLogs(ctx)
   const settled: BackgroundTask[] = []
   const warnings: string[] = []
   ctx.on('background/settled', (task) => { settled.push(task) })
@@ -39,7 +41,7 @@ async function setup(config: BackgroundService.Config = {}) {
   const slow: Slow[] = []
   const pack = await ctx.plugin(slowPack(slow))
   loaded.push(pack)
-  return { ctx, background, pack, settled, warnings, slow }
+  return { ctx, background, pack, settled, warnings, slow, guard }
 }
 
 /** A plugin defining `slow`, whose calls run until the test finishes them: a gate, no timer. */
@@ -61,6 +63,7 @@ function slowPack(slow: Slow[]) {
 /** The app as the README sets it up: the Dogu plugin, then a plugin with a tool. */
 async function setupDogu() {
   const ctx = new Context()
+  guardLogs(ctx)
   const config: DoguPlugin.Config = {
     permissions: { storePath: join(dir, 'permissions.json') },
     background: { storePath: join(dir, 'tasks.json') },
@@ -173,7 +176,8 @@ describe('BackgroundService: tasks', () => {
   it('reports a corrupted store through internal/warn and moves it aside', async () => {
     const { writeFile, readdir } = await import('node:fs/promises')
     await writeFile(join(dir, 'tasks.json'), 'not json')
-    const { ctx, warnings } = await setup()
+    const { ctx, warnings, guard } = await setup()
+    guard.expect(/^\[BackgroundService\] background task store \S+\/tasks\.json is not valid JSON \(.*\); moved it aside to \S+\/tasks\.json\.corrupt-\d+ and kept 0 readable task\(s\)$/)
     expect(ctx.background.list()).toEqual([])
     expect(warnings).toHaveLength(1)
     expect(warnings[0]).toContain('is not valid JSON')
@@ -208,6 +212,7 @@ describe('BackgroundService: a task running when the service stops', () => {
     expect(await stored()).toEqual([expect.objectContaining({ id: taskId, status: 'interrupted', settledAt: 1_001_000 })])
 
     const next = new Context()
+    guardLogs(next)
     loaded.push(await next.plugin(DoguPlugin, config))
     expect(next.background.get(taskId!)).toMatchObject({ status: 'interrupted', settledAt: 1_001_000 })
     expect((await call(next, 'task_status', { id: taskId })).content).toBe(interruptedText(taskId!))

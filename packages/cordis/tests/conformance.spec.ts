@@ -1,6 +1,7 @@
 import { join } from 'node:path'
 import { Context, type Fiber } from 'cordis'
 import { type ConformanceHost, type HostApp, type PluginContext, runConformance } from '../../../test-support/conformance'
+import { guardLogs } from '../../../test-support/log-guard'
 import { BackgroundService, PermissionService, ToolService } from '../src'
 
 // The contract of ctx.tools, ctx.permissions and ctx.background, as on Koishi
@@ -10,16 +11,16 @@ const cordis: ConformanceHost = {
   name: 'Cordis 4',
   async create({ dir, permissions = {}, background = {} }): Promise<HostApp> {
     const ctx = new Context()
+    const guard = guardLogs(ctx)
     const errors: unknown[] = []
-    // A listener of our own keeps Cordis from printing expected errors.
     ctx.on('internal/error', (error) => { errors.push(error) })
-    ctx.on('internal/warn', () => {})
     const services: Partial<Record<'permissions' | 'background', Fiber>> = {}
     await ctx.plugin(ToolService)
     if (permissions) services.permissions = await ctx.plugin(PermissionService, { storePath: join(dir, 'permissions.json'), ...permissions })
     if (background) services.background = await ctx.plugin(BackgroundService, { storePath: join(dir, 'background.json'), ...background })
     return {
       errors,
+      guard,
       // Typed against the contract: a service whose names drift fails the type check.
       get tools() { return ctx.tools satisfies PluginContext['tools'] },
       get permissions() { return ctx.permissions satisfies PluginContext['permissions'] },

@@ -1,5 +1,6 @@
 import { Context } from 'cordis'
 import { describe, expect, it } from 'vitest'
+import { guardLogs } from '../../../test-support/log-guard'
 import { eventEmitter, listenerTable, unproxiedEvents } from '../src/cordis-events'
 
 // `eventEmitter` reads two Cordis internals for speed: `symbols.original` (the events
@@ -9,6 +10,7 @@ import { eventEmitter, listenerTable, unproxiedEvents } from '../src/cordis-even
 
 async function app() {
   const root = new Context()
+  guardLogs(root)
   await root.plugin(() => {})
   return root
 }
@@ -79,6 +81,7 @@ describe('eventEmitter', () => {
     const emit = eventEmitter(root)
     const errors: unknown[] = []
     const boom = new Error('listener broke')
+    guardLogs(root).expect('[app] Error: listener broke')
     root.on('internal/error', (error: unknown) => { errors.push(error) })
     root.on('tools/call-end', () => { throw boom })
     expect(() => emit('tools/call-end', {})).not.toThrow()

@@ -1,5 +1,6 @@
 import { Context, type Fiber, Service } from 'cordis'
 import { describe, expect, it } from 'vitest'
+import { guardLogs } from '../../../test-support/log-guard'
 
 // The background service stops its tasks the moment something it stands on begins to stop,
 // before Cordis disposes any plugin (see `onStopping` in src/background-service.ts). That
@@ -23,6 +24,7 @@ declare module 'cordis' {
 /** An app whose plugins log their cleanups, with a watcher that logs every fiber entering UNLOADING. */
 async function app() {
   const root = new Context()
+  guardLogs(root)
   const log: string[] = []
   const fibers = new Map<Fiber, string>([[root.fiber, 'root']])
   const named = (name: string, extra: object = {}) => ({

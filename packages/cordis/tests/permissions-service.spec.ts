@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { type DecisionEvent, defineTool, PermissionError, type Session } from '@dogu/core'
 import { Context, type Fiber } from 'cordis'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { guardLogs } from '../../../test-support/log-guard'
 import { ToolService } from '../src'
 // Imported from its file: the default plugin's index lists it once the lead wires it in.
 import { PermissionService } from '../src/permissions-service'
@@ -24,6 +25,7 @@ afterEach(async () => {
 
 async function setup(config: PermissionService.Config = {}) {
   const ctx = new Context()
+  const guard = guardLogs(ctx)
   const errors: unknown[] = []
   const warnings: unknown[][] = []
   const decisions: DecisionEvent[] = []
@@ -36,7 +38,7 @@ async function setup(config: PermissionService.Config = {}) {
   ctx.tools.define(defineTool({ name: 'write', description: 'Write', traits: { effect: 'write' }, run: () => 'written' }))
   ctx.tools.define(defineTool({ name: 'read', description: 'Read', traits: { effect: 'read' }, run: () => 'read' }))
   const call = async (name: string, session = user) => (await ctx.tools.execute([{ id: `c-${name}`, name, arguments: {} }], { session }))[0]
-  return { ctx, fiber, errors, warnings, decisions, call }
+  return { ctx, fiber, errors, warnings, decisions, call, guard }
 }
 
 const tick = () => new Promise((resolve) => setTimeout(resolve, 0))
@@ -92,7 +94,9 @@ describe('PermissionService', () => {
 
   it('rejects an invalid config', async () => {
     const ctx = new Context()
-    ctx.on('internal/error', () => {})
+    const guard = guardLogs(ctx)
+    guard.expect('[app] ValidationError: $.rules[0].decision expected "allow" | "ask" | "deny" but got "maybe"')
+    guard.expect('[app] ValidationError: $.mode expected "default" | "readOnly" | "acceptEdits" | "trust" but got "yolo"')
     await ctx.plugin(ToolService)
     await expect(ctx.plugin(PermissionService, { rules: [{ permission: 'x', decision: 'maybe' as any }] })).rejects.toThrow(/decision/)
     await expect(ctx.plugin(PermissionService, { mode: 'yolo' as any })).rejects.toThrow(/mode/)
@@ -153,7 +157,8 @@ describe('PermissionService', () => {
   it('reports a corrupt grant store as a warning and asks instead of allowing', async () => {
     const { writeFile } = await import('node:fs/promises')
     await writeFile(join(dir, 'permissions.json'), '{"version":1,"grants":[{"id":1}]}')
-    const { ctx, warnings, call } = await setup()
+    const { ctx, warnings, call, guard } = await setup()
+    guard.expect(/^\[PermissionService\] the grant store \S+\/permissions\.json is corrupt: grants\[0\] is malformed; it was moved to \S+\/permissions\.json\.corrupt-\d+ and none of its grants apply$/)
     expect(warnings.some((args) => String(args[1]).includes('is corrupt: grants[0] is malformed'))).toBe(true)
     expect(ctx.permissions.engine.storeProblem?.movedTo).toMatch(/permissions\.json\.corrupt-\d+$/)
     expect((await call('write')).status).toBe('denied')

@@ -5,6 +5,7 @@ import { BackgroundEngine, type CallInfo, defineTool, DoguError, type Permission
 import { Context, type Fiber } from 'cordis'
 import Schema from 'schemastery'
 import { afterEach, describe, expect, it } from 'vitest'
+import { guardLogs } from '../../../test-support/log-guard'
 import Dogu, { BackgroundService, DoguPlugin, PermissionService, ToolService } from '../src'
 
 const session = { id: 's1', userId: 'u1' }
@@ -48,14 +49,15 @@ afterEach(async () => {
 /** A Cordis app with ToolService alone: no permission or background service. */
 async function setup(config?: ToolService.Config) {
   const ctx = new Context()
+  const guard = guardLogs(ctx)
   const changes: number[] = []
   const errors: unknown[] = []
   ctx.on('tools/changed', () => { changes.push(ctx.tools?.list().length ?? -1) })
-  // A listener of our own keeps Cordis from printing expected errors.
+  // What internal/error carried, for the tests that check which error it was.
   ctx.on('internal/error', (error) => { errors.push(error) })
   const service = await ctx.plugin(ToolService, config)
   loaded.push(service)
-  return { ctx, service, changes, errors }
+  return { ctx, service, changes, errors, guard }
 }
 
 describe('ToolService: provision', () => {
@@ -73,6 +75,7 @@ describe('ToolService: provision', () => {
     const dir = await mkdtemp(join(tmpdir(), 'dogu-tools-service-'))
     dirs.push(dir)
     const ctx = new Context()
+    guardLogs(ctx)
     const dogu = await ctx.plugin(Dogu, {
       permissions: { storePath: join(dir, 'permissions.json') },
       background: { storePath: join(dir, 'background.json') },
@@ -101,6 +104,7 @@ describe('ToolService: provision', () => {
 
   it('can be loaded on its own as a named export', async () => {
     const ctx = new Context()
+    guardLogs(ctx)
     loaded.push(await ctx.plugin(ToolService))
     const { plugin } = definer('alpha')
     await ctx.plugin(plugin)
@@ -116,8 +120,9 @@ describe('ToolService: provision', () => {
 
   it('rejects an invalid config', async () => {
     const ctx = new Context()
-    const errors: unknown[] = []
-    ctx.on('internal/error', (error) => { errors.push(error) })
+    const guard = guardLogs(ctx)
+    guard.expect('[app] ValidationError: $.maxContentLength expected number >= 1 but got -1')
+    guard.expect('[app] ValidationError: $.tools.maxContentLength expected number >= 1 but got -1')
     await expect(ctx.plugin(ToolService, { maxContentLength: -1 })).rejects.toThrow(/maxContentLength/)
     expect(ctx.get('tools')).toBeUndefined()
     // The default plugin checks its tools section the same way, and then loads nothing.
@@ -315,8 +320,9 @@ describe('ToolService: define', () => {
   })
 
   it('refuses a name another live plugin holds, naming both plugins', async () => {
-    const { ctx, changes, errors } = await setup()
+    const { ctx, changes, errors, guard } = await setup()
     await ctx.plugin(definer('alpha').plugin)
+    guard.expect('[beta] DoguError: tool "echo" is already defined by plugin "alpha"; plugin "beta" cannot define it too')
     const beta = ctx.plugin(definer('beta').plugin)
     let error: unknown
     await beta.then(undefined, (reason) => { error = reason })
@@ -392,8 +398,9 @@ describe('ToolService: events', () => {
   })
 
   it('keeps a call working when a listener throws, reporting the error to Cordis', async () => {
-    const { ctx, errors } = await setup()
+    const { ctx, errors, guard } = await setup()
     const boom = new Error('listener broke')
+    guard.expect('[ToolService] Error: listener broke')
     ctx.on('tools/call-end', () => { throw boom })
     await ctx.plugin(definer('alpha').plugin)
     const [result] = await ctx.tools.execute([{ id: 'c1', name: 'echo', arguments: '{"text":"x"}' }], { session })

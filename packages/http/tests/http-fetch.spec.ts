@@ -3,6 +3,7 @@ import HTTP from '@cordisjs/plugin-http'
 import type { Tool, ToolCall } from '@dogu/core'
 import { Context } from 'cordis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { guardLogs } from '../../../test-support/log-guard'
 import * as HttpFetch from '../src'
 import { createCordisHttpClient, createHttpFetchTool, createUndiciHttpClient, HttpFetchError, type HostResolver, type HttpClient, type HttpFetchToolOptions, type PinnedRequest } from '../src'
 import { httpPermission } from '../src/http-fetch-tool'
@@ -36,6 +37,7 @@ beforeAll(async () => {
     },
   })
   ctx = new Context()
+  guardLogs(ctx)
   disposeHttp = (await ctx.plugin(HTTP)).dispose
   client = createCordisHttpClient(ctx.http)
 })
@@ -343,6 +345,7 @@ describe('http_fetch: credentials on redirects', () => {
 describe('http_fetch: plugin', () => {
   it('registers http_fetch through ctx.tools and undoes its ctx.http registration on dispose', async () => {
     const root = new Context()
+    guardLogs(root)
     await root.plugin(HTTP)
     const defined: Tool[] = []
     root.provide('tools', { define: (tool: Tool) => { defined.push(tool); return () => {} } })
@@ -392,6 +395,7 @@ describe('http_fetch: the undici client', () => {
 
   it('is what the plugin uses when ctx.http is missing or not Cordis 4\'s', async () => {
     const root = new Context()
+    guardLogs(root)
     const defined: Tool[] = []
     root.provide('tools', { define: (tool: Tool) => { defined.push(tool); return () => {} } })
     // An http service without Cordis 4's proxy(): the shape of Koishi's.
@@ -402,6 +406,7 @@ describe('http_fetch: the undici client', () => {
     await fiber.dispose()
     // No http service at all: the plugin does not wait for one.
     const bare = new Context()
+    guardLogs(bare)
     bare.provide('tools', { define: (tool: Tool) => { defined.push(tool); return () => {} } })
     const alone = await bare.plugin(HttpFetch, { allow: ['127.0.0.1'] })
     const direct = await defined[1].run({ url: `${server.origin}/hello`, method: 'GET', headers: {}, raw: false } as any, call()) as Output

@@ -51,7 +51,8 @@ export async function chatTarget(ctx: Context, session: Session): Promise<ChatTa
 const ONLINE = 1
 
 function pickBot(ctx: Context, platform: string, assignee: string | undefined): Bot | undefined {
-  const bots = ctx.bots.filter((bot) => bot.platform === platform)
+  // A plugin disposed meanwhile (the app stopped during a database read) sees no bots.
+  const bots = (ctx.bots ?? []).filter((bot) => bot.platform === platform)
   return (assignee && bots.find((bot) => bot.selfId === assignee))
     || bots.find((bot) => bot.status === ONLINE)
     || bots[0]

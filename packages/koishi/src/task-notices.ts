@@ -31,6 +31,8 @@ export function taskNotices(ctx: Context, config: TaskNoticesConfig = {}): void 
   const notify = async (task: BackgroundTask) => {
     const target = await chatTarget(ctx, task.session)
     if (!target) return
+    // The app stopped while the channel was looked up: there is no one left to send it.
+    if (ctx.scope.uid === null) return logger.debug('task %s ended as the app stopped; no notice sent', task.id)
     if (!target.bot) {
       logger.warn('no bot of platform %s to tell %s that task %s ended', target.platform, target.channel, task.id)
       return

@@ -401,6 +401,7 @@ describe('chat approvals', () => {
 
   it('a channel no bot can reach: the request is denied at once, saying why', async () => {
     await setup()
+    t!.guard.expect(/^\[dogu\] an asker failed on permission request perm_\S+ \(deploy\(env=prod\)\): ChatError: cannot ask in discord:9: no bot of platform "discord" is there$/)
     const session = { id: 'discord:9', platform: 'discord', channelId: '9', userId: 'alice' }
     const [result] = await t!.app.tools.execute([{ id: 'd1', name: 'deploy', arguments: { env: 'prod' } }], { session })
     expect(result.status).toBe('denied')

@@ -6,6 +6,7 @@ import memory from '@koishijs/plugin-database-memory'
 import mock from '@koishijs/plugin-mock'
 import { App, type Bot, type Context, h, type Session } from 'koishi'
 import { expect } from 'vitest'
+import { guardLogs } from '../../../test-support/log-guard'
 import { BackgroundService, PermissionService, ToolService } from '../src'
 import { chatApprovals, type ChatApprovalsConfig } from '../src/chat-approvals'
 import { commands, type CommandsConfig } from '../src/commands'
@@ -75,9 +76,11 @@ export const USERS = { alice: 1, bob: 1, ops: 3, admin: 4, guest: 0 } as const
 export async function chatApp(options: ChatAppOptions = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'dogu-koishi-chat-'))
   const app = new App()
+  // An error or warning the test does not declare (guard.expect) fails it: test-support/log-guard.ts.
+  const guard = guardLogs(app)
+  /** What `internal/error` carried, for a test that checks which error it was. */
   const errors: unknown[] = []
   app.on('internal/error', (error) => { errors.push(error) })
-  app.on('internal/warning', () => {})
   const mockFork = app.plugin(MockPlugin, { selfId: '514' })
   if (options.database !== false) app.plugin(MemoryPlugin)
   await app.start()
@@ -113,6 +116,7 @@ export async function chatApp(options: ChatAppOptions = {}) {
     bot,
     outbox,
     errors,
+    guard,
     passed,
     forks: { permissions, background, approvals, commands: commandsFork, notices },
     /** The Dogu session of a user in a channel of the mock platform. */

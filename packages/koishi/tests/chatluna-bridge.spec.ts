@@ -191,6 +191,7 @@ describe('the ChatLuna bridge', () => {
       platform.registerTool('lookup', theirs)
       platform.registerTool('echo', { ...theirs, description: 'echo' })
       platform.registerTool('dogu_echo', { ...theirs, description: 'dogu_echo' })
+      t.guard.expect('[dogu] ChatLuna already has tools "echo" and "dogu_echo": Dogu\'s "echo" is not bridged')
       app.plugin({
         name: 'lookup-tool',
         inject: ['tools'],

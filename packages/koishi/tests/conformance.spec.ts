@@ -1,6 +1,7 @@
 import { join } from 'node:path'
 import { App, type ForkScope } from 'koishi'
 import { type ConformanceHost, type HostApp, type PluginContext, runConformance } from '../../../test-support/conformance'
+import { guardLogs } from '../../../test-support/log-guard'
 import { BackgroundService, PermissionService, ToolService } from '../src'
 
 // The contract of ctx.tools, ctx.permissions and ctx.background, as on Cordis 4
@@ -10,10 +11,9 @@ const koishi: ConformanceHost = {
   name: 'Koishi 4',
   async create({ dir, permissions = {}, background = {} }): Promise<HostApp> {
     const app = new App()
+    const guard = guardLogs(app)
     const errors: unknown[] = []
-    // Listeners of our own keep Koishi from printing expected errors and warnings.
     app.on('internal/error', (error) => { errors.push(error) })
-    app.on('internal/warning', () => {})
     await app.start()
     // cordis 3 applies plugins asynchronously; this resolves once every one is done.
     const settle = () => app.lifecycle.flush()
@@ -33,6 +33,7 @@ const koishi: ConformanceHost = {
     const backgroundEngine = Promise.resolve(background ? app.background.engine : undefined)
     return {
       errors,
+      guard,
       // Typed against the contract: a service whose names drift fails the type check.
       get tools() { return app.tools satisfies PluginContext['tools'] },
       get permissions() { return app.permissions satisfies PluginContext['permissions'] },

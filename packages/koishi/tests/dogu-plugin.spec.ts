@@ -7,6 +7,7 @@ import * as Dogu from '../src'
 import { BackgroundService, PermissionService, ToolService } from '../src'
 import manifest from '../package.json'
 import { koishiApp, settle } from './koishi-app'
+import { logGuard } from '../../../test-support/log-guard'
 
 /** Every description in a schema tree, as `path: { locale: text }`. */
 function descriptions(schema: any, path = '$', out: Record<string, unknown> = {}): Record<string, unknown> {
@@ -80,6 +81,7 @@ describe('the Dogu plugin for Koishi', () => {
     // A write call from a chat session is asked about: the chat asker is there (no bot can
     // post in this channel, so it fails and the request is denied at once, saying so).
     app.tools.define(defineTool({ name: 'save', description: 'Save', traits: { effect: 'write' }, run: () => 'saved' }))
+    logGuard.expect('cannot ask in discord:9: no bot of platform "discord" is there')
     const [result] = await app.tools.execute([{ id: 'c1', name: 'save' }], { session: { id: 'discord:9', platform: 'discord', channelId: '9', userId: 'u1' } })
     expect(result).toMatchObject({ status: 'denied', content: expect.stringContaining('every asker failed') })
     dogu!.dispose()

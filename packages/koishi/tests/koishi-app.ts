@@ -3,12 +3,10 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Memory from '@koishijs/plugin-database-memory'
 import { MockBot } from '@koishijs/plugin-mock'
-import { App, type ForkScope, Logger, type Session } from 'koishi'
+import { App, type ForkScope, type Session } from 'koishi'
 import { afterEach, vi } from 'vitest'
+import { guardLogs } from '../../../test-support/log-guard'
 import * as Dogu from '../src'
-
-// Errors the tests provoke are asserted where they are expected; Koishi's logger need not print them.
-Logger.levels.base = 0
 
 const apps: { app: App; mock: ForkScope }[] = []
 const dirs: string[] = []
@@ -41,9 +39,11 @@ export async function koishiApp(options: KoishiAppOptions = {}) {
   const dir = await mkdtemp(join(tmpdir(), 'dogu-koishi-'))
   dirs.push(dir)
   const app = new App()
+  // An error or warning the test does not declare (guard.expect) fails it: test-support/log-guard.ts.
+  const guard = guardLogs(app)
+  /** What `internal/error` carried, for a test that checks which error it was. */
   const errors: unknown[] = []
   app.on('internal/error', (error) => { errors.push(error) })
-  app.on('internal/warning', () => {})
   apps.push({ app, mock: app.plugin(MockBot, { selfId: '514' }) })
   // Typed against minato's own Context, which Koishi's `plugin()` signature does not accept.
   if (options.database) loadPlugin(app, Memory)
@@ -62,7 +62,7 @@ export async function koishiApp(options: KoishiAppOptions = {}) {
     })
   }
   await settle(app)
-  return { app, dir, dogu, errors }
+  return { app, dir, dogu, errors, guard }
 }
 
 /** cordis 3 applies plugins asynchronously: resolves once every pending apply is done. */

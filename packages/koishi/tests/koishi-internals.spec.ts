@@ -1,5 +1,6 @@
 import { App, type Context, Service } from 'koishi'
 import { describe, expect, it } from 'vitest'
+import { guardLogs } from '../../../test-support/log-guard'
 import { eventEmitter, listenerTable, unproxiedLifecycle } from '../src/koishi-events'
 
 // The Koishi host leans on cordis 3 facts no documentation promises: the listener table,
@@ -39,7 +40,7 @@ const dependent = (name: string) => ({
 async function app() {
   log = []
   const root = new App()
-  root.on('internal/warning', () => {})
+  guardLogs(root)
   await root.start()
   return root
 }

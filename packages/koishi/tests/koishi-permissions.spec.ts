@@ -59,8 +59,9 @@ describe('ctx.permissions on Koishi: one object, both APIs', () => {
   })
 
   it('refuses a second Dogu permissions service in the same app, saying why', async () => {
-    const { app, errors } = await koishiApp()
+    const { app, errors, guard } = await koishiApp()
     const { PermissionService } = await import('../src')
+    guard.expect('[app] PermissionError: ctx.permissions already has engine, authorize, rule, asker, grants, revoke, setMode, modeOf, endSession, pending, resolveSession: is another Dogu permissions service loaded in this app?')
     // Another class, so that cordis loads it as another plugin, not a fork of the first.
     const second = app.plugin(class Again extends PermissionService {}, { storePath: '/nonexistent/never-written.json' })
     await settle(app)
@@ -168,8 +169,9 @@ describe('a rule may name a Koishi permission', () => {
   })
 
   it('rejects a malformed koishiPermission, in config and from a plugin, naming it', async () => {
-    const { app } = await koishiApp({ dogu: false })
+    const { app, guard } = await koishiApp({ dogu: false })
     const { PermissionService } = await import('../src')
+    guard.expect('[app] ValidationError: $.rules[0].koishiPermission[0] expected string but got 3')
     const fork = app.plugin(PermissionService, { rules: [{ permission: 'x', koishiPermission: [3] as any, decision: 'allow' }], storePath: '/nonexistent/x.json' })
     await settle(app)
     expect(fork.runtime.error).toMatchObject({ message: expect.stringContaining('$.rules[0].koishiPermission[0] expected string') })

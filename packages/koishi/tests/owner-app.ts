@@ -60,7 +60,7 @@ export function freePort(): Promise<number> {
 }
 
 /** Turns the crank until `done()` holds: plugins apply asynchronously and drivers start on `ready`. */
-export async function until(app: App, done: () => boolean, what: string, timeout = 10_000) {
+export async function until(app: App, done: () => boolean, what: string, timeout = 20_000) {
   const end = Date.now() + timeout
   while (!done()) {
     if (Date.now() > end) throw new Error(`${what} did not happen within ${timeout} ms`)

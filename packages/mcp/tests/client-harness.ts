@@ -6,6 +6,7 @@ import { join } from 'node:path'
 import { PermissionService, ToolService } from '@dogu/cordis'
 import type { PermissionRule } from '@dogu/core'
 import { Context } from 'cordis'
+import { guardLogs } from '../../../test-support/log-guard'
 import { McpClientConnection, type McpServerConfig } from '../src'
 
 const require = createRequire(import.meta.url)
@@ -21,13 +22,16 @@ export const everything = (extra: Partial<McpServerConfig> = {}): McpServerConfi
 
 export async function doguApp(dir: string, rules: PermissionRule[] = []) {
   const ctx = new Context()
+  guardLogs(ctx)
   await ctx.plugin(ToolService)
   await ctx.plugin(PermissionService, { storePath: join(dir, 'permissions.json'), rules })
   return ctx
 }
 
 export function connect(ctx: Context, name: string, server: McpServerConfig) {
-  const connection = new McpClientConnection({ name, server, define: (tool) => ctx.tools.define(tool), reconnect: { initialDelay: 10, maxDelay: 100 } })
+  // Its warnings as the client plugin reports them (internal/warn), where the log guard sees them.
+  const logger = { debug() {}, warn: (format: string, ...args: unknown[]) => ctx.emit(ctx, 'internal/warn', format, ...args) }
+  const connection = new McpClientConnection({ name, server, define: (tool) => ctx.tools.define(tool), logger, reconnect: { initialDelay: 10, maxDelay: 100 } })
   connection.start()
   return connection
 }

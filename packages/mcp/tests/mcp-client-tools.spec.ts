@@ -4,11 +4,14 @@ import { join, resolve } from 'node:path'
 import { ToolService } from '@dogu/cordis'
 import { Context } from 'cordis'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { guardLogs } from '../../../test-support/log-guard'
 import { importedName, McpClientConnection, McpClientPlugin, McpError } from '../src'
 import { alive, childrenMatching, connect, doguApp } from './client-harness'
 
 const ODD = resolve(import.meta.dirname, 'fixtures/odd-server.mjs')
 const odd = { command: process.execPath, args: [ODD] }
+/** What Dogu says each time it lists the odd server's tools: one of them has a schema it refuses. */
+const REFUSED = 'MCP server "odd": skipped tool refused: "if" has no schemastery form (at $.if)'
 
 /** Resolves once `check` holds after a `tools/changed`; rejects after 10 s. */
 function changedUntil(ctx: Context, check: () => boolean): Promise<void> {
@@ -56,6 +59,7 @@ describe('Dogu client: names, refused schemas, list_changed, disposal', () => {
   })
 
   it('follows list_changed: a tool the server adds appears, and goes when removed', async () => {
+    guardLogs(ctx).expect(`[app] ${REFUSED}`)
     const connection = connect(ctx, 'odd', odd)
     try {
       await connection.connected(AbortSignal.timeout(20_000))
@@ -73,6 +77,7 @@ describe('Dogu client: names, refused schemas, list_changed, disposal', () => {
   })
 
   it('a server that sends neither a result nor progress within requestTimeout: the call ends as an error saying so', async () => {
+    guardLogs(ctx).expect(`[app] ${REFUSED}`)
     const connection = connect(ctx, 'odd', { ...odd, requestTimeout: 50 })
     try {
       await connection.connected(AbortSignal.timeout(20_000))
@@ -97,6 +102,7 @@ describe('Dogu client: names, refused schemas, list_changed, disposal', () => {
 describe('McpClientPlugin: a Cordis plugin', () => {
   it('imports while loaded; disposal removes the tools and leaves no child process', async () => {
     const ctx = new Context()
+    guardLogs(ctx).expect(`[dogu-mcp-client] ${REFUSED}`)
     await ctx.plugin(ToolService)
     const fiber = ctx.plugin(McpClientPlugin as any, { servers: { odd } })
     await fiber

@@ -5,6 +5,7 @@ import type { CallInfo, ToolResult } from '@dogu/core'
 import { convertToDialect, type Dialect, toJsonSchema } from '@dogu/schema'
 import type { Context } from 'cordis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { guardLogs } from '../../../test-support/log-guard'
 import type { McpClientConnection } from '../src'
 import { alive, connect, doguApp, everything, serverEntry } from './client-harness'
 
@@ -89,6 +90,7 @@ describe('Dogu client: @modelcontextprotocol/server-everything', () => {
   })
 
   it('the server\'s elicitation tool: a form Dogu cannot fill (a required name) is declined', async () => {
+    guardLogs(ctx).expect('[app] MCP server "everything": declined an elicitation (Please provide inputs for the following fields:): its form has required fields Dogu cannot fill')
     const result = await call(ctx, 'everything_trigger-elicitation-request', {})
     expect(result.status).toBe('ok')
     expect(result.content).toContain('declined')
@@ -96,6 +98,7 @@ describe('Dogu client: @modelcontextprotocol/server-everything', () => {
 
   it('a dropped connection reconnects with backoff; close ends the process', async () => {
     const pid = server.pid!
+    guardLogs(ctx).expect('[app] MCP server "everything": the connection dropped; reconnecting')
     process.kill(pid, 'SIGKILL')
     await new Promise<void>((resolve) => { const poll = () => (server.status === 'connected' && server.pid !== pid ? resolve() : setTimeout(poll, 5)); poll() })
     expect(server.pid).not.toBe(pid)

@@ -7,6 +7,7 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js'
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js'
 import { Context } from 'cordis'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { guardLogs } from '../../../test-support/log-guard'
 import { contextMcpServer, type DoguMcpServer } from '../src'
 import * as demoTools from './fixtures/demo-tools.mjs'
 
@@ -19,6 +20,7 @@ describe('the MCP server\'s asker: plural askers, first answer wins', () => {
   beforeEach(async () => {
     dir = await mkdtemp(join(tmpdir(), 'dogu-mcp-askers-'))
     ctx = new Context()
+    guardLogs(ctx)
     await ctx.plugin(DoguPlugin, { permissions: { storePath: join(dir, 'permissions.json') } })
     await ctx.plugin(demoTools as any)
     server = contextMcpServer(ctx as any, {})
@@ -71,6 +73,7 @@ describe('the MCP server\'s asker: plural askers, first answer wins', () => {
 
   it('a call from outside MCP is not the MCP asker\'s: with no other asker, it is denied at once', async () => {
     await connect(() => new Promise<never>(() => {}))
+    guardLogs(ctx).expect(/^\[PermissionService\] an asker failed on permission request perm_\S+ \(notes\(text=hi\)\): McpError: session chat-1 is not an MCP session of this server$/)
     const [result] = await ctx.tools.execute([{ id: 'x', name: 'notes', arguments: { text: 'hi' } }], { session: { id: 'chat-1', userId: 'u' } })
     expect(result.status).toBe('denied')
     expect(result.content).toBe('Permission denied: every asker failed to show the permission request (last error: session chat-1 is not an MCP session of this server)')

@@ -6,6 +6,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js'
 import { Context } from 'cordis'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { guardLogs } from '../../../test-support/log-guard'
 import { contextMcpServer, createMcpServer, type DoguMcpServer } from '../src'
 import * as demoTools from './fixtures/demo-tools.mjs'
 
@@ -17,6 +18,7 @@ describe('the served toolset: include / exclude, groups, mode', () => {
   beforeEach(async () => {
     dir = await mkdtemp(join(tmpdir(), 'dogu-mcp-select-'))
     ctx = new Context()
+    guardLogs(ctx)
     await ctx.plugin(DoguPlugin, { permissions: { storePath: join(dir, 'permissions.json') }, background: { storePath: join(dir, 'tasks.json') } })
     await ctx.plugin(demoTools as any)
     ctx.tools.define({ name: 'ops_restart', description: 'Restart a service', groups: ['ops'], traits: { effect: 'exec' }, run: () => 'restarted' })

@@ -64,7 +64,8 @@ describe.each(['http', 'stdio'] as TransportKind[])('Dogu MCP server over %s, wi
   it('runs each connection as its own Dogu session mcp:<client>:<session>, with the default authority', async () => {
     const result = await client.callTool({ name: 'whoami', arguments: {} })
     const session = result.structuredContent as Record<string, unknown>
-    expect(session).toMatchObject({ userId: 'test-client', platform: 'mcp', authority: 1 })
+    // The user is who the connection authenticated as (stdio: the server's `user`; http without a token: anonymous), not the client's name.
+    expect(session).toMatchObject({ userId: kind === 'stdio' ? 'stdio' : 'anonymous', platform: 'mcp', authority: 1 })
     expect(session.id).toMatch(/^mcp:test-client:[0-9a-f-]{36}$/)
     if (kind === 'http') expect(session.id).toBe(`mcp:test-client:${(client.transport as any).sessionId}`)
   })
@@ -83,18 +84,22 @@ describe.each(['http', 'stdio'] as TransportKind[])('Dogu MCP server over %s, wi
     answer = 'decline'
     const declined = await client.callTool({ name: 'notes', arguments: { text: 'no' } })
     expect(declined).toMatchObject({ isError: true, _meta: { 'dogu.dev/result': { status: 'denied', code: 'permission_denied' } } })
-    expect((declined.content as any)[0].text).toBe('Permission denied: mcp:test-client declined it: the MCP client declined the request')
+    const user = kind === 'stdio' ? 'stdio' : 'anonymous'
+    expect((declined.content as any)[0].text).toBe(`Permission denied: mcp:${user} declined it: the MCP client declined the request`)
     answer = 'deny'
     const denied = await client.callTool({ name: 'deploy', arguments: { env: 'prod' } })
-    expect((denied.content as any)[0].text).toBe('Permission denied: mcp:test-client declined it: denied in the MCP client')
+    expect((denied.content as any)[0].text).toBe(`Permission denied: mcp:${user} declined it: denied in the MCP client`)
     expect(asked).toHaveLength(2)
   })
 
   it('a client without elicitation, with no other asker, is denied at once', async () => {
     const plain = await harness.connect({ name: 'plain' })
+    // Over http from the permissions service, over stdio on dogu-mcp's stderr (where the bundle names the class McpError2).
+    harness.guard.expect(/^\[(PermissionService|dogu-mcp)\] an asker failed on permission request perm_\S+ \(notes\(text=x\)\): McpError2?: the MCP client of session mcp:plain:\S+ does not support elicitation$/)
     const result = await plain.callTool({ name: 'notes', arguments: { text: 'x' } })
     expect(result).toMatchObject({ isError: true, _meta: { 'dogu.dev/result': { status: 'denied' } } })
     expect((result.content as any)[0].text).toMatch(/^Permission denied: every asker failed to show the permission request \(last error: the MCP client of session mcp:plain:.* does not support elicitation\)$/)
+    await harness.flush()
   })
 
   it('forwards progress and cancels the call when the client aborts', async () => {

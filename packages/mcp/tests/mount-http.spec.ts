@@ -9,6 +9,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { Context } from 'cordis'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { guardLogs } from '../../../test-support/log-guard'
 import { McpError, McpServerPlugin } from '../src'
 import * as demoTools from './fixtures/demo-tools.mjs'
 
@@ -43,6 +44,7 @@ describe('McpServerPlugin with http.via "server": a route of @cordisjs/plugin-se
   beforeEach(async () => {
     dir = await mkdtemp(join(tmpdir(), 'dogu-mcp-mount-'))
     ctx = new Context()
+    guardLogs(ctx)
     await ctx.plugin(DoguPlugin, { permissions: { storePath: join(dir, 'permissions.json') } })
     await ctx.plugin(demoTools as any)
     serverFiber = ctx.plugin(Server, { host: '127.0.0.1', port: 0 })
@@ -73,7 +75,7 @@ describe('McpServerPlugin with http.via "server": a route of @cordisjs/plugin-se
     clients.push(client)
     expect((await client.listTools()).tools.map((tool) => tool.name)).toContain('lookup')
     expect((await client.callTool({ name: 'lookup', arguments: { q: 'tea' } })).content).toEqual([{ type: 'text', text: 'found tea' }])
-    expect((await client.callTool({ name: 'whoami', arguments: {} })).structuredContent).toMatchObject({ userId: 'desk', authority: 1, platform: 'mcp' })
+    expect((await client.callTool({ name: 'whoami', arguments: {} })).structuredContent).toMatchObject({ userId: 'anonymous', authority: 1, platform: 'mcp' })
 
     await fiber.dispose()
     const gone = await post(href, INIT)
@@ -139,6 +141,7 @@ describe('McpServerPlugin with http.via "server" on a non-loopback server', () =
   it('needs tokens: every request without one is 401', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'dogu-mcp-mount-'))
     const ctx = new Context()
+    guardLogs(ctx)
     try {
       await ctx.plugin(DoguPlugin, { permissions: { storePath: join(dir, 'permissions.json') } })
       await ctx.plugin(demoTools as any)
@@ -161,6 +164,8 @@ describe('McpServerPlugin with http.via "server" on a non-loopback server', () =
   it('without tokens it is not mounted, and says why as the plugin\'s error', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'dogu-mcp-mount-'))
     const ctx = new Context()
+    // Reported twice: when the plugin fails, and again when the app is disposed.
+    guardLogs(ctx).expect('[dogu-mcp-server] McpError: MCP over HTTP on 0.0.0.0 needs at least one bearer token (http.tokens); only loopback may go without')
     try {
       await ctx.plugin(DoguPlugin, { permissions: { storePath: join(dir, 'permissions.json') } })
       await ctx.plugin(demoTools as any)

@@ -5,6 +5,7 @@ import { DoguPlugin, PermissionService, ToolService } from '@dogu/cordis'
 import type { PermissionRequest, ToolResult } from '@dogu/core'
 import { Context } from 'cordis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { guardLogs } from '../../../test-support/log-guard'
 import { contextMcpServer, type DoguMcpServer, type McpClientConnection, McpClientConnection as Connection, type McpHttpEndpoint, serveHttp } from '../src'
 import * as demoTools from './fixtures/demo-tools.mjs'
 
@@ -32,6 +33,7 @@ describe('Dogu → MCP → Dogu, the server trusted', () => {
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'dogu-mcp-round-'))
     inner = new Context()
+    guardLogs(inner)
     await inner.plugin(DoguPlugin, { permissions: { storePath: join(dir, 'inner.json'), rules: [{ permission: 'tool:deploy', target: undefined, decision: 'deny', name: 'no deploys' }] } })
     await inner.plugin(demoTools as any)
     // The inner app's own asker answers only its direct calls; MCP sessions are asked by elicitation.
@@ -40,6 +42,7 @@ describe('Dogu → MCP → Dogu, the server trusted', () => {
     endpoint = await serveHttp(server, {})
 
     outer = new Context()
+    guardLogs(outer)
     await outer.plugin(ToolService)
     await outer.plugin(PermissionService, { storePath: join(dir, 'outer.json') })
     outer.permissions.asker(asker('outer'))

@@ -6,6 +6,7 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { guardLogs } from '../../../test-support/log-guard'
 import { contextMcpServer, type DoguMcpServer, McpError, McpServerPlugin, serveHttp } from '../src'
 import * as demoTools from './fixtures/demo-tools.mjs'
 
@@ -22,6 +23,7 @@ describe('serveHttp: loopback by default, a bearer token for anything else', () 
   beforeEach(async () => {
     dir = await mkdtemp(join(tmpdir(), 'dogu-mcp-http-'))
     ctx = new Context()
+    guardLogs(ctx)
     await ctx.plugin(DoguPlugin, { permissions: { storePath: join(dir, 'permissions.json') } })
     await ctx.plugin(demoTools as any)
     server = contextMcpServer(ctx as any, { authority: 1 })
@@ -73,7 +75,7 @@ describe('serveHttp: loopback by default, a bearer token for anything else', () 
     const client = new Client({ name: 'local', version: '1' })
     await client.connect(new StreamableHTTPClientTransport(endpoint.url))
     closers.push(() => client.close())
-    expect((await client.callTool({ name: 'whoami', arguments: {} })).structuredContent).toMatchObject({ userId: 'local', authority: 1 })
+    expect((await client.callTool({ name: 'whoami', arguments: {} })).structuredContent).toMatchObject({ userId: 'anonymous', authority: 1 })
     // DNS rebinding: a page on evil.example resolving to 127.0.0.1.
     const { request } = await import('node:http')
     const status = await new Promise<number>((resolve, reject) => {

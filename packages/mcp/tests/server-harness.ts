@@ -10,6 +10,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { ElicitRequestSchema, type ElicitResult } from '@modelcontextprotocol/sdk/types.js'
 import { Context } from 'cordis'
 import { build } from 'esbuild'
+import { guardLogs, guardOutput, type LogGuard, logGuard } from '../../../test-support/log-guard'
 import { contextMcpServer, type McpHttpEndpoint, serveHttp } from '../src'
 import * as demoTools from './fixtures/demo-tools.mjs'
 
@@ -19,7 +20,11 @@ export interface Harness {
   /** Connects a new SDK client; `elicit` answers the server's elicitations (none: the client does not declare elicitation). */
   connect(options?: { elicit?: (message: string, schema: unknown) => ElicitResult | Promise<ElicitResult>; name?: string; token?: string }): Promise<Client>
   close(): Promise<void>
+  /** Over stdio: resolves once what the child printed on stderr before its last answer has been read. */
+  flush(): Promise<void>
   endpoint?: McpHttpEndpoint
+  /** The log guard: over http it hears the app; over stdio it reads what the child prints on stderr. */
+  guard: LogGuard
 }
 
 const FIXTURE = resolve(import.meta.dirname, 'fixtures/demo-tools.mjs')
@@ -65,7 +70,15 @@ export async function startHarness(kind: TransportKind, dir?: string): Promise<H
     const config = join(root, 'dogu-mcp.json')
     await writeFile(config, JSON.stringify({ dogu, plugins: { [FIXTURE]: {} } }))
     return {
-      connect: (options) => connectClient(new StdioClientTransport({ command: process.execPath, args: [cli, config], stderr: 'inherit' }), options),
+      connect: (options) => {
+        const transport = new StdioClientTransport({ command: process.execPath, args: [cli, config], stderr: 'pipe' })
+        // Whatever dogu-mcp prints there is a warning or an error (stdout carries the protocol).
+        guardOutput(transport.stderr!, 'dogu-mcp')
+        return connectClient(transport, options)
+      },
+      guard: logGuard,
+      // The child writes stderr before it answers on stdout; both are read in the same turn.
+      flush: () => new Promise((resolve) => setImmediate(resolve)),
       async close() {
         await Promise.all(clients.map((client) => client.close()))
         if (!dir) await rm(root, { recursive: true, force: true })
@@ -73,12 +86,15 @@ export async function startHarness(kind: TransportKind, dir?: string): Promise<H
     }
   }
   const ctx = new Context()
+  const guard = guardLogs(ctx)
   await ctx.plugin(DoguPlugin, dogu)
   await ctx.plugin(demoTools as any)
   const server = contextMcpServer(ctx as any, {})
   const endpoint = await serveHttp(server, {})
   return {
     endpoint,
+    guard,
+    flush: async () => {},
     connect: (options = {}) => connectClient(new StreamableHTTPClientTransport(endpoint.url, options.token ? { requestInit: { headers: { authorization: `Bearer ${options.token}` } } } : {}), options),
     async close() {
       await Promise.all(clients.map((client) => client.close()))

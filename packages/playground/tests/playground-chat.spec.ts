@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { PassThrough } from 'node:stream'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { guardOutput } from '../../../test-support/log-guard'
 import { demoModel, modelFromEnv, type PlaygroundOptions, startPlayground } from '../src'
 
 let dir: string
@@ -22,6 +23,8 @@ async function chat(script: string, options: PlaygroundOptions = {}) {
   server = await startScriptedServer({ script: demoModel, model: 'dogu-demo' })
   const input = new PassThrough()
   const output = new PassThrough()
+  // The app's errors and warnings, printed into the transcript as `! …` lines, fail the test.
+  guardOutput(output, 'playground', { marker: '! ' })
   let transcript = ''
   output.on('data', (chunk) => { transcript += chunk })
   const done = startPlayground({
@@ -103,6 +106,8 @@ describe('yarn demo', () => {
       cwd: dir,
       env: { ...process.env, DOGU_BASE_URL: '', DOGU_MODEL: '', DOGU_API_KEY: '' },
     })
+    guardOutput(child.stdout, 'playground', { marker: '! ' })
+    guardOutput(child.stderr, 'playground')
     expect(child.status).toBe(0)
     expect(child.stdout).toMatch(/^Chatting with dogu-demo at http:\/\/127\.0\.0\.1:\d+\/v1:/m)
     expect(child.stdout).toContain('model: Done. The tool said: France (法国, FR): capital Paris (巴黎)')

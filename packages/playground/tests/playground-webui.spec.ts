@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { PassThrough } from 'node:stream'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { guardOutput } from '../../../test-support/log-guard'
 import { startPlayground } from '../src'
 
 let dir: string
@@ -13,6 +14,8 @@ describe('playground with the console', () => {
   it('prints the console address on its own line; the console answers the playground\'s question first', async () => {
     const input = new PassThrough()
     const output = new PassThrough()
+    // The app's errors and warnings, printed into the transcript as `! …` lines, fail the test.
+    guardOutput(output, 'playground', { marker: '! ' })
     let transcript = ''
     const printed: Array<() => void> = []
     output.on('data', (chunk) => {

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { PassThrough } from 'node:stream'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { guardOutput } from '../../../test-support/log-guard'
 import { type PlaygroundOptions, parseAnswer, startPlayground } from '../src'
 
 let dir: string
@@ -28,6 +29,8 @@ function isolated(options: PlaygroundOptions = {}): PlaygroundOptions {
 async function run(script: string, options: PlaygroundOptions = {}) {
   const input = new PassThrough()
   const output = new PassThrough()
+  // The app's errors and warnings, printed into the transcript as `! …` lines, fail the test.
+  guardOutput(output, 'playground', { marker: '! ' })
   let transcript = ''
   output.on('data', (chunk) => { transcript += chunk })
   const done = startPlayground({ input, output, ...isolated(options) })
@@ -40,6 +43,8 @@ async function run(script: string, options: PlaygroundOptions = {}) {
 function drive(options: PlaygroundOptions = {}) {
   const input = new PassThrough()
   const output = new PassThrough()
+  // The app's errors and warnings, printed into the transcript as `! …` lines, fail the test.
+  guardOutput(output, 'playground', { marker: '! ' })
   let transcript = ''
   const waiters = new Set<() => void>()
   output.on('data', (chunk) => {
@@ -357,6 +362,8 @@ describe('yarn start', () => {
       // A model configured in the developer's shell would turn these lines into chat.
       env: { ...process.env, DOGU_BASE_URL: '', DOGU_MODEL: '', DOGU_API_KEY: '' },
     })
+    guardOutput(child.stdout, 'playground', { marker: '! ' })
+    guardOutput(child.stderr, 'playground')
     expect(child.status).toBe(0)
     expect(child.stdout).toContain('Dogu playground: 12 tools (bash, edit, glob, grep, http_fetch, list, lookup, notes, read, task_cancel, task_status, write).')
     expect(child.stdout).toContain('"content": "No country or capital matches \\"x\\". Try an English or Chinese name, or a two-letter code such as \\"FR\\"."')

@@ -5,6 +5,7 @@ import Dogu from '@dogu/cordis'
 import { defineTool } from '@dogu/core'
 import { Context } from 'cordis'
 import Schema from 'schemastery'
+import { guardLogs } from '../../../test-support/log-guard'
 import { WebUI } from '../src'
 
 const echoArgs = Schema.object({
@@ -22,6 +23,7 @@ const deployArgs = Schema.object({ env: Schema.union(['staging', 'prod'] as cons
 export async function startConsoleApp(config: WebUI.Config = {}) {
   const dir = await mkdtemp(join(tmpdir(), 'dogu-webui-'))
   const ctx = new Context()
+  guardLogs(ctx)
   await ctx.plugin(Dogu, {
     permissions: { storePath: join(dir, 'permissions.json'), askTimeout: 60_000 },
     background: { storePath: join(dir, 'background.json') },

@@ -3,6 +3,7 @@ import { request } from 'node:http'
 import { defineTool } from '@dogu/core'
 import { fromJsonSchema } from '@dogu/schema'
 import Schema from 'schemastery'
+import { logGuard } from '../../../test-support/log-guard'
 import { startConsoleApp, until } from './console-app'
 
 /** A GET with headers fetch does not let a caller set (Host). */
@@ -197,6 +198,8 @@ describe('WebUI API', () => {
   })
 
   it('needs a token to listen on a host other machines can reach', async () => {
+    // Reported by the console's fiber, and by the root's again as the harness disposes the app.
+    logGuard.expect('ConsoleError: the console listens on 0.0.0.0, which other machines can reach: set a token')
     await expect(startConsoleApp({ host: '0.0.0.0' })).rejects.toThrow('the console listens on 0.0.0.0, which other machines can reach: set a token')
   })
 
