@@ -114,10 +114,17 @@ function resolveTraits(name: string, traits: ToolTraits = {}): Readonly<Required
 }
 
 // An object, or what is one for every value: intersections and unions of objects (Koishi's
-// conditional config: `intersect([object, union([object, object])])`).
+// conditional config: `intersect([object, union([object, object])])`). Beside an object, an
+// intersect may hold dicts: the key checks of that object, which is how `fromJsonSchema`
+// states `additionalProperties`, `patternProperties` and `propertyNames` (a closed object is
+// `intersect([object, dict(never)])`).
 function isObjectSchema(schema: Schema): boolean {
   if (schema.type === 'object') return true
-  if (schema.type === 'intersect' || schema.type === 'union') return !!schema.list?.length && schema.list.every(isObjectSchema)
+  if (schema.type === 'intersect') {
+    const list = schema.list ?? []
+    return list.some(isObjectSchema) && list.every((member) => member.type === 'dict' || isObjectSchema(member))
+  }
+  if (schema.type === 'union') return !!schema.list?.length && schema.list.every(isObjectSchema)
   if (schema.type === 'transform') return isObjectSchema(schema.inner!)
   return false
 }

@@ -49,10 +49,7 @@ export const inject = { tools: { required: true } }
  * server and ends the processes it started.
  */
 export function apply(ctx: McpPluginHost, config: Config) {
-  const logger: Logger = {
-    debug() {},
-    warn: (format, ...args) => ctx.emit?.(ctx, 'internal/warn', format, ...args),
-  }
+  const logger = hostLogger(ctx)
   // Every server's config is checked before any starts: one bad entry loads none.
   const connections = Object.entries(config?.servers ?? {}).map(([name, server]) => new McpClientConnection({
     name,
@@ -68,4 +65,17 @@ export function apply(ctx: McpPluginHost, config: Config) {
       return () => connection.close()
     }, `dogu-mcp-client: server "${connection.name}"`)
   }
+}
+
+/**
+ * Where the host shows warnings: Koishi (cordis 3, no `ctx.fiber`) on its logger service, as
+ * `[dogu-mcp] …`; Cordis 4 as `internal/warn` events, which it neither logs nor prints on Koishi.
+ */
+function hostLogger(ctx: McpPluginHost): Logger {
+  const koishi = ctx as McpPluginHost & { logger?: (name: string) => { warn(format: string, ...args: unknown[]): void } }
+  if (!('fiber' in ctx) && typeof koishi.logger === 'function') {
+    const logger = koishi.logger('dogu-mcp')
+    return { debug() {}, warn: (format, ...args) => logger.warn(format, ...args) }
+  }
+  return { debug() {}, warn: (format, ...args) => ctx.emit?.(ctx, 'internal/warn', format, ...args) }
 }

@@ -1,14 +1,26 @@
-import { randomUUID, timingSafeEqual } from 'node:crypto'
+import { createHash, randomUUID, timingSafeEqual } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js'
-import type { ConnectionIdentity } from './mcp-connection'
+import type { McpConnection } from './mcp-connection'
 import { McpError } from './mcp-error'
-import type { DoguMcpServer } from './mcp-server'
+import { ANONYMOUS, type DoguMcpServer } from './mcp-server'
 
 /** A bearer token and who it makes a connection. */
-export interface McpToken extends Partial<ConnectionIdentity> {
+export interface McpToken {
   token: string
+  /** Authority of the connections it opens. @default the server's `authority` */
+  authority?: number
+  /**
+   * The user id its connections act as: what `users:` rules match (`mcp:<user>`) and what
+   * `always` grants are kept for. @default `token:<name>`, or `token:<fingerprint>` without a name
+   */
+  user?: string
+  /**
+   * A name for the token (letters, digits, `.`, `_`, `-`): without `user`, its connections act
+   * as `token:<name>`, which stays the same when the token is rotated.
+   */
+  name?: string
 }
 
 interface HttpSession {
@@ -30,25 +42,79 @@ export interface McpHttpHandler {
   handle(req: IncomingMessage, res: ServerResponse, body: AsyncIterable<Uint8Array>): Promise<void>
   /** Once the port is known: on loopback, only these `Host` headers are served. */
   allowHosts(hosts: Iterable<string>): void
+  /** Open sessions. */
+  readonly sessions: number
   /** Closes every session. */
   close(): Promise<void>
 }
 
 export const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost'])
 
-/** Validates `tokens` for an endpoint on `host` and returns its handler. */
-export function createHttpHandler(server: DoguMcpServer, host: string, tokens: McpToken[]): McpHttpHandler {
+const TOKEN_NAME = /^[a-zA-Z0-9._-]{1,64}$/
+
+/** The request headers a browser page of an allowed origin may send, and the response headers it may read. */
+const CORS_REQUEST_HEADERS = 'authorization, content-type, mcp-session-id, mcp-protocol-version, last-event-id'
+const CORS_EXPOSED_HEADERS = 'mcp-session-id, mcp-protocol-version, www-authenticate'
+
+/**
+ * Who a token's connections are: its `user`, or else a stable id of the token itself (its
+ * `name`, or a fingerprint), never anything the client says about itself.
+ */
+export function tokenSubject(entry: McpToken): string {
+  if (entry.user !== undefined) return entry.user
+  if (entry.name !== undefined) return `token:${entry.name}`
+  return `token:${createHash('sha256').update(entry.token).digest('hex').slice(0, 16)}`
+}
+
+/**
+ * Validates `tokens` and `origins` for an endpoint on `host` and returns its handler.
+ * `origins` are the browser origins (`https://app.example`) whose pages may call it; a
+ * request with any other `Origin` header is refused, one without is served.
+ */
+export function createHttpHandler(server: DoguMcpServer, host: string, tokens: McpToken[], origins: string[] = []): McpHttpHandler {
   const loopback = LOOPBACK.has(host)
   if (!loopback && !tokens.length) throw new McpError('UNSAFE_LISTEN', `MCP over HTTP on ${host} needs at least one bearer token (http.tokens); only loopback may go without`)
+  const subjects = new Map<McpToken, string>()
+  const names = new Set<string>()
+  const secrets = new Set<string>()
   for (const [i, entry] of tokens.entries()) {
     if (typeof entry?.token !== 'string' || entry.token.length < 16) throw new McpError('INVALID_OPTIONS', `http.tokens[${i}].token must be a string of at least 16 characters`)
+    if (secrets.has(entry.token)) throw new McpError('INVALID_OPTIONS', `http.tokens[${i}].token is listed twice`)
+    secrets.add(entry.token)
+    if (entry.user !== undefined && (typeof entry.user !== 'string' || !entry.user)) throw new McpError('INVALID_OPTIONS', `http.tokens[${i}].user must be a non-empty string`)
+    if (entry.user === ANONYMOUS) throw new McpError('INVALID_OPTIONS', `http.tokens[${i}].user cannot be "${ANONYMOUS}": that is the connections without a token`)
+    if (entry.name !== undefined) {
+      if (typeof entry.name !== 'string' || !TOKEN_NAME.test(entry.name)) throw new McpError('INVALID_OPTIONS', `http.tokens[${i}].name must match ${TOKEN_NAME}`)
+      if (names.has(entry.name)) throw new McpError('INVALID_OPTIONS', `http.tokens[${i}].name "${entry.name}" is taken by another token`)
+      names.add(entry.name)
+    }
+    subjects.set(entry, tokenSubject(entry))
   }
+  if (!Array.isArray(origins)) throw new McpError('INVALID_OPTIONS', 'http.origins must be an array of origins')
+  const allowedOrigins = new Set(origins.map((origin, i) => originOf(origin, i)))
   const sessions = new Map<string, HttpSession>()
   let allowedHosts: Set<string> | undefined
 
   const handle = async (req: IncomingMessage, res: ServerResponse, stream: AsyncIterable<Uint8Array>) => {
     // A page in a browser may reach a loopback port under another name (DNS rebinding).
     if (allowedHosts && !allowedHosts.has(req.headers.host ?? '')) return reply(res, 403, `invalid Host header: ${req.headers.host}`)
+    // A page of another site may send requests here under the right name (a form, a no-cors
+    // fetch, a rebound name): the browser says whose page it is, and only listed ones are served.
+    const origin = req.headers.origin
+    if (origin !== undefined) {
+      if (!allowedOrigins.has(origin)) return reply(res, 403, `origin not allowed: ${origin}`)
+      res.setHeader('access-control-allow-origin', origin)
+      res.setHeader('access-control-expose-headers', CORS_EXPOSED_HEADERS)
+      res.setHeader('vary', 'Origin')
+      if (req.method === 'OPTIONS') {
+        res.writeHead(204, {
+          'access-control-allow-methods': 'GET, POST, DELETE',
+          'access-control-allow-headers': CORS_REQUEST_HEADERS,
+          'access-control-max-age': '600',
+        })
+        return void res.end()
+      }
+    }
     const presented = bearerOf(req)
     const token = presented === undefined ? undefined : tokens.find((entry) => same(entry.token, presented))
     if (presented !== undefined && !token) return reply(res, 401, 'invalid bearer token', true)
@@ -71,8 +137,14 @@ export function createHttpHandler(server: DoguMcpServer, host: string, tokens: M
       onsessionclosed: (sessionId) => { sessions.delete(sessionId) },
     })
     transport.onclose = () => { if (transport.sessionId) sessions.delete(transport.sessionId) }
-    await server.connect(transport, token ? { authority: token.authority, user: token.user } : {})
-    await transport.handleRequest(req, res, body)
+    // The subject is what was authenticated: the token, or the one anonymous subject.
+    const connection: McpConnection = await server.connect(transport, token ? { authority: token.authority, user: subjects.get(token)! } : { user: ANONYMOUS })
+    try {
+      await transport.handleRequest(req, res, body)
+    } finally {
+      // Refused by the SDK (406, 415, …) or failed before a session began: nothing of it stays.
+      if (transport.sessionId === undefined || sessions.get(transport.sessionId)?.transport !== transport) await connection.close()
+    }
   }
 
   return {
@@ -87,11 +159,28 @@ export function createHttpHandler(server: DoguMcpServer, host: string, tokens: M
     allowHosts(hosts) {
       if (loopback) allowedHosts = new Set(hosts)
     },
+    get sessions() {
+      return sessions.size
+    },
     async close() {
       await Promise.all([...sessions.values()].map(({ transport }) => transport.close()))
       sessions.clear()
     },
   }
+}
+
+/** An allowed origin as browsers send it: `scheme://host[:port]`, nothing after. */
+function originOf(value: string, i: number): string {
+  let url: URL | undefined
+  try {
+    url = new URL(value)
+  } catch {
+    // refused below
+  }
+  if (!url || url.origin === 'null' || (url.pathname !== '/' && url.pathname !== '') || url.search || url.hash || url.username || url.password) {
+    throw new McpError('INVALID_OPTIONS', `http.origins[${i}] must be an origin such as "https://app.example" or "http://localhost:6274", got ${JSON.stringify(value)}`)
+  }
+  return url.origin
 }
 
 /** The `Host` headers a loopback server on `port` answers to. */

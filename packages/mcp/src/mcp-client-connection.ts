@@ -13,6 +13,7 @@ import {
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js'
 import { formDefaults } from './form-defaults'
+import { GroupStdioTransport } from './group-stdio-transport'
 import { fromCallToolResult } from './from-call-tool-result'
 import { importedName, SERVER_NAME_RULE } from './imported-name'
 import { McpError } from './mcp-error'
@@ -51,6 +52,11 @@ export interface McpClientConnectionOptions {
   reconnect?: { initialDelay?: number; maxDelay?: number }
   /** Makes the transport instead of `server.command`/`server.url` (an in-memory pair in benchmarks and tests). */
   transport?: () => Transport
+  /**
+   * Milliseconds a stdio server has to exit once its stdin is closed, and again after SIGTERM
+   * to its process group, before SIGKILL. @default 2000
+   */
+  killGrace?: number
 }
 
 export type McpClientStatus = 'connecting' | 'connected' | 'reconnecting' | 'closed'
@@ -72,6 +78,8 @@ export class McpClientConnection {
   readonly name: string
   private client: Client | undefined
   private transport: Transport | undefined
+  /** Every transport made and not yet closed: one still connecting is closed by `close` too. */
+  private transports = new Set<Transport>()
   private imported = new Map<string, Imported>()
   private running: ToolCall[] = []
   private _status: McpClientStatus = 'connecting'
@@ -115,9 +123,12 @@ export class McpClientConnection {
     return this._skipped
   }
 
-  /** The child process of a stdio server, while it runs. */
+  /**
+   * The child process of a stdio server, while it runs: the command started, which leads a
+   * process group of its own (POSIX), so this is also the group's id.
+   */
   get pid(): number | undefined {
-    return (this.transport as StdioClientTransport | undefined)?.pid ?? undefined
+    return (this.transport as StdioClientTransport | GroupStdioTransport | undefined)?.pid ?? undefined
   }
 
   /** Starts connecting; failures are retried with backoff. */
@@ -148,17 +159,25 @@ export class McpClientConnection {
     for (const { dispose } of this.imported.values()) dispose()
     this.imported.clear()
     const client = this.client
+    // A transport still connecting (or one dropped and still closing) is closed too: its
+    // process ends before `close` resolves.
+    const others = [...this.transports].filter((transport) => transport !== this.transport)
     this.client = undefined
     this.transport = undefined
-    await client?.close()
+    await Promise.all([client?.close(), ...others.map((transport) => transport.close())])
   }
 
   private async connect(): Promise<void> {
     if (this._status === 'closed') return
     const client = new Client({ name: 'dogu', version: '0.1.0' }, { capabilities: { elicitation: { form: {} } } })
     const transport = this.makeTransport()
+    this.transports.add(transport)
+    const close = transport.close.bind(transport)
+    transport.close = () => close().finally(() => this.transports.delete(transport))
     client.setRequestHandler(ElicitRequestSchema, (request) => this.elicit(request.params))
-    client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.refresh(client))
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.refresh(client).catch((error) => {
+      this.logger.warn('MCP server "%s": cannot list its tools after list_changed: %s', this.name, error instanceof Error ? error.message : error)
+    }))
     client.onclose = () => this.dropped(client)
     try {
       await client.connect(transport)
@@ -170,7 +189,8 @@ export class McpClientConnection {
       this.transport = transport
       await this.refresh(client)
     } catch (error) {
-      this.logger.warn('MCP server "%s": cannot connect: %s', this.name, error instanceof Error ? error.message : error)
+      // Closed meanwhile: the failure is the closing, nothing to report.
+      if ((this._status as McpClientStatus) !== 'closed') this.logger.warn('MCP server "%s": cannot connect: %s', this.name, error instanceof Error ? error.message : error)
       await client.close().catch(() => {})
       if (this.client === client) this.client = undefined
       this.retry()
@@ -186,14 +206,16 @@ export class McpClientConnection {
     const { server } = this.options
     if (this.options.transport) return this.options.transport()
     if (server.command !== undefined) {
-      return new StdioClientTransport({
+      const params = {
         command: server.command,
         args: server.args,
         // Only what the config names beside the SDK's safe defaults: the bot's secrets stay home.
         env: { ...getDefaultEnvironment(), ...server.env },
         cwd: server.cwd,
-        stderr: 'ignore',
-      })
+      }
+      // Windows has no process groups to signal: the SDK's transport ends the child alone.
+      if (process.platform === 'win32') return new StdioClientTransport({ ...params, stderr: 'ignore' })
+      return new GroupStdioTransport({ ...params, name: this.name, grace: this.options.killGrace, logger: this.logger })
     }
     return new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: server.headers } })
   }
@@ -237,16 +259,18 @@ export class McpClientConnection {
       seen.add(name)
       const key = JSON.stringify([tool.description, tool.inputSchema, this.trusted ? tool.annotations : undefined])
       if (this.imported.get(name)?.key === key) continue
-      let options: ToolOptions
+      // Converting the schema and defining the tool both refuse what Dogu cannot take (a
+      // schema outside the converter's subset, args that are no object, a name another
+      // plugin's tool holds): that tool is skipped, the others are imported.
+      const previous = this.imported.get(name)
+      this.imported.delete(name)
+      previous?.dispose()
       try {
-        options = this.toolOptions(name, tool)
+        this.imported.set(name, { key, dispose: this.options.define(this.toolOptions(name, tool)) })
       } catch (error) {
         skipped.push({ tool: tool.name, reason: error instanceof Error ? error.message : String(error) })
         seen.delete(name)
-        continue
       }
-      this.imported.get(name)?.dispose()
-      this.imported.set(name, { key, dispose: this.options.define(options) })
     }
     for (const [name, { dispose }] of this.imported) {
       if (seen.has(name)) continue

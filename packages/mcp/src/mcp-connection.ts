@@ -27,11 +27,15 @@ export interface ConnectionHost {
   closed(connection: McpConnection): void
 }
 
-/** Who a connection acts as: its authority and user, from its token or the server's defaults. */
+/** Who a connection acts as: its authority and user, from what authenticated it or the server's defaults. */
 export interface ConnectionIdentity {
   authority: number
-  /** The user id approvals and grants are kept for. @default the MCP client's name */
-  user?: string
+  /**
+   * The user id rules match and grants are kept for: a token's `user` (or its name or
+   * fingerprint), `anonymous` without a token, the server's `user` over stdio. Never the
+   * client's self-declared name.
+   */
+  user: string
 }
 
 /** A call of this connection in flight: what an elicitation and progress need. */
@@ -69,13 +73,16 @@ export class McpConnection {
     return this.transport.sessionId ?? this.fallbackId
   }
 
-  /** The Dogu session of this connection; its id names the client once it has introduced itself. */
+  /**
+   * The Dogu session of this connection: its user is who the connection authenticated as; the
+   * client's name, once it has introduced itself, is only a label in the id.
+   */
   get session(): Session {
     if (this._session) return this._session
     const client = this.server.getClientVersion()?.name?.replace(CLIENT_NAME, '_') || 'client'
     const session: Session = {
       id: `mcp:${client}:${this.connectionId}`,
-      userId: this.identity.user ?? client,
+      userId: this.identity.user,
       platform: 'mcp',
       authority: this.identity.authority,
     }

@@ -3,6 +3,9 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import { type ConnectionIdentity, McpConnection } from './mcp-connection'
 import { McpError } from './mcp-error'
 
+/** The user id of every Streamable HTTP connection that brought no token (loopback only). */
+export const ANONYMOUS = 'anonymous'
+
 /** What the MCP server needs from its host: `ctx.tools`, `ctx.permissions` and two events, or their stand-ins. */
 export interface McpServerOptions {
   /** Makes the toolset of one MCP session: `ctx.tools.toolset`. */
@@ -23,6 +26,11 @@ export interface McpServerOptions {
   mode?: 'eager' | 'search'
   /** Authority of a connection that brings no token of its own. @default 1 */
   authority?: number
+  /**
+   * User id of a connection that authenticated nobody else: stdio (whoever started the
+   * process), or a transport connected without an identity. @default 'stdio'
+   */
+  user?: string
   /** How the server introduces itself to clients. @default { name: 'dogu', version: '0.1.0' } */
   info?: { name: string; version: string }
   logger?: Logger
@@ -40,11 +48,17 @@ export class DoguMcpServer {
   private stopped = false
   readonly selection: Omit<ToolsetOptions, 'session'>
   readonly info: { name: string; version: string }
+  /** The user of a connection connected without one (stdio). */
+  readonly user: string
 
   constructor(private options: McpServerOptions) {
     if (!options || typeof options.toolset !== 'function') throw new McpError('INVALID_OPTIONS', 'createMcpServer() needs a toolset(options) function (ctx.tools.toolset)')
     const authority = options.authority ?? 1
     if (typeof authority !== 'number' || Number.isNaN(authority)) throw new McpError('INVALID_OPTIONS', `authority must be a number, got ${JSON.stringify(authority)}`)
+    const user = options.user ?? 'stdio'
+    if (typeof user !== 'string' || !user) throw new McpError('INVALID_OPTIONS', `user must be a non-empty string, got ${JSON.stringify(user)}`)
+    if (user === ANONYMOUS) throw new McpError('INVALID_OPTIONS', `user cannot be "${ANONYMOUS}": that is the HTTP connections without a token`)
+    this.user = user
     this.info = options.info ?? { name: 'dogu', version: '0.1.0' }
     this.selection = { include: options.include, exclude: options.exclude, groups: options.groups, mode: options.mode }
     if (options.onChanged) this.disposers.push(options.onChanged(() => { for (const connection of this.connections) connection.toolsChanged() }))
@@ -63,7 +77,9 @@ export class DoguMcpServer {
 
   /**
    * Serves one client over `transport` (stdio, Streamable HTTP, in-memory). Its authority is
-   * `identity.authority` (from the token that opened it) or the server's default.
+   * `identity.authority` (from the token that opened it) or the server's default; its user is
+   * `identity.user` (who the transport authenticated) or the server's `user`. What the client
+   * calls itself is only a label (`mcp:<client>:<session>`), never who it is.
    */
   async connect(transport: Transport, identity: Partial<ConnectionIdentity> = {}): Promise<McpConnection> {
     if (this.stopped) throw new McpError('CLOSED', 'this MCP server is closed')
@@ -73,7 +89,7 @@ export class DoguMcpServer {
       toolset: (options) => this.options.toolset(options),
       opened: (opened) => this.opened(opened),
       closed: (closed) => this.closed(closed),
-    }, transport, { authority: identity.authority ?? this.options.authority ?? 1, user: identity.user })
+    }, transport, { authority: identity.authority ?? this.options.authority ?? 1, user: identity.user ?? this.user })
     await connection.start()
     return connection
   }

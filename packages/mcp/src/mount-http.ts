@@ -25,12 +25,16 @@ export interface MountHttpOptions {
   path?: string
   /** As for `serveHttp`: needed unless the server listens on loopback. */
   tokens?: McpToken[]
+  /** As for `serveHttp`: browser origins whose pages may call the endpoint; any other `Origin` is refused. */
+  origins?: string[]
 }
 
 /** The Streamable HTTP endpoint as a route of `ctx.server`. */
 export interface McpHttpMount {
   /** `http://127.0.0.1:<port>/mcp`, or under the server's `selfUrl`. */
   readonly url: URL
+  /** Open sessions. */
+  readonly sessions: number
   /** Removes the route (later requests get the server's 404) and closes every session. Idempotent. */
   close(): Promise<void>
 }
@@ -45,9 +49,9 @@ export async function mountHttp(server: DoguMcpServer, http: CordisHttpServer, o
   if (typeof http?.all !== 'function' || !http.httpRoutes || !http._http) {
     throw new McpError('INVALID_OPTIONS', 'http.via is "server" but ctx.server is not @cordisjs/plugin-server (Cordis 4); use http.via "node" (Koishi\'s own server is not supported)')
   }
-  const { path = '/mcp', tokens = [] } = options
+  const { path = '/mcp', tokens = [], origins = [] } = options
   if (!path.startsWith('/')) throw new McpError('INVALID_OPTIONS', `http.path must start with "/": ${path}`)
-  const handler = createHttpHandler(server, http.host, tokens)
+  const handler = createHttpHandler(server, http.host, tokens, origins)
   // The server's `listen` is not awaited by its plugin; `once` rejects if it fails instead.
   if (!http._http.listening) await once(http._http, 'listening')
   // A port of 0 is only known from the socket.
@@ -69,6 +73,9 @@ export async function mountHttp(server: DoguMcpServer, http: CordisHttpServer, o
   let closing: Promise<void> | undefined
   return {
     url: new URL(base.replace(/\/$/, '') + path),
+    get sessions() {
+      return handler.sessions
+    },
     close: () => closing ??= (async () => {
       route.dispose()
       await handler.close()

@@ -18,6 +18,12 @@ export interface ServeHttpOptions {
    * authority); on any other address every request needs one.
    */
   tokens?: McpToken[]
+  /**
+   * Browser origins (`https://app.example`) whose pages may call the endpoint (CORS). A
+   * request with any other `Origin` header is refused (403); one without (a non-browser
+   * client) is served. @default none
+   */
+  origins?: string[]
 }
 
 /** A listening Streamable HTTP endpoint. */
@@ -25,6 +31,8 @@ export interface McpHttpEndpoint {
   /** `http://127.0.0.1:<port>/mcp` */
   readonly url: URL
   readonly http: HttpServer
+  /** Open sessions. */
+  readonly sessions: number
   /** Stops listening and closes every session it opened. Idempotent. */
   close(): Promise<void>
 }
@@ -35,8 +43,8 @@ export interface McpHttpEndpoint {
  * with another token (or none) is answered 404, as if the session did not exist.
  */
 export async function serveHttp(server: DoguMcpServer, options: ServeHttpOptions = {}): Promise<McpHttpEndpoint> {
-  const { port = 0, host = '127.0.0.1', path = '/mcp', tokens = [] } = options
-  const handler = createHttpHandler(server, host, tokens)
+  const { port = 0, host = '127.0.0.1', path = '/mcp', tokens = [], origins = [] } = options
+  const handler = createHttpHandler(server, host, tokens, origins)
   const http = createServer((req, res) => {
     if (new URL(req.url ?? '/', 'http://localhost').pathname !== path) return reply404(res)
     void handler.handle(req, res, req)
@@ -55,6 +63,9 @@ export async function serveHttp(server: DoguMcpServer, options: ServeHttpOptions
   return {
     url: new URL(`http://${shown === '0.0.0.0' || shown === '[::]' ? '127.0.0.1' : shown}:${bound}${path}`),
     http,
+    get sessions() {
+      return handler.sessions
+    },
     close: () => closing ??= (async () => {
       await handler.close()
       await new Promise<void>((resolve) => {

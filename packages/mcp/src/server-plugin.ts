@@ -22,6 +22,8 @@ export interface Config {
   mode?: 'eager' | 'search'
   /** @default 1 */
   authority?: number
+  /** User id of the stdio connection (whoever started the process). @default 'stdio' */
+  user?: string
   /** Serve this process's stdin/stdout (what `dogu-mcp` does). @default false */
   stdio?: boolean
   /** Serve Streamable HTTP. */
@@ -36,13 +38,16 @@ export interface Config {
     host?: string
     path?: string
     tokens?: McpToken[]
+    /** Browser origins whose pages may call the endpoint; a request with any other `Origin` is refused. */
+    origins?: string[]
   }
 }
 
 const Token: Schema<McpToken> = Schema.object({
   token: Schema.string().min(16).required().role('secret').description('The bearer token (at least 16 characters).'),
   authority: Schema.natural().description('Authority of connections opened with it. Default: the server\'s `authority`.'),
-  user: Schema.string().description('User id of those connections, for approvals and grants. Default: the client\'s name.'),
+  user: Schema.string().description('User id of those connections, for rules and grants. Default: `token:<name>`, or `token:<fingerprint>` without a name.'),
+  name: Schema.string().pattern(/^[a-zA-Z0-9._-]{1,64}$/).description('A name for the token; without `user`, its connections are `token:<name>`.'),
 })
 
 export const Config: Schema<Config> = Schema.object({
@@ -51,6 +56,7 @@ export const Config: Schema<Config> = Schema.object({
   groups: Schema.array(String).description('Tool groups enabled for MCP clients.'),
   mode: Schema.union(['eager', 'search'] as const).default('eager').description('`search`: serve the tools behind `tool_search`.'),
   authority: Schema.natural().default(1).description('Authority of a connection without a token of its own.'),
+  user: Schema.string().default('stdio').description('User id of the stdio connection, for rules and grants.'),
   stdio: Schema.boolean().default(false).description('Serve MCP on this process\'s stdin and stdout.'),
   http: Schema.object({
     via: Schema.union(['node', 'server'] as const).default('node').description('`node`: its own HTTP server; `server`: a route of `ctx.server` (@cordisjs/plugin-server).'),
@@ -58,6 +64,7 @@ export const Config: Schema<Config> = Schema.object({
     host: Schema.string().default('127.0.0.1').description('Address to listen on. Anything but loopback needs tokens.'),
     path: Schema.string().default('/mcp'),
     tokens: Schema.array(Token).default([]).description('Bearer tokens and the authority each one gives.'),
+    origins: Schema.array(String).default([]).description('Browser origins (`https://app.example`) whose pages may call the endpoint. Any other `Origin` is refused.'),
   }).description('Streamable HTTP endpoint. Unset: none.'),
 }) as Schema<Config>
 
@@ -74,11 +81,11 @@ export async function apply(ctx: McpPluginHost, config: Config = {}) {
   const server = contextMcpServer(ctx, config)
   ctx.effect(() => () => server.close(), 'dogu-mcp-server: close connections')
   if (config.http?.via === 'server') {
-    const { path, tokens } = config.http
+    const { path, tokens, origins } = config.http
     if (typeof ctx.inject !== 'function') throw new McpError('INVALID_OPTIONS', 'http.via "server" needs a Cordis 4 app with @cordisjs/plugin-server')
     // Mounted while `ctx.server` is loaded, unmounted when it or this plugin goes away.
     ctx.inject(['server'], async (sub: McpPluginHost & { server: CordisHttpServer }) => {
-      const mount = await mountHttp(server, sub.server, { path, tokens })
+      const mount = await mountHttp(server, sub.server, { path, tokens, origins })
       sub.effect(() => () => mount.close(), 'dogu-mcp-server: unmount from ctx.server')
       ctx.emit?.(ctx, 'dogu-mcp/listening', mount.url.href)
     })
