@@ -1,8 +1,13 @@
 // Builds every workspace with a src/index.ts: esbuild bundles the ESM entry (dependencies
 // stay external), then tsc emits declarations. Order follows the internal dependency graph.
+// A subpath export whose `source` is another file of src/ (@dogu/webui's `./console`) is a
+// second entry; the entries share their common modules as chunks, so both see one class.
 // A package whose `main` is a `.cjs` file (koishi-plugin-dogu: Koishi's loader requires its
 // plugins, and Koishi's own ESM entry does not load in Node) is bundled as CommonJS to that
-// file instead; its @dogu/* imports stay external and load through require(esm), Node ≥ 20.19.
+// file instead: what it lists as dependencies and peers stays external (its @dogu/* dependencies
+// load through require(esm), Node ≥ 20.19), and what it imports from its dev dependencies
+// (@dogu/webui/console, the console's host-free API) is bundled in from their sources, so an
+// install from the registry never brings those packages, nor the cordis 4 they peer.
 import { build } from 'esbuild'
 import { spawnSync } from 'node:child_process'
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs'
@@ -47,18 +52,38 @@ for (const name of order(all)) {
   const { folder, manifest } = all.get(name)
   rmSync(join(folder, 'lib'), { recursive: true, force: true })
   const cjs = typeof manifest.main === 'string' && manifest.main.endsWith('.cjs')
-  // One entry per package: a bin, where there is one, is that same lib/index.js.
-  await build({
-    entryPoints: [join(folder, 'src/index.ts')],
-    ...(cjs ? { outfile: join(folder, manifest.main) } : { outdir: join(folder, 'lib') }),
+  // src/index.ts, and the source of each further subpath export; a bin, where there is
+  // one, is that same lib/index.js.
+  const entries = [join(folder, 'src/index.ts')]
+  for (const target of Object.values(manifest.exports ?? {})) {
+    const source = typeof target === 'object' && target?.source
+    if (typeof source === 'string' && source.startsWith('./src/') && source !== './src/index.ts') entries.push(join(folder, source))
+  }
+  const layout = cjs
+    ? {
+        outfile: join(folder, manifest.main),
+        external: Object.keys({ ...manifest.dependencies, ...manifest.peerDependencies }),
+        conditions: ['source'],
+      }
+    : { outdir: join(folder, 'lib'), packages: 'external', splitting: entries.length > 1 }
+  const result = await build({
+    entryPoints: cjs ? entries.slice(0, 1) : entries,
+    ...layout,
     bundle: true,
-    packages: 'external',
     platform: 'node',
     format: cjs ? 'cjs' : 'esm',
     target: 'node20',
     sourcemap: true,
+    metafile: cjs,
     logLevel: 'warning',
   })
+  // What the CommonJS bundle took in is this workspace's own code: a package from
+  // node_modules in it means an import that the manifest does not list.
+  const foreign = cjs ? Object.keys(result.metafile.inputs).filter((input) => input.includes('node_modules/')) : []
+  if (foreign.length) {
+    console.error(`${name}: bundled from node_modules (list them as dependencies or peers):\n  ${foreign.join('\n  ')}`)
+    failed = true
+  }
   const tsc = spawnSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(folder, 'tsconfig.json')], { stdio: 'inherit' })
   if (tsc.status !== 0) failed = true
   // A package with a browser page (@dogu/webui) also type-checks its Vue client and builds

@@ -1,5 +1,5 @@
 import type { Approver, CallInfo, DecisionEvent, ToolResult } from '@dogu/core'
-import { ConsoleApi, ConsoleAsker, ConsoleError, ConsoleLog, type ConsoleMethod } from '@dogu/webui'
+import { ConsoleApi, ConsoleAsker, ConsoleError, ConsoleLog, type ConsoleMethod } from '@dogu/webui/console'
 import type { Client } from '@koishijs/console'
 import { type Context, Schema } from 'koishi'
 import { resolve } from 'node:path'
@@ -41,6 +41,8 @@ export const ConsolePageConfig: Schema<ConsolePageConfig> = described(Schema.obj
 /**
  * Dogu's debug page in Koishi's console (@koishijs/plugin-console): the page of
  * `@dogu/webui`, served as a console entry, and one console listener per API method.
+ * The API is `@dogu/webui/console`, the host-free part of @dogu/webui: the build bundles it
+ * into lib/, so an install of this package never brings @dogu/webui and the cordis 4 it peers.
  * Calls run with the operator's console authority (the logged-in user's, with
  * @koishijs/plugin-auth), never the authority of a user the form impersonates. The page
  * is an asker for every permission question: the first answer wins, there or in chat.

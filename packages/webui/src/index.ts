@@ -1,6 +1,3 @@
-export { type CallOutcome, CONSOLE_PLATFORM, ConsoleApi, type ConsoleHost, type ConsoleMethod, type ConsoleRequestOptions, type FileChangeSummary, type ToolSummary } from './console-api'
-export { ConsoleAsker } from './console-asker'
-export { ConsoleError } from './console-error'
-export { ConsoleLog, type LogEntry } from './console-log'
+export { type CallOutcome, CONSOLE_PLATFORM, ConsoleApi, ConsoleAsker, ConsoleError, ConsoleLog, type ConsoleHost, type ConsoleMethod, type ConsoleRequestOptions, type FileChangeSummary, type LogEntry, type ToolSummary } from './console'
 export { TOKEN_HEADER } from './http-guard'
 export { BASE, WebUI, WebUI as default } from './webui-service'
