@@ -19,13 +19,13 @@ import { tmpdir } from 'node:os'
 import { join, relative, resolve } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { formatBytes, npmEnv, npmInstall, type NpmInstallResult, packedTarballs, repoRoot } from '../../../test-support/tarballs'
+import { Instance, WAIT, within } from './koishi-worker'
 
 const KOISHI_PACKAGE = resolve(__dirname, '..')
 const FIXTURES = resolve(__dirname, 'loader-instance')
 /** The packs a Koishi bot installs next to the plugin; they must not bring cordis 4 either. */
 const PACKS = ['@dogu/fs', '@dogu/shell', '@dogu/http']
 const INSTALL_TIMEOUT = 10 * 60_000
-const WAIT = 30_000
 const KEEP = process.env.DOGU_KEEP_INSTALL === '1'
 
 interface Manifest {
@@ -92,102 +92,6 @@ function npmWarnings(installed: NpmInstallResult) {
 }
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`
-
-interface Line {
-  type: string
-  name: string
-  content: string
-}
-
-/** The running instance: ops over the worker's IPC channel, what the bot sent on its own, error and warning lines. */
-class Instance {
-  readonly sent: string[] = []
-  readonly lines: Line[] = []
-  readonly output: string[] = []
-  readonly stderr: string[] = []
-  private next = 0
-  private readonly waiting = new Map<number, { resolve: (value: any) => void; reject: (error: Error) => void }>()
-  private readonly watchers = new Set<() => void>()
-  readonly exited: Promise<number | null>
-
-  constructor(readonly child: ChildProcess) {
-    child.on('message', (message: any) => {
-      const probe = message?.probe
-      if (!probe) return
-      if (probe.event === 'sent') this.sent.push(probe.text)
-      else if (probe.event === 'log') this.lines.push({ type: probe.type, name: probe.name, content: probe.content })
-      else {
-        const waiter = this.waiting.get(probe.id)
-        this.waiting.delete(probe.id)
-        if (probe.error) waiter?.reject(new Error(probe.error))
-        else waiter?.resolve(probe.result)
-      }
-      for (const watcher of this.watchers) watcher()
-    })
-    child.stdout?.on('data', (chunk) => this.output.push(String(chunk)))
-    child.stderr?.on('data', (chunk) => {
-      this.output.push(String(chunk))
-      this.stderr.push(String(chunk))
-    })
-    this.exited = new Promise((done) => child.once('exit', (code) => {
-      for (const waiter of this.waiting.values()) waiter.reject(new Error(`the instance exited (${code}) before answering\n${this.output.join('')}`))
-      this.waiting.clear()
-      done(code)
-    }))
-  }
-
-  /** Koishi's own error and warning lines on its console (`[E]`, `[W]`), and anything on stderr. */
-  problems() {
-    const logged = this.output.join('').split('\n').filter((line) => /^\S+ \S+ \[[EW]\] /.test(line))
-    const stderr = this.stderr.join('').split('\n').filter((line) => line.trim())
-    return [...this.lines.map((line) => `[${line.type}] ${line.name}: ${line.content}`), ...logged, ...stderr]
-  }
-
-  op<T = unknown>(op: string, args: object = {}): Promise<T> {
-    const id = ++this.next
-    return within(new Promise<T>((resolve, reject) => {
-      this.waiting.set(id, { resolve, reject })
-      this.child.send({ probe: { id, op, ...args } })
-    }), `the instance's answer to ${op}`)
-  }
-
-  /** Resolves once `done()` holds, checked on every message from the instance and every 50 ms. */
-  async until(done: () => Promise<boolean> | boolean, what: string) {
-    const end = Date.now() + WAIT
-    while (!await done()) {
-      if (Date.now() > end) throw new Error(`${what} did not happen within ${WAIT} ms\n${this.output.join('')}`)
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(finish, 50)
-        const watchers = this.watchers
-        function finish() {
-          clearTimeout(timer)
-          watchers.delete(finish)
-          resolve()
-        }
-        watchers.add(finish)
-      })
-    }
-  }
-
-  /** SIGINT, as Ctrl-C on `koishi start`; SIGKILL when it does not go. */
-  async stop() {
-    if (this.child.exitCode !== null || this.child.signalCode !== null) return
-    this.child.kill('SIGINT')
-    try {
-      await within(this.exited, 'the instance exiting')
-    } catch (error) {
-      this.child.kill('SIGKILL')
-      throw error
-    }
-  }
-}
-
-function within<T>(promise: Promise<T>, what: string, ms = WAIT): Promise<T> {
-  let timer: ReturnType<typeof setTimeout>
-  return Promise.race([promise, new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} did not happen within ${ms} ms`)), ms)
-  })]).finally(() => clearTimeout(timer))
-}
 
 /** A bot's own plugin: it loads the packs it installed (CommonJS, as Koishi loads plugins). */
 const PACKS_PLUGIN = `// koishi-plugin-dogu-packs: the tool packs installed from their tarballs, loaded on ctx.tools.

@@ -3,19 +3,19 @@
 // the mock adapter and a tool plugin by their package names, and a chat approval goes through
 // it. The instance's node_modules links this workspace's packages; NODE_PATH points the
 // loader there (docs/testing.md). Installing from the tarballs is tested separately.
-import { type ChildProcess, fork } from 'node:child_process'
+import { fork } from 'node:child_process'
 import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
+import { Instance, within } from './koishi-worker'
 
 const require = createRequire(import.meta.url)
 const KOISHI_PACKAGE = resolve(__dirname, '..')
 const FIXTURES = resolve(__dirname, 'loader-instance')
 /** Koishi's worker: the process `koishi start` runs, with the loader. */
 const WORKER = require.resolve('koishi/lib/worker', { paths: [KOISHI_PACKAGE] })
-const WAIT = 20_000
 
 /** The instance's packages, by name, and where they are in this workspace. */
 const LINKS: Record<string, string> = {
@@ -24,77 +24,6 @@ const LINKS: Record<string, string> = {
   'koishi-plugin-owner-probe': join(FIXTURES, 'probe'),
   '@koishijs/plugin-database-sqlite': join(FIXTURES, 'database-sqlite'),
   '@koishijs/plugin-mock': dirname(require.resolve('@koishijs/plugin-mock/package.json', { paths: [KOISHI_PACKAGE] })),
-}
-
-interface Line {
-  type: string
-  name: string
-  content: string
-}
-
-/** A running instance: ops over IPC, what the bot sent on its own, and every error and warning line. */
-class Instance {
-  readonly sent: string[] = []
-  readonly lines: Line[] = []
-  readonly output: string[] = []
-  private next = 0
-  private readonly waiting = new Map<number, { resolve: (value: any) => void; reject: (error: Error) => void }>()
-  private readonly watchers = new Set<() => void>()
-  private exited: Promise<number | null>
-
-  constructor(readonly child: ChildProcess) {
-    child.on('message', (message: any) => {
-      const probe = message?.probe
-      if (!probe) return
-      if (probe.event === 'sent') this.sent.push(probe.text)
-      else if (probe.event === 'log') this.lines.push({ type: probe.type, name: probe.name, content: probe.content })
-      else {
-        const waiter = this.waiting.get(probe.id)
-        this.waiting.delete(probe.id)
-        if (probe.error) waiter?.reject(new Error(probe.error))
-        else waiter?.resolve(probe.result)
-      }
-      for (const watcher of this.watchers) watcher()
-    })
-    for (const stream of [child.stdout, child.stderr]) stream?.on('data', (chunk) => this.output.push(String(chunk)))
-    this.exited = new Promise((done) => child.once('exit', (code) => {
-      for (const waiter of this.waiting.values()) waiter.reject(new Error(`the instance exited (${code}) before answering\n${this.output.join('')}`))
-      done(code)
-    }))
-  }
-
-  op<T = unknown>(op: string, args: object = {}): Promise<T> {
-    const id = ++this.next
-    return within(new Promise<T>((resolve, reject) => {
-      this.waiting.set(id, { resolve, reject })
-      this.child.send({ probe: { id, op, ...args } })
-    }), `the instance's answer to ${op}`)
-  }
-
-  /** Resolves once `done()` holds, checked on every message from the instance and by polling `status`. */
-  async until(done: () => Promise<boolean> | boolean, what: string) {
-    const end = Date.now() + WAIT
-    while (!await done()) {
-      if (Date.now() > end) throw new Error(`${what} did not happen within ${WAIT} ms\n${this.output.join('')}\n${this.lines.map((line) => `[${line.type}] ${line.name}: ${line.content}`).join('\n')}`)
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(finish, 50)
-        function finish() {
-          clearTimeout(timer)
-          resolve()
-        }
-        this.watchers.add(finish)
-      })
-      this.watchers.clear()
-    }
-  }
-
-  /** Stops it as `koishi start` does on Ctrl-C (SIGINT: the daemon lets plugins stop), or kills it. */
-  async stop(signal: NodeJS.Signals = 'SIGINT') {
-    if (this.child.exitCode !== null || this.child.signalCode !== null) return
-    this.child.kill(signal)
-    const code = await within(this.exited, 'the instance exiting')
-    return code
-  }
 }
 
 const instances: Instance[] = []
@@ -147,13 +76,6 @@ async function start(dir: string) {
   return instance
 }
 
-function within<T>(promise: Promise<T>, what: string): Promise<T> {
-  let timer: ReturnType<typeof setTimeout>
-  return Promise.race([promise, new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} did not happen within ${WAIT} ms`)), WAIT)
-  })]).finally(() => clearTimeout(timer))
-}
-
 /** Alice (authority 3) runs `save_note` with `dogu.run`; `answer` is her reply to the question, if one comes. */
 async function runNote(instance: Instance, text: string, answer?: string) {
   const questions = instance.sent.length
@@ -195,14 +117,14 @@ describe('Koishi\'s loader from koishi.yml', () => {
     const first = await runNote(instance, 'hi', 'a')
     expect(first.question).toContain('save_note(text=hi)')
     expect(first.replies.join('\n')).toContain('saved “hi”')
-    expect(instance.lines).toEqual([])
+    expect(instance.problems()).toEqual([])
     // SIGINT, as Ctrl-C on `koishi start`: the grant is in the SQLite file, the next start reads it.
     await instance.stop()
-    expect(instance.lines).toEqual([])
+    expect(instance.problems()).toEqual([])
     instance = await start(dir)
     const second = await runNote(instance, 'again')
     expect(second.replies.join('\n')).toContain('saved “again”')
     expect(instance.sent).toEqual([])
-    expect(instance.lines).toEqual([])
+    expect(instance.problems()).toEqual([])
   })
 })
