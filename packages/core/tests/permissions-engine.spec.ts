@@ -14,7 +14,7 @@ import {
   type PermissionRule,
   type RuleCondition,
 } from '../src/permissions'
-import { normalizeTarget } from '../src/permissions/compile-rule'
+import { normalizePathTarget, normalizeTarget } from '../src/permissions/compile-rule'
 
 const caller = { id: 's1', userId: 'u1', platform: 'discord', authority: 1 }
 
@@ -126,8 +126,42 @@ describe('PermissionEngine: rules', () => {
     ['../../x', '../../x'],
     ['/etc/../root', '/root'],
     ['https://h.example/a/../b', 'https://h.example/b'],
+    // Paths: `//` folds too, before `..` (item 14 of issue 25).
+    ['src//../secrets/x', 'secrets/x'],
+    ['src/.//..//secrets//x', 'secrets/x'],
+    ['a//b', 'a/b'],
+    ['secrets/', 'secrets'],
+    ['//etc//passwd', '/etc/passwd'],
+    ['/../etc/passwd', '/etc/passwd'],
+    ['src//..//..//x', '../x'],
+    ['', ''],
+    // A path that merely looks like a scheme is a path; it cannot fold into a URL.
+    ['https:/h.example//a', 'https:/h.example/a'],
+    ['a:b//../c', 'c'],
+    // Targets holding a URL keep their slashes: URL normalization is not this function's.
+    ['https://h.example//a', 'https://h.example//a'],
+    ['GET https://h.example/a/../b', 'GET https://h.example/b'],
+    ['file:///etc//passwd', 'file:///etc//passwd'],
   ])('normalizes the target %s to %s before path globs see it', (target, expected) => {
     expect(normalizeTarget(target)).toBe(expected)
+  })
+
+  it('folds // before .. in path targets, so a deny rule on secrets/** is not missed', () => {
+    const { permissions } = engine({ rules: [
+      { permission: 'fs.*', target: 'secrets/**', decision: 'deny' },
+      { permission: 'fs.*', target: '/etc/**', decision: 'deny' },
+      { permission: 'fs.*', target: 'src/**', decision: 'allow' },
+    ] })
+    const write = (target: string) => decide(permissions, { permission: { name: 'fs.write', target }, effect: 'write' })
+    for (const target of ['src//../secrets/x', 'src/.//../secrets/x', 'src///..//secrets/key', 'secrets//x', 'secrets/', './/secrets/x', 'src//..//src//..//secrets/x']) {
+      expect([target, write(target)]).toEqual([target, 'deny'])
+    }
+    for (const target of ['//etc/passwd', '/../etc/passwd', '/tmp//../etc/shadow']) expect([target, write(target)]).toEqual([target, 'deny'])
+    // Siblings with a shared prefix, and a .. that climbs above the start, are not secrets.
+    expect(write('secretsX/a')).toBe('ask')
+    expect(write('src//a.ts')).toBe('allow')
+    expect(write('src//..//..//secrets/x')).toBe('ask')
+    expect(normalizePathTarget('a//b/../c')).toBe('a/c')
   })
 
   it('matches command globs where * crosses / and spaces, unlike a path glob', () => {

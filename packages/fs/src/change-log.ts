@@ -111,8 +111,12 @@ export class ChangeLog {
           const state = digest === null ? 'no longer exists' : 'was changed since'
           return { ...base, status: 'conflict', code: 'CONFLICT', message: `${change.path} ${state}; undo would overwrite that, so nothing was touched` } satisfies UndoOutcome
         }
-        if (change.type === 'created') await removeFile(path)
-        else await commitFile(path, change.prior!)
+        // The created file is deleted only while it is still the file just hashed (not a link
+        // or another file put in its place since): otherwise this is a conflict too.
+        if (change.type === 'created' && !await removeFile(path, change.after)) {
+          return { ...base, status: 'conflict', code: 'CONFLICT', message: `${change.path} was replaced since; undo would delete that, so nothing was touched` } satisfies UndoOutcome
+        }
+        if (change.type !== 'created') await commitFile(path, change.prior!)
         change.undone = true
         const action = change.type === 'created' ? 'deleted' : 'restored'
         return { ...base, status: 'undone', action, message: `${change.path}: ${action}` } satisfies UndoOutcome

@@ -4,8 +4,20 @@ export type PathAccess = 'read' | 'write'
 /** What a directory entry is; a link is never reported as what it points to. */
 export type EntryKind = 'file' | 'directory' | 'symlink' | 'other'
 
+/**
+ * @internal Points between a path's check and its use, where a test can race: `open`
+ * (before anything is opened), `rename` (a write's temporary file is written, before it
+ * replaces the target), `unlink` (undo checked the created file, before deleting it).
+ */
+export type CheckStep = 'open' | 'rename' | 'unlink'
+
+/** @internal Awaited at each `CheckStep` with the checked path's target. */
+export type CheckStepHook = (step: CheckStep, target: string) => unknown
+
 /** @internal The real location behind a CheckedPath; only the backend modules read it. */
 export interface CheckedLocation {
+  /** The canonical root holding `real`; the backend opens everything below it one name at a time. */
+  root: string
   /** Canonical absolute path of the target (for a new target: the canonical parent joined with the missing names). */
   real: string
   /** For a new target: the nearest existing ancestor (canonical) and the names below it, the last being the target's. */
@@ -14,6 +26,8 @@ export interface CheckedLocation {
   access: PathAccess
   /** What the target was when checked; `undefined` for a new target. */
   kind?: EntryKind
+  /** Test seam, from the resolver's options. */
+  step?: CheckStepHook
 }
 
 const locations = new WeakMap<CheckedPath, CheckedLocation>()

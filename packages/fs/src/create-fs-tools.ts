@@ -53,7 +53,7 @@ export function createFsTools(options: FsToolsOptions): FsTools {
   const resolver = new PathResolver(options)
   const locks = new FileLocks()
   const changes = new ChangeLog({ resolver, locks, maxBytes: limits.writeBytes, maxEntries: options.maxChanges })
-  const context: FsContext = { resolver, changes, locks, limits, prefix, ignore: new Set(options.ignore ?? ['.git', 'node_modules']) }
+  const context: FsContext = { resolver, changes, locks, limits, prefix, ignore: new Set(options.ignore ?? ['.git', 'node_modules']), permitted: new WeakMap() }
   const tools = {
     read: readTool(context),
     write: writeTool(context),

@@ -24,6 +24,7 @@ export class FsError extends codedError('FsError', {
   AMBIGUOUS: 'edit: the old text occurs more than once',
   NO_CHANGE: 'edit: the new text equals the old text',
   EXISTS: 'edit: creating a file that already exists',
+  CHANGED: 'a directory or file on the path was replaced (e.g. by a symbolic link) between the check and its use; nothing was done',
   STALE: 'the file changed between reading and committing; nothing was written',
   CONFLICT: 'undo: the file no longer has the content the change produced',
   UNKNOWN_CHANGE: 'undo: no change with this id is known',

@@ -1,6 +1,7 @@
 import type { ToolCall } from '@dogu/core'
 import type { ChangeLog } from './change-log'
 import type { CheckedPath } from './checked-path'
+import { FsError } from './errors'
 import type { FileLocks } from './file-locks'
 import type { PathResolver } from './path-resolver'
 
@@ -35,11 +36,30 @@ export interface FsContext {
   prefix: string
   /** Directory names grep and glob do not enter below their starting directory. */
   ignore: ReadonlySet<string>
+  /** The target each call's permission was computed for, to hold its run to it. */
+  permitted: WeakMap<object, string>
 }
 
-/** @internal The permission target and name of a call, from its path argument. */
+/** @internal The permission target (the real path) and name of a call, from its path argument. */
 export function permissionFor(context: FsContext, name: 'fs.read' | 'fs.write') {
-  return (args: { path?: string }, call: ToolCall) => ({ name, target: context.resolver.target(args.path, call.session) })
+  return (args: { path?: string }, call: ToolCall) => {
+    const target = context.resolver.target(args.path, call.session)
+    context.permitted.set(call, target)
+    return { name, target }
+  }
+}
+
+/**
+ * @internal The checked path must be the one the call's permission was decided for: a link
+ * created or swapped between the permission check and the run (so `notsecret` now leads to
+ * `secrets/`) is refused, not followed to a place no rule was asked about.
+ */
+export function expectPermitted(context: FsContext, call: ToolCall, path: CheckedPath): CheckedPath {
+  const permitted = context.permitted.get(call)
+  if (permitted !== undefined && permitted !== path.target) {
+    throw new FsError('CHANGED', `${path.display} now leads to ${path.target}, not to ${permitted} as when its permission was checked (a symbolic link changed); nothing was done`)
+  }
+  return path
 }
 
 /** @internal How a path below a checked directory is shown, given the directory's display form. */

@@ -6,6 +6,8 @@ import { walk } from './walk'
 export interface GlobOptions {
   /** Absolute, canonical directory to search. */
   root: string
+  /** `root` held open (see `walk`'s `rootFd`). */
+  rootFd?: number
   matcher: Minimatch
   maxResults: number
   /** Directory names not entered (the root itself is never subject). */
@@ -65,6 +67,6 @@ export async function globFiles(options: GlobOptions): Promise<GlobReport> {
       return false
     }
     matches.push({ path: entry.rel, kind: entry.kind })
-  }, { signal: options.signal, descend: descender(ignore, matcher) })
+  }, { signal: options.signal, descend: descender(ignore, matcher), rootFd: options.rootFd })
   return { matches, truncated, visited }
 }

@@ -1,4 +1,4 @@
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs'
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs'
 import { READ_FLAGS } from './fs-backend'
 import { walk } from './walk'
 
@@ -7,6 +7,8 @@ export interface GrepOptions {
   root: string
   /** Whether `root` is a single file. */
   single?: boolean
+  /** `root` held open: the directory (see `walk`'s `rootFd`), or the single file, read by descriptor. */
+  rootFd?: number
   /** The pattern; of its flags only `u` is kept (`gm` are added, `i` from `ignoreCase`). */
   regex: RegExp
   /** A literal pattern searched as bytes first, to skip decoding files that cannot match. */
@@ -70,7 +72,7 @@ export async function grepFiles(options: GrepOptions): Promise<GrepReport> {
   // Each file keeps one line more than could be reported, to tell whether more exist.
   const perFile = mode === 'content' ? maxResults + 1 : mode === 'files' ? 1 : 0
 
-  const scan = (abs: string, rel: string): Outcome => {
+  const scan = (abs: string | number, rel: string): Outcome => {
     let bytes: Buffer
     try {
       const read = readWhole(abs, options.maxFileBytes)
@@ -121,14 +123,14 @@ export async function grepFiles(options: GrepOptions): Promise<GrepReport> {
   }
 
   if (options.single) {
-    take(scan(options.root, ''))
+    take(scan(options.rootFd ?? options.root, ''))
     return report
   }
   // Files are read synchronously inside the walk's time slices (see SLICE_MS).
   await walk(options.root, (entry) => {
     if (entry.kind !== 'file' || (options.filter && !options.filter(entry.rel))) return
-    if (take(scan(entry.abs, entry.rel))) return false
-  }, { signal, descend: options.descend, onUnreadable: () => report.unreadable++ })
+    if (take(scan(entry.at, entry.rel))) return false
+  }, { signal, descend: options.descend, onUnreadable: () => report.unreadable++, rootFd: options.rootFd })
   signal?.throwIfAborted()
   return report
 }
@@ -171,10 +173,11 @@ function cutLine(line: number, text: string, column: number, max: number): GrepL
   return { line, text: `${head}${text.slice(from, from + max)}${tail} [line cut: ${text.length} characters]`, cut: true }
 }
 
-/** One open, one fstat, one read into a buffer of the file's size, one close. */
-function readWhole(path: string, maxBytes: number): Buffer | 'large' {
-  const fd = openSync(path, READ_FLAGS)
+/** One open, one fstat, one read into a buffer of the file's size, one close; a descriptor is read from the start and left open. */
+function readWhole(path: string | number, maxBytes: number): Buffer | 'large' {
+  const fd = typeof path === 'number' ? path : openSync(path, READ_FLAGS | (constants.O_NONBLOCK ?? 0))
   try {
+    if (!fstatSync(fd).isFile()) throw new Error('not a regular file')
     const size = fstatSync(fd).size
     if (size > maxBytes) return 'large'
     const buffer = Buffer.allocUnsafe(size)
@@ -186,6 +189,6 @@ function readWhole(path: string, maxBytes: number): Buffer | 'large' {
     }
     return buffer
   } finally {
-    closeSync(fd)
+    if (typeof path !== 'number') closeSync(fd)
   }
 }

@@ -1,9 +1,9 @@
-import type { Stats } from 'node:fs'
+import { type Stats, lstatSync, realpathSync, statSync } from 'node:fs'
 import { lstat, realpath, stat } from 'node:fs/promises'
 import { basename, dirname, join, relative, resolve, sep } from 'node:path'
 import { Minimatch } from 'minimatch'
 import type { Session } from '@dogu/core'
-import { type CheckedPath, type EntryKind, type PathAccess, issueCheckedPath } from './checked-path'
+import { type CheckStepHook, type CheckedPath, type EntryKind, type PathAccess, issueCheckedPath } from './checked-path'
 import { FsError } from './errors'
 import { ioError } from './fs-backend'
 
@@ -13,8 +13,14 @@ export interface PathResolverOptions {
   workspace: string
   /** Extra roots that may be read but never written. Roots that do not exist are ignored. */
   readOnly?: string[]
-  /** Globs (relative to the workspace) that stay read-only, e.g. `.git`, `.env*`. A match also covers everything below it. */
+  /**
+   * Globs that stay read-only, e.g. `.git`, `.env*`. A glob without `/` matches a name at
+   * any depth (`.git` protects `sub/.git/config`); one with `/` is relative to the workspace
+   * root. A match also covers everything below it.
+   */
   protected?: string[]
+  /** @internal Awaited between a path's check and its use (see `CheckStep`), for tests that race there. */
+  checkStep?: CheckStepHook
 }
 
 export interface ResolveOptions {
@@ -41,6 +47,7 @@ export class PathResolver {
   readonly workspace: string
   readonly readOnly: readonly string[]
   private protectedMatchers: Minimatch[]
+  private checkStep: CheckStepHook | undefined
 
   constructor(options: PathResolverOptions) {
     if (!options || typeof options.workspace !== 'string' || !options.workspace || options.workspace.includes('\0')) {
@@ -53,19 +60,34 @@ export class PathResolver {
     })
     this.protectedMatchers = (options.protected ?? []).map((pattern) => {
       if (typeof pattern !== 'string' || !pattern) throw new FsError('INVALID_OPTIONS', `invalid protected pattern ${JSON.stringify(pattern)}`)
-      return new Minimatch(pattern.replace(/\/+$/, ''), { dot: true })
+      // matchBase: a glob without a slash is matched against each name on the path.
+      return new Minimatch(pattern.replace(/\/+$/, ''), { dot: true, matchBase: true })
     })
+    this.checkStep = options.checkStep
   }
 
   /**
-   * The permission target for an input, computed lexically without touching the disk: the
-   * path relative to the workspace root (`.` for the root), or the absolute path outside it.
-   * Never throws; a path the resolver would refuse still gets a target (the call fails later).
+   * The permission target for an input: where the resolver would put it, judged by its real
+   * path as `resolve` does (the session's real working directory, `..` folded, then every
+   * symbolic link resolved; for a path that does not exist yet, its nearest existing
+   * parent's), relative to the real workspace root (`.` for the root), or absolute outside
+   * it. Synchronous, because permission checks are. Never throws: a path whose real place
+   * cannot be told (a dangling link, a cycle, a null byte) gets its lexical target, and the
+   * call fails later in `resolve`.
    */
   target(input: string | undefined, session?: Session): string {
     const text = typeof input === 'string' && input ? input : '.'
-    const absolute = resolve(this.workspace, session?.cwd ?? '.', text)
-    return inside(absolute, this.workspace) ? toSlash(relative(this.workspace, absolute)) || '.' : absolute
+    const lexical = resolve(this.workspace, session?.cwd ?? '.', text)
+    const lexicalTarget = inside(lexical, this.workspace) ? toSlash(relative(this.workspace, lexical)) || '.' : lexical
+    try {
+      const workspace = realpathSync.native(this.workspace)
+      const cwd = session?.cwd === undefined || session.cwd === '' || session.cwd === '.' ? workspace : realpathSync.native(resolve(workspace, session.cwd))
+      const real = realOrParent(resolve(cwd, text))
+      if (real === undefined) return lexicalTarget
+      return inside(real, workspace) ? toSlash(relative(workspace, real)) || '.' : real
+    } catch {
+      return lexicalTarget
+    }
   }
 
   /** Whether a workspace-relative path (with `/`) is protected, itself or through a parent. */
@@ -149,7 +171,7 @@ export class PathResolver {
       throw new FsError('NOT_A_FILE', kind === 'directory' ? `${shown} is a directory, not a file` : `${shown} is not a regular file`)
     }
 
-    const location = { real, base: existing, missing, access: options.access, kind }
+    const location = { root, real, base: existing, missing, access: options.access, kind, step: this.checkStep }
     return issueCheckedPath(location, this.targetOf(real, roots), this.describe(real, roots, cwd))
   }
 
@@ -203,6 +225,37 @@ export function inside(path: string, root: string): boolean {
   if (path === root) return true
   const prefix = root.endsWith(sep) ? root : root + sep
   return path.startsWith(prefix)
+}
+
+/**
+ * The real path of `absolute` (normalized), or, when it does not exist, that of its nearest
+ * existing parent joined with the missing names; `undefined` when a link on the way dangles
+ * or loops (where it leads is not known ground).
+ */
+function realOrParent(absolute: string): string | undefined {
+  const missing: string[] = []
+  let base = absolute
+  for (;;) {
+    let entry: Stats | undefined
+    try {
+      entry = lstatSync(base)
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code
+      if (code !== 'ENOENT' && code !== 'ENOTDIR') return undefined
+    }
+    if (entry) break
+    const parent = dirname(base)
+    if (parent === base) return undefined
+    missing.unshift(basename(base))
+    base = parent
+  }
+  try {
+    const real = realpathSync.native(base)
+    if (missing.length && !statSync(real).isDirectory()) return undefined
+    return join(real, ...missing)
+  } catch {
+    return undefined
+  }
 }
 
 /** The most specific canonical root holding `real`, if any. */

@@ -23,7 +23,7 @@ export interface Config {
 export const Config: Schema<Config> = Schema.object({
   workspace: Schema.string().required().description('The read-write root the file tools work in.'),
   readOnly: Schema.array(Schema.string()).default([]).description('Extra roots the tools may read but never write.'),
-  protected: Schema.array(Schema.string()).default(['.git', '.env', '.env.*']).description('Globs inside the workspace that stay read-only (a match covers everything below it).'),
+  protected: Schema.array(Schema.string()).default(['.git', '.env', '.env.*']).description('Globs that stay read-only; one without "/" matches a name at any depth (.git protects sub/.git/config), one with "/" is relative to the workspace. A match covers everything below it.'),
   prefix: Schema.string().default('').description('Prefix for the tool names, e.g. "fs_".'),
   ignore: Schema.array(Schema.string()).default(['.git', 'node_modules']).description('Directory names grep and glob do not enter.'),
 })

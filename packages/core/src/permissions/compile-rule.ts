@@ -138,13 +138,48 @@ function inList(list: ReadonlySet<string>, platform: string | undefined, id: str
 }
 
 const DOT_SEGMENT = /(?:^|\/)\.\.?(?:\/|$)/
+/** `scheme://` anywhere: a URL, or a line holding one (`GET https://…`), not a file path. */
+const URL_LIKE = /[A-Za-z][A-Za-z0-9+.-]*:\/\//
 
 /**
- * Resolves `.` and `..` segments lexically, so `src/../etc/passwd` meets the rules for
- * `etc/passwd`, not those for `src/**`. Repeated slashes stay (URLs need `//`); a `..`
- * that climbs above the start stays too, and path globs never match it.
+ * The target path globs see. A file path (no `scheme://` in it) goes through
+ * `normalizePathTarget`: `//`, `.` and `..` are folded, so `src//../secrets/x` meets the
+ * rules for `secrets/x`. A target holding a URL keeps its slashes (URLs need `//`) and has
+ * only its `.`/`..` segments resolved, as before; URL normalization is not done here. Path
+ * folding only removes slashes, so a path never turns into something URL-like.
  */
 export function normalizeTarget(target: string): string {
+  return URL_LIKE.test(target) ? foldDotSegments(target) : normalizePathTarget(target)
+}
+
+/**
+ * A file path folded lexically, as POSIX resolution would without links: repeated `/` are
+ * one, `.` segments go, `..` removes the segment before it (`/..` is `/`), a trailing `/`
+ * goes. A `..` that climbs above a relative start stays (`../x`), and path globs for the
+ * workspace never match it. `''` stays `''`; a relative path that folds to nothing is `.`.
+ */
+export function normalizePathTarget(target: string): string {
+  if (!target) return target
+  const absolute = target.startsWith('/')
+  const out: string[] = []
+  for (const part of target.split('/')) {
+    if (part === '' || part === '.') continue
+    if (part === '..') {
+      if (out.length && out[out.length - 1] !== '..') out.pop()
+      else if (!absolute) out.push(part)
+      continue
+    }
+    out.push(part)
+  }
+  const path = out.join('/')
+  return absolute ? `/${path}` : path || '.'
+}
+
+/**
+ * Resolves `.` and `..` segments lexically, so `https://h/a/../b` meets the rules for
+ * `https://h/b`. Repeated slashes stay; a `..` that climbs above the start stays too.
+ */
+function foldDotSegments(target: string): string {
   if (!DOT_SEGMENT.test(target)) return target
   const out: string[] = []
   const parts = target.split('/')

@@ -2,7 +2,7 @@ import Schema from 'schemastery'
 import { defineTool } from '@dogu/core'
 import { commitChange, lineCounts, readReplaceable } from '../commit-change'
 import { FsError } from '../errors'
-import { type FsContext, permissionFor } from '../fs-context'
+import { type FsContext, expectPermitted, permissionFor } from '../fs-context'
 
 // A module-level schema: `run`'s argument types are inferred from it.
 const Args = Schema.object({
@@ -25,7 +25,7 @@ export function editTool(context: FsContext) {
         throw new FsError('NO_CHANGE', 'oldText and newText are the same; nothing to edit')
       }
       const creating = oldText === ''
-      const file = await resolver.resolve(path, call.session, { access: 'write', intent: creating ? 'create' : 'existing', expect: 'file' })
+      const file = expectPermitted(context, call, await resolver.resolve(path, call.session, { access: 'write', intent: creating ? 'create' : 'existing', expect: 'file' }))
       return locks.run(file.target, async () => {
         const prior = await readReplaceable(context, file, 'edit')
         let next: string

@@ -1,7 +1,7 @@
 import Schema from 'schemastery'
 import { defineTool } from '@dogu/core'
-import { realPathOf } from '../fs-backend'
-import { type FsContext, childDisplay, permissionFor } from '../fs-context'
+import { openDirectory, realPathOf } from '../fs-backend'
+import { type FsContext, expectPermitted, childDisplay, permissionFor } from '../fs-context'
 import { globFiles } from '../glob-files'
 import { compileGlob } from '../glob-pattern'
 
@@ -24,8 +24,10 @@ export function globTool(context: FsContext) {
     traits: { effect: 'read', timeout: 120_000 },
     async run(args, call) {
       const matcher = compileGlob(args.pattern, { dot: args.dot })
-      const dir = await resolver.resolve(args.path || '.', call.session, { access: 'read', intent: 'existing', expect: 'directory' })
-      const report = await globFiles({ root: realPathOf(dir), matcher, maxResults: args.maxResults, ignore, signal: call.signal })
+      const dir = expectPermitted(context, call, await resolver.resolve(args.path || '.', call.session, { access: 'read', intent: 'existing', expect: 'directory' }))
+      const held = await openDirectory(dir)
+      const report = await globFiles({ root: realPathOf(dir), rootFd: held.fd, matcher, maxResults: args.maxResults, ignore, signal: call.signal })
+        .finally(() => held.close())
       const paths = report.matches.map((match) => childDisplay(dir, match.path) + (match.kind === 'directory' ? '/' : ''))
       const lines = paths.length ? [...paths] : [`No paths in ${dir.display} match ${JSON.stringify(args.pattern)}.`]
       if (report.truncated) lines.push(`[stopped at maxResults=${args.maxResults}; more paths match]`)

@@ -1,8 +1,8 @@
 import Schema from 'schemastery'
 import { defineTool } from '@dogu/core'
 import { FsError } from '../errors'
-import { formatBytes, realPathOf } from '../fs-backend'
-import { type FsContext, childDisplay, permissionFor } from '../fs-context'
+import { formatBytes, openChecked, openDirectory, realPathOf } from '../fs-backend'
+import { type FsContext, expectPermitted, childDisplay, permissionFor } from '../fs-context'
 import { compileGlob, descender } from '../glob-pattern'
 import { grepFiles } from '../grep-files'
 
@@ -31,11 +31,14 @@ export function grepTool(context: FsContext) {
     async run(args, call) {
       const regex = compileRegex(args.pattern, args.literal)
       const filter = args.glob ? compileGlob(args.glob, { dot: true, matchBase: true }, 'glob') : undefined
-      const dir = await resolver.resolve(args.path || '.', call.session, { access: 'read', intent: 'existing' })
+      const dir = expectPermitted(context, call, await resolver.resolve(args.path || '.', call.session, { access: 'read', intent: 'existing' }))
       if (dir.kind === 'other') throw new FsError('NOT_A_FILE', `${dir.display} is neither a file nor a directory`)
       const single = dir.kind === 'file'
+      // The directory, or the one file, held open: nothing below it is reached through a link swapped in.
+      const held = single ? await openChecked(dir) : await openDirectory(dir)
       const report = await grepFiles({
         root: realPathOf(dir),
+        rootFd: held.fd,
         single,
         regex,
         // A pattern without regex syntax is searched as bytes first, like a literal.
@@ -51,7 +54,7 @@ export function grepTool(context: FsContext) {
         signal: call.signal,
         progressEvery: limits.grepProgressEvery,
         onProgress: (scanned, results) => call.progress(`searched ${scanned} files, ${results} results so far`),
-      })
+      }).finally(() => held.close())
       const show = (rel: string) => single ? dir.display : childDisplay(dir, rel)
       const out: string[] = []
       for (const file of report.files) {

@@ -2,7 +2,7 @@ import Schema from 'schemastery'
 import { defineTool } from '@dogu/core'
 import type { EntryKind } from '../checked-path'
 import { readDirectory } from '../fs-backend'
-import { type FsContext, permissionFor } from '../fs-context'
+import { type FsContext, expectPermitted, permissionFor } from '../fs-context'
 
 const SUFFIX: Record<EntryKind, string> = { file: '', directory: '/', symlink: '@', other: '?' }
 
@@ -23,7 +23,7 @@ export function listTool(context: FsContext) {
     permission: permissionFor(context, 'fs.read'),
     traits: { effect: 'read', timeout: 30_000, background: false },
     async run({ path, offset, limit }, call) {
-      const dir = await resolver.resolve(path || '.', call.session, { access: 'read', intent: 'existing', expect: 'directory' })
+      const dir = expectPermitted(context, call, await resolver.resolve(path || '.', call.session, { access: 'read', intent: 'existing', expect: 'directory' }))
       const all = await readDirectory(dir)
       const page = all.slice(offset, offset + limit)
       const lines = page.map((entry) => entry.name + SUFFIX[entry.kind])

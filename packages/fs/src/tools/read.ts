@@ -1,7 +1,7 @@
 import Schema from 'schemastery'
 import { defineTool } from '@dogu/core'
 import { formatBytes } from '../fs-backend'
-import { type FsContext, permissionFor } from '../fs-context'
+import { type FsContext, expectPermitted, permissionFor } from '../fs-context'
 import { readLines } from '../read-lines'
 
 // A module-level schema: `run`'s argument types are inferred from it.
@@ -21,7 +21,7 @@ export function readTool(context: FsContext) {
     permission: permissionFor(context, 'fs.read'),
     traits: { effect: 'read', timeout: 30_000, background: false },
     async run({ path, offset, limit }, call) {
-      const file = await resolver.resolve(path, call.session, { access: 'read', intent: 'existing', expect: 'file' })
+      const file = expectPermitted(context, call, await resolver.resolve(path, call.session, { access: 'read', intent: 'existing', expect: 'file' }))
       const read = await readLines(file, { offset, limit, maxBytes: limits.readBytes })
       const notes: string[] = []
       const first = offset + 1

@@ -3,7 +3,7 @@ import { defineTool } from '@dogu/core'
 import { commitChange, lineCounts, readReplaceable } from '../commit-change'
 import { FsError } from '../errors'
 import { formatBytes } from '../fs-backend'
-import { type FsContext, permissionFor } from '../fs-context'
+import { type FsContext, expectPermitted, permissionFor } from '../fs-context'
 
 // A module-level schema: `run`'s argument types are inferred from it.
 const Args = Schema.object({
@@ -25,7 +25,7 @@ export function writeTool(context: FsContext) {
       if (size > limits.writeBytes) {
         throw new FsError('TOO_LARGE', `the content is ${formatBytes(size)}, over the ${formatBytes(limits.writeBytes)} limit for write`)
       }
-      const file = await resolver.resolve(path, call.session, { access: 'write', intent: 'create', expect: 'file' })
+      const file = expectPermitted(context, call, await resolver.resolve(path, call.session, { access: 'write', intent: 'create', expect: 'file' }))
       return locks.run(file.target, async () => {
         const prior = await readReplaceable(context, file, 'write')
         if (prior?.text === content) {
