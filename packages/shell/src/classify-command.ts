@@ -18,6 +18,12 @@ export interface ClassifyOptions {
   workspace: string
   /** The working directory, relative to the workspace. @default the workspace root */
   cwd?: string
+  /**
+   * Whether the workspace's own `.git` (at its root) is out of the model's reach, as the fs
+   * tools' default `protected` list makes it. When `false`, git commands in it are `exec`.
+   * @default true
+   */
+  trustWorkspaceGit?: boolean
 }
 
 // A bare program name; `./x`, `/bin/ls` and `FOO=1 ls` are not vouched for.
@@ -28,7 +34,8 @@ const PROGRAM = /^[A-Za-z0-9][A-Za-z0-9._+-]*$/
  * simple commands joined by `|`, `&&`, `||`, `;` or newlines, each a program on the
  * closed read-only list with only the arguments its rule allows; `exec` otherwise.
  * Without `options`, path operands are judged by their text alone, which cannot see a
- * symbolic link leading out of the workspace; the `bash` tool always passes them.
+ * symbolic link leading out of the workspace nor the repository git would use; the `bash`
+ * tool always passes them.
  *
  * @example
  * classifyCommand('git status')            // { effect: 'read', writes: [] }
@@ -36,7 +43,7 @@ const PROGRAM = /^[A-Za-z0-9][A-Za-z0-9._+-]*$/
  * classifyCommand('git -c core.pager=x log').effect  // 'exec'
  */
 export function classifyCommand(command: string, options?: ClassifyOptions): CommandClassification {
-  const paths = options ? workspacePathOperands(options.workspace, options.cwd) : lexicalPathOperands
+  const paths = options ? workspacePathOperands(options.workspace, options.cwd, options.trustWorkspaceGit ?? true) : lexicalPathOperands
   const reason = readOnlyViolation(command, paths)
   return reason === undefined ? { effect: 'read', writes: [] } : { effect: 'exec', reason, writes: detectWrites(command) }
 }

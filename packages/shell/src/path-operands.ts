@@ -1,5 +1,6 @@
 import { lstatSync, realpathSync, statSync } from 'node:fs'
-import { dirname, resolve, sep } from 'node:path'
+import { dirname, resolve } from 'node:path'
+import { repositoryViolation, within as inside } from './git-repository'
 
 /** How the read-only check judges the path operands of a command. */
 export interface PathOperands {
@@ -7,6 +8,12 @@ export interface PathOperands {
   check(path: string): string | undefined
   /** Whether `path` is a directory; `false` when it cannot be told. */
   isDirectory(path: string): boolean
+  /**
+   * Why git may not run here as a read: the repository it would use is one the model could
+   * have written, or reaches beyond the workspace. `undefined` when it is fine, and always
+   * for the text-only judge, which cannot see the disk.
+   */
+  repository(): string | undefined
 }
 
 /** An absolute path or one that climbs with `..`: not vouched for as a workspace read. */
@@ -20,6 +27,7 @@ const outside = (path: string) => `\`${path}\` is outside the working directory`
 export const lexicalPathOperands: PathOperands = {
   check: (path) => leavesDirectory(path) ? outside(path) : undefined,
   isDirectory: () => false,
+  repository: () => undefined,
 }
 
 /**
@@ -28,7 +36,7 @@ export const lexicalPathOperands: PathOperands = {
  * must lie inside the real workspace. A dangling link is refused: where it points is not
  * known ground. Synchronous because the permission check is; a few `realpath` calls.
  */
-export function workspacePathOperands(workspace: string, cwd = '.'): PathOperands {
+export function workspacePathOperands(workspace: string, cwd = '.', trustWorkspaceGit = true): PathOperands {
   let base: { root: string; cwd: string } | null | undefined
   const where = () => base === undefined ? (base = realBase(workspace, cwd)) : base
   return {
@@ -46,6 +54,11 @@ export function workspacePathOperands(workspace: string, cwd = '.'): PathOperand
       } catch {
         return false
       }
+    },
+    repository() {
+      const found = where()
+      if (!found) return 'the working directory is not a directory inside the workspace'
+      return repositoryViolation({ root: found.root, cwd: found.cwd, trustWorkspaceGit })
     },
   }
 }
@@ -77,8 +90,4 @@ function realInside(absolute: string, root: string): boolean {
     if (parent === path) return false
     path = parent
   }
-}
-
-function inside(path: string, root: string): boolean {
-  return path === root || path.startsWith(root.endsWith(sep) ? root : root + sep)
 }

@@ -21,6 +21,7 @@ export interface Config {
   tailBytes: number
   killGrace: number
   env: Record<string, string>
+  trustWorkspaceGit: boolean
 }
 
 export const Config: Schema<Partial<Config> & Pick<Config, 'workspace'>, Config> = Schema.object({
@@ -32,6 +33,7 @@ export const Config: Schema<Partial<Config> & Pick<Config, 'workspace'>, Config>
   tailBytes: Schema.natural().role('byte').default(16384).description('Bytes kept from the end of stdout and of stderr.'),
   killGrace: Schema.natural().role('ms').default(2000).description('Time between SIGTERM and SIGKILL when a command is stopped.'),
   env: Schema.dict(String).default({}).description('Environment variables added for commands.'),
+  trustWorkspaceGit: Schema.boolean().default(true).description('The workspace\'s own .git is out of the model\'s reach (the file tools protect .git by default); turn off when it is not, and git commands ask.'),
 })
 
 /** Registers `bash`; disposing the plugin terminates every command still running. */

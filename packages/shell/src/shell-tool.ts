@@ -1,9 +1,11 @@
-import { defineTool, type PermissionSpec, type Tool } from '@dogu/core'
+import { defineTool, type PermissionSpec, type Tool, type ToolCall } from '@dogu/core'
 import Schema from 'schemastery'
 import { classifyCommand, type ClassifyOptions } from './classify-command'
+import { realpath } from 'node:fs/promises'
 import { formatOutcome } from './format-outcome'
 import { ProcessTable } from './process-table'
 import { ProgressStream } from './progress-stream'
+import { readEnvironment } from './read-environment'
 import { resolveWorkingDirectory } from './resolve-working-directory'
 import { ShellError } from './shell-error'
 
@@ -28,6 +30,12 @@ export interface ShellToolOptions {
   killGrace?: number
   /** Owns the running commands; dispose it to terminate them. @default a table of its own */
   processes?: ProcessTable
+  /**
+   * Whether the workspace's own `.git` is out of the model's reach (the fs tools protect
+   * `.git` by default). Set `false` when the model can write it: git commands then ask.
+   * @default true
+   */
+  trustWorkspaceGit?: boolean
 }
 
 /** What the permission check receives for a `bash` call. */
@@ -55,7 +63,7 @@ export function shellPermission(command: string, where?: ClassifyOptions): Shell
 const DESCRIPTION = `Run one shell command with bash in the workspace and wait for it to finish.
 - Runs in the foreground in the session's working directory; nothing keeps running after the call.
 - stdout and stderr are returned with the exit code; a non-zero exit code is a normal result. Long output keeps its beginning and end, with the omitted byte count in between.
-- Read-only commands (ls, cat, head, wc, grep, find without -exec, git status/log/diff/show, …) run under the default rules; anything else asks for approval first.
+- Read-only commands (ls, cat, head, wc, grep, find without -exec, git status/log/diff/show, …) run under the default rules; anything else asks for approval first. git is read-only only in the workspace's own repository.
 - On timeout the command and all its child processes are terminated and the output so far is returned.`
 
 // Time the tool needs after its own timeout to terminate a group and report, so its
@@ -85,6 +93,11 @@ export function createShellTool(options: ShellToolOptions): Tool {
   const processes = options.processes ?? new ProcessTable({ killGrace })
   const env = options.env ? { ...process.env, ...options.env } : process.env
   const killBudget = killGrace + 2000 + REPORT_MARGIN
+  const trustWorkspaceGit = options.trustWorkspaceGit ?? true
+  const where = (call: ToolCall): ClassifyOptions => ({ workspace, cwd: call.session.cwd, trustWorkspaceGit })
+  // Calls whose permission was computed as `read`: if the command line is no longer read
+  // when it is about to run (a file written in between), the tool asks first.
+  const checkedRead = new WeakSet<ToolCall>()
   return defineTool({
     name: options.name ?? 'bash',
     description: DESCRIPTION,
@@ -92,7 +105,12 @@ export function createShellTool(options: ShellToolOptions): Tool {
       command: Schema.string().min(1).max(65536).required().description('The command line, run as `bash -c`.'),
       timeout: Schema.natural().min(1).max(maxTimeout).default(timeout).description(`Milliseconds before the command is terminated (at most ${maxTimeout}).`),
     }),
-    permission: ({ command }, call) => shellPermission(command, { workspace, cwd: call.session.cwd }),
+    permission: ({ command }, call) => {
+      const permission = shellPermission(command, where(call))
+      if (permission.effect === 'read') checkedRead.add(call)
+      else checkedRead.delete(call)
+      return permission
+    },
     traits: {
       effect: 'exec',
       parallel: false,
@@ -104,6 +122,13 @@ export function createShellTool(options: ShellToolOptions): Tool {
     },
     async run({ command, timeout }, call) {
       const cwd = await resolveWorkingDirectory(workspace, call.session.cwd)
+      const root = await realpath(workspace)
+      // Judged again as late as possible: a read runs with the read environment; a line
+      // that stopped being read since its permission was checked asks first.
+      let runEnv = env
+      const now = shellPermission(command, where(call))
+      if (now.effect === 'read') runEnv = readEnvironment(env, root)
+      else if (checkedRead.has(call)) await call.ask(`it was read-only when checked but is not now: ${now.reason}`)
       // Keep room before the call's deadline to terminate and still report the output.
       const left = Number.isFinite(call.deadline) ? call.deadline - Date.now() - killBudget : Infinity
       const limit = Math.max(1, Math.min(timeout, left))
@@ -113,7 +138,7 @@ export function createShellTool(options: ShellToolOptions): Tool {
           file: shell,
           args: ['-c', command],
           cwd,
-          env,
+          env: runEnv,
           timeout: limit,
           signal: call.signal,
           onOutput: (_, chunk) => progress.push(chunk),

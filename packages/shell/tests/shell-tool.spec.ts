@@ -226,7 +226,7 @@ describe('bash: plugin', () => {
   })
 
   it('fills config defaults', () => {
-    expect(Config({ workspace: '/w' })).toEqual({ workspace: '/w', shell: 'bash', timeout: 120_000, maxTimeout: 600_000, headBytes: 16384, tailBytes: 16384, killGrace: 2000, env: {} })
+    expect(Config({ workspace: '/w' })).toEqual({ workspace: '/w', shell: 'bash', timeout: 120_000, maxTimeout: 600_000, headBytes: 16384, tailBytes: 16384, killGrace: 2000, env: {}, trustWorkspaceGit: true })
   })
 
   it('shares one process table between tools when given one', async () => {
