@@ -1,4 +1,5 @@
 import type { Allowlist } from './allowlist'
+import { canonicalUrl } from './canonical-url'
 import type { HttpClient } from './http-client'
 import { HttpFetchError } from './http-fetch-error'
 import { resolveTarget, type HostResolver } from './resolve-target'
@@ -16,6 +17,20 @@ export interface FetchContext {
   allowlist: Allowlist
   maxRedirects: number
   signal: AbortSignal
+  /**
+   * Authorizes a redirect hop as its own request, before it is resolved or connected to;
+   * throws to refuse it. `url` is canonical (`canonicalUrl`), `method` the one it is sent with.
+   */
+  authorizeHop: (hop: RedirectHop) => Promise<void>
+}
+
+/** A redirect about to be followed. */
+export interface RedirectHop {
+  method: string
+  url: URL
+  /** The URL that answered with the redirect, and its status. */
+  from: URL
+  status: number
 }
 
 export interface FetchedResponse {
@@ -27,16 +42,16 @@ export interface FetchedResponse {
 }
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308])
-const PROTOCOLS = new Set(['http:', 'https:'])
 // Credentials meant for one origin are not forwarded to another.
 const ORIGIN_BOUND = ['authorization', 'cookie', 'proxy-authorization']
 
 /**
- * Fetches a URL following redirects by hand, so every hop is resolved, checked against
- * the SSRF guard and connected to the address that was checked.
+ * Fetches a URL following redirects by hand, so every hop is in canonical form, authorized
+ * (the first by the pipeline, the others by `authorizeHop`), resolved, checked against the
+ * SSRF guard and connected to the address that was checked.
  */
 export async function fetchUrl(request: FetchRequest, context: FetchContext): Promise<FetchedResponse> {
-  let url = parseUrl(request.url)
+  let url = canonicalUrl(request.url)
   let { method, body } = request
   const headers = { ...request.headers }
   const redirects: string[] = []
@@ -56,7 +71,7 @@ export async function fetchUrl(request: FetchRequest, context: FetchContext): Pr
     if (redirects.length >= context.maxRedirects) {
       throw new HttpFetchError('TOO_MANY_REDIRECTS', `stopped after ${context.maxRedirects} redirects (last: ${url.href} → ${location})`)
     }
-    const next = parseUrl(location, url)
+    const next = canonicalUrl(location, url)
     if ((response.status === 303 && method !== 'HEAD') || ((response.status === 301 || response.status === 302) && method === 'POST')) {
       // As browsers do: the redirect is fetched with GET and without the body.
       method = 'GET'
@@ -68,20 +83,8 @@ export async function fetchUrl(request: FetchRequest, context: FetchContext): Pr
     if (next.origin !== url.origin) {
       for (const name of Object.keys(headers)) if (ORIGIN_BOUND.includes(name.toLowerCase())) delete headers[name]
     }
+    await context.authorizeHop({ method, url: next, from: url, status: response.status })
     redirects.push(next.href)
     url = next
   }
-}
-
-function parseUrl(input: string, base?: URL): URL {
-  let url: URL
-  try {
-    url = new URL(input, base)
-  } catch (error) {
-    throw new HttpFetchError('INVALID_URL', `${JSON.stringify(input)} is not a valid URL`, { cause: error })
-  }
-  if (!PROTOCOLS.has(url.protocol)) {
-    throw new HttpFetchError('UNSUPPORTED_PROTOCOL', `${url.protocol} URLs cannot be fetched; use http or https`)
-  }
-  return url
 }

@@ -1,8 +1,9 @@
-import { defineTool, type PermissionSpec, type Tool } from '@dogu/core'
+import { defineTool, type PermissionGate, type PermissionSpec, type Tool, type ToolCall } from '@dogu/core'
 import Schema from 'schemastery'
 import { Allowlist } from './allowlist'
+import { canonicalUrl } from './canonical-url'
 import { decodeText, HTML_TYPES, matchesContentType, parseContentType } from './content-type'
-import { fetchUrl } from './fetch-url'
+import { fetchUrl, type RedirectHop } from './fetch-url'
 import type { HttpClient } from './http-client'
 import { HttpFetchError } from './http-fetch-error'
 import { readableText } from './readable-text'
@@ -35,14 +36,25 @@ export interface HttpFetchToolOptions {
   userAgent?: string
   /** @default 'http_fetch' */
   name?: string
+  /**
+   * The permission gate each redirect hop is authorized by, read when the hop comes (the
+   * plugin passes `ctx.tools.registry.permissions`). A getter that returns `undefined` means
+   * no permission service is loaded: read hops follow, write hops are refused. Without this
+   * option every redirect asks a person through `call.ask`.
+   */
+  permissions?: () => PermissionGate | undefined
 }
 
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const
 const READ_METHODS = new Set(['GET', 'HEAD'])
 
-/** The permission a fetch needs: `http`, target `METHOD url`; GET and HEAD read, the rest write. */
-export function httpPermission(method: string, url: string): PermissionSpec {
-  return { name: 'http', target: `${method} ${url}`, effect: READ_METHODS.has(method) ? 'read' : 'write' }
+/**
+ * The permission a fetch needs: `http`, target `METHOD url` with the URL in the canonical
+ * form it is fetched in (`canonicalUrl`); GET and HEAD read, the rest write.
+ */
+export function httpPermission(method: string, url: string | URL): PermissionSpec {
+  const href = typeof url === 'string' ? canonicalUrl(url).href : url.href
+  return { name: 'http', target: `${method} ${href}`, effect: READ_METHODS.has(method) ? 'read' : 'write' }
 }
 
 const DESCRIPTION = `Fetch a URL over HTTP(S) and return the response as text; HTML is reduced to readable text.
@@ -91,7 +103,7 @@ export function createHttpFetchTool(options: HttpFetchToolOptions): Tool {
       try {
         const fetched = await fetchUrl(
           { url, method, headers: { 'user-agent': userAgent, accept: 'text/html,application/json,text/*;q=0.9,*/*;q=0.1', ...headers }, body },
-          { client, resolver, allowlist, maxRedirects, signal },
+          { client, resolver, allowlist, maxRedirects, signal, authorizeHop: (hop) => authorizeHop(hop, call, signal, options.permissions) },
         )
         const { response } = fetched
         const type = parseContentType(response.headers.get('content-type'))
@@ -125,6 +137,42 @@ export function createHttpFetchTool(options: HttpFetchToolOptions): Tool {
       }
     },
   })
+}
+
+/**
+ * Authorizes a redirect hop the way the pipeline authorizes a call: rules, modes and
+ * grants decide, `ask` asks a person (the question ends with the fetch), anything else
+ * refuses the hop, and with it the call (`denied`).
+ */
+async function authorizeHop(hop: RedirectHop, call: ToolCall, signal: AbortSignal, permissions: HttpFetchToolOptions['permissions']): Promise<void> {
+  const permission = httpPermission(hop.method, hop.url)
+  const reason = `${hop.from.href} redirects (${hop.status}) to ${permission.target}`
+  if (!permissions) {
+    await call.ask(reason)
+    return
+  }
+  const gate = permissions()
+  if (!gate) {
+    if (permission.effect === 'read') return
+    call.deny(`${reason}, and no permission service is loaded, so only read requests may follow a redirect`)
+  }
+  const request = {
+    session: call.session,
+    permission: { ...permission, reason },
+    effect: permission.effect!,
+    tool: call.name,
+    args: { method: hop.method, url: hop.url.href },
+  }
+  const answer = await gate!.authorize(request)
+  if (signal.aborted) throw signal.reason
+  if (answer?.decision === 'allow') return
+  if (answer?.decision === 'ask') {
+    const outcome = await gate!.approve({ ...request, callId: call.id, reason }, signal)
+    if (signal.aborted) throw signal.reason
+    if (outcome?.decision === 'allow') return
+    call.deny(`${reason}: ${outcome?.reason ?? 'the redirect was not approved'}`)
+  }
+  call.deny(`${reason}: ${answer?.reason ?? 'the permission check returned no valid decision'}`)
 }
 
 function headerRecord(headers: Headers): Record<string, string> {

@@ -1,5 +1,5 @@
 import type { HTTP } from '@cordisjs/plugin-http'
-import type { Tool } from '@dogu/core'
+import type { PermissionGate, Tool } from '@dogu/core'
 import Schema from 'schemastery'
 import { createCordisHttpClient } from './cordis-http-client'
 import type { HttpClient } from './http-client'
@@ -10,7 +10,11 @@ import { createUndiciHttpClient } from './undici-http-client'
 export interface HttpFetchHost {
   /** Cordis 4's `ctx.http` is used when loaded; any other (Koishi's) or none: undici directly. */
   http?: HTTP | object
-  tools: { define(tool: Tool): () => void }
+  tools: {
+    define(tool: Tool): () => void
+    /** Its `permissions` authorizes each redirect hop, read when the hop comes. */
+    registry?: { readonly permissions: PermissionGate | undefined }
+  }
 }
 
 export const name = 'dogu-http'
@@ -41,7 +45,11 @@ export const Config: Schema<Partial<Config>, Config> = Schema.object({
  * takes no per-request connection).
  */
 export function apply(ctx: HttpFetchHost, config: Config) {
-  ctx.tools.define(createHttpFetchTool({ ...config, client: clientOf(ctx.http) }))
+  // Dogu's `ctx.tools` (Cordis and Koishi) has a registry; a host without one gets the
+  // tool's default, where each redirect asks a person.
+  const { registry } = ctx.tools
+  const permissions = registry ? () => registry.permissions : undefined
+  ctx.tools.define(createHttpFetchTool({ ...config, client: clientOf(ctx.http), permissions }))
 }
 
 function clientOf(http: HttpFetchHost['http']): HttpClient {

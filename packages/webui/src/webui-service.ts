@@ -1,5 +1,7 @@
 import type { CallInfo, DecisionEvent, ToolResult } from '@dogu/core'
 import type { ChangeLog } from '@dogu/fs'
+import type { IncomingMessage } from 'node:http'
+import type { Duplex } from 'node:stream'
 import Server from '@cordisjs/plugin-server'
 import { type Context, Service } from 'cordis'
 import Schema from 'schemastery'
@@ -116,6 +118,7 @@ export class WebUI extends Service {
     // Registered after the server, so it runs before the server's close, which would
     // otherwise wait for every browser's keep-alive connection to time out.
     this.ctx.effect(() => () => server._http.closeAllConnections(), 'ctx.webui: drop open connections')
+    this.ctx.effect(() => refuseUpgrades(server), 'ctx.webui: refuse WebSocket upgrades')
     const guard = { host: config.host, token: config.token, port: () => this.port }
 
     server.all(API_ROUTE, async (req, res) => {
@@ -169,6 +172,41 @@ export class WebUI extends Service {
     server.get(/^\/dogu\/([^?]*)(?:\?.*)?$/, async (req, res) => page(req.params[1], res))
   }
 }
+
+/**
+ * The console only polls over HTTP, so its server takes no upgrade of any kind: every
+ * request that asks for one (WebSocket or another protocol, on any path, with any Host,
+ * Origin or token) gets `400` and its socket closed. plugin-server would otherwise hand
+ * each one to its WebSocket server, whose asynchronous `shouldHandle` counts as yes for
+ * any request: `101`, and a socket that may buffer 100 MiB per message. The server is the
+ * console's own (isolated from the app's `ctx.server`), so no other plugin's upgrade is
+ * lost. Returns the disposer that removes the refusal.
+ */
+function refuseUpgrades(server: Server): () => void {
+  const http = server._http
+  // The WebSocket server lets go of the HTTP server (its upgrade listener included); a
+  // socket it accepted before this ran is dropped.
+  server._ws.close()
+  for (const client of server._ws.clients) client.terminate()
+  http.removeAllListeners('upgrade')
+  const refuse = (_req: IncomingMessage, socket: Duplex) => {
+    socket.on('error', () => socket.destroy())
+    socket.once('finish', () => socket.destroy())
+    socket.end(UPGRADE_REFUSED)
+  }
+  http.on('upgrade', refuse)
+  return () => { http.off('upgrade', refuse) }
+}
+
+const UPGRADE_BODY = 'The Dogu console accepts no protocol upgrade: its page polls over HTTP.\n'
+const UPGRADE_REFUSED = [
+  'HTTP/1.1 400 Bad Request',
+  'Connection: close',
+  'Content-Type: text/plain; charset=utf-8',
+  `Content-Length: ${Buffer.byteLength(UPGRADE_BODY)}`,
+  '',
+  UPGRADE_BODY,
+].join('\r\n')
 
 /** Largest request body the API reads (a call's arguments included). */
 const MAX_BODY = 2_000_000

@@ -2,6 +2,7 @@ import { isNullish } from '../json-value'
 import { multipleCheck } from '../multiple-check'
 import type { Compile } from './compiler'
 import { lengthCheck } from './length-check'
+import { linearCheckOf } from '../linear-pattern'
 import { annotate, report, reportGot } from './run'
 import { preview } from './values'
 import { selfResolving, viaSchemastery } from './via-schemastery'
@@ -38,13 +39,17 @@ export const scalarCompilers: Record<string, Compile> = {
   },
 
   string: ({ meta }) => {
-    const pattern = meta.pattern && new RegExp(meta.pattern.source, meta.pattern.flags)
+    // A foreign pattern (from `fromJsonSchema`) runs on the linear-time engine, never here.
+    const linear = linearCheckOf(meta.pattern)
+    const pattern = meta.pattern && !linear && new RegExp(meta.pattern.source, meta.pattern.flags)
     const stateful = pattern && (pattern.global || pattern.sticky)
     const length = lengthCheck(meta, 'characters')
     return (data, run) => {
       if (typeof data !== 'string') return reportGot(run, 'expected a string', data)
       const n = run.n
-      if (pattern) {
+      if (linear) {
+        if (!linear(data)) return report(run, `must match the pattern /${meta.pattern!.source}/${meta.pattern!.flags} (got ${preview(data)})`)
+      } else if (pattern) {
         if (stateful) pattern.lastIndex = 0
         if (!pattern.test(data)) return report(run, `must match the pattern ${pattern} (got ${preview(data)})`)
       }

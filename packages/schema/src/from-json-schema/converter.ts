@@ -1,4 +1,6 @@
 import Schema from 'schemastery'
+import { compileValidator } from '../compile-validator'
+import type { Loosening } from '../dialects/loosening'
 import { SchemaError } from '../errors'
 import type { JsonSchema } from '../json-schema'
 import { annotations, jsonTypes, notKind, refused, standardDialects, typeKeywords, type Json, type JsonType } from './keywords'
@@ -21,11 +23,9 @@ function listedValues(json: JsonSchema): unknown[] {
 /** Whether a schema takes a string, number or boolean as it is; other values are not asked. */
 function takesScalar(schema: Schema, value: unknown): boolean {
   if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') return false
-  try {
-    return schema(value) === value
-  } catch {
-    return false
-  }
+  // compileValidator, not schemastery: it runs imported patterns on the linear-time engine
+  const result = compileValidator(schema)(value)
+  return result.ok && result.value === value
 }
 
 function typeOfValue(value: unknown): JsonType {
@@ -39,7 +39,12 @@ export class Converter {
   private lazies = new Map<string, Schema>()
   private targets = new Map<string, Schema>()
 
-  constructor(private root: Json, readonly exact: boolean) {}
+  constructor(private root: Json, readonly exact: boolean, private onLoosen?: (loosening: Loosening) => void) {}
+
+  /** Reports a rule of the imported schema the converted one does not enforce. */
+  loosen(path: string, rule: string): void {
+    this.onLoosen?.({ path, rule })
+  }
 
   fail(path: string, message: string, code: SchemaError.Code = 'UNSUPPORTED_KEYWORD'): never {
     throw new SchemaError(code, path, message)

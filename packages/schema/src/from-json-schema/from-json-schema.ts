@@ -1,5 +1,6 @@
 import type Schema from 'schemastery'
 import type { JsonSchema } from '../json-schema'
+import type { Loosening } from '../dialects/loosening'
 import { Converter } from './converter'
 
 /** Options for {@link fromJsonSchema}. */
@@ -13,12 +14,20 @@ export interface FromJsonSchemaOptions {
    * @default true
    */
   nullAsAbsent?: boolean
+  /**
+   * Called for each rule of the schema the result does not enforce: a `pattern` (or a key
+   * pattern) the linear-time engine cannot run — a backreference, lookaround, a count over
+   * 1000 — is kept out rather than run on the backtracking engine. `{ path, rule }` as in a
+   * dialect conversion's `loosened`.
+   */
+  onLoosen?: (loosening: Loosening) => void
 }
 
 /**
  * Converts a JSON Schema (2020-12) into a schemastery schema, for tools that arrive as
  * JSON Schema (MCP). Covers the subset schemastery can express; anything else throws a
- * `SchemaError` with code `UNSUPPORTED_KEYWORD` and the keyword's path. See
+ * `SchemaError` with code `UNSUPPORTED_KEYWORD` and the keyword's path. Its patterns run on
+ * the linear-time engine (`re2js`) in validators `compileValidator` builds. See
  * docs/schema-validation.md for the subset and the official test suite counts.
  *
  * @example
@@ -26,5 +35,5 @@ export interface FromJsonSchemaOptions {
  * schema({ n: 3 }) // { n: 3 }
  */
 export function fromJsonSchema(json: JsonSchema | boolean, options: FromJsonSchemaOptions = {}): Schema {
-  return new Converter(json, !(options.nullAsAbsent ?? true)).convert(json, '$')
+  return new Converter(json, !(options.nullAsAbsent ?? true), options.onLoosen).convert(json, '$')
 }

@@ -1,5 +1,6 @@
 import Schema from 'schemastery'
 import type { JsonSchema } from '../json-schema'
+import { checkLinearly, codePoints, compileLinearPattern, type LinearPattern } from '../linear-pattern'
 import type { Converter } from './converter'
 
 export function convertString(c: Converter, json: JsonSchema, path: string): Schema {
@@ -7,12 +8,36 @@ export function convertString(c: Converter, json: JsonSchema, path: string): Sch
   // JSON Schema counts code points and schemastery's min/max count UTF-16 units, so lengths become a `u` regexp
   const length = minLength > 0 || maxLength !== undefined ? `(?=[\\s\\S]{${minLength},${maxLength ?? ''}}$)` : ''
   if (!length && pattern === undefined) return Schema.string()
-  const source = pattern === undefined ? `^${length}` : length ? `^${length}[\\s\\S]*?(?:${pattern})` : pattern
+  const linear = pattern === undefined ? undefined : foreignPattern(c, pattern, `${path}.pattern`)
+  const enforced = linear && pattern
+  if (!length && !enforced) return Schema.string()
+  const source = !enforced ? `^${length}` : length ? `^${length}[\\s\\S]*?(?:${enforced})` : enforced
+  const schema = Schema.string().pattern(new RegExp(source, 'u'))
+  if (!linear) return schema
+  // The combined source stays in the schema for what reads it; validators run this instead.
+  const max = maxLength ?? Infinity
+  return checkLinearly(schema, length ? (text) => inRange(codePoints(text), minLength, max) && linear.test(text) : linear.test)
+}
+
+function inRange(n: number, min: number, max: number) {
+  return n >= min && n <= max
+}
+
+/**
+ * A pattern from the imported schema, on the linear-time engine. One the engine cannot run
+ * (a backreference, lookaround) is left unenforced and reported as loosened; an invalid one
+ * is refused.
+ */
+export function foreignPattern(c: Converter, pattern: string, path: string, failPath = path): LinearPattern | undefined {
   try {
-    return Schema.string().pattern(new RegExp(source, 'u'))
+    // Compiling runs nothing: this only checks the syntax JSON Schema prescribes.
+    new RegExp(pattern, 'u')
   } catch (error) {
-    c.fail(`${path}.pattern`, `the pattern is not a valid unicode regexp: ${(error as Error).message}`)
+    c.fail(failPath, `${failPath === path ? 'the pattern is not' : 'not'} a valid unicode regexp: ${(error as Error).message}`)
   }
+  const linear = compileLinearPattern(pattern)
+  if (!linear) c.loosen(path, `matches /${pattern}/ (not enforced: the linear-time engine cannot run backreferences, lookaround or counts over 1000)`)
+  return linear
 }
 
 export function convertNumber(c: Converter, json: JsonSchema, path: string, integer: boolean): Schema {

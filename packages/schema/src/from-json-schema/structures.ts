@@ -1,10 +1,12 @@
 import Schema from 'schemastery'
+import { compileValidator } from '../compile-validator'
 import type { JsonSchema } from '../json-schema'
 import { childPath } from '../path'
 import { escapeRegExp, excludedKeysPattern, otherKeysPattern } from '../key-patterns'
 import type { Converter } from './converter'
 import type { Json } from './keywords'
-import { convertString } from './scalars'
+import { checkLinearly, type LinearPattern, linearCheckOf } from '../linear-pattern'
+import { convertString, foreignPattern } from './scalars'
 
 /**
  * schemastery gives objects, dicts, arrays and tuples a `{}`/`[]` default, which would fill
@@ -47,19 +49,37 @@ export function convertObject(c: Converter, json: JsonSchema, path: string): Sch
     parts.push(bare(Schema.dict(Schema.any().required(), Schema.union(nullRejecting.map((key) => Schema.const(key))))))
   }
   const sources: string[] = []
+  const linears: LinearPattern[] = []
+  // A key pattern the linear-time engine cannot run decides nothing: its values go
+  // unchecked, and so does `additionalProperties`, which would need to know its keys.
+  let unknownKeys = false
   for (const [pattern, inner] of Object.entries(patterns)) {
+    const at = childPath(`${path}.patternProperties`, pattern)
+    const linear = foreignPattern(c, pattern, at, `${path}.patternProperties`)
+    if (!linear) {
+      unknownKeys = true
+      continue
+    }
     sources.push(pattern)
-    parts.push(bare(Schema.dict(c.convert(inner, childPath(`${path}.patternProperties`, pattern)), keyPattern(c, pattern, path))))
+    linears.push(linear)
+    parts.push(bare(Schema.dict(c.convert(inner, at), keyPattern(c, pattern, path, linear.test))))
   }
   const additional = json.additionalProperties as Json | undefined
   if (additional !== undefined && additional !== true) {
-    const source = otherKeysPattern(Object.keys(properties), sources)
-    parts.push(bare(Schema.dict(c.convert(additional, `${path}.additionalProperties`), keyPattern(c, source, path))))
+    if (unknownKeys) {
+      c.loosen(`${path}.additionalProperties`, 'not enforced: a patternProperties pattern it depends on cannot run on the linear-time engine')
+    } else {
+      const source = otherKeysPattern(Object.keys(properties), sources)
+      const declared = new Set(Object.keys(properties))
+      const other = (key: string) => !declared.has(key) && !linears.some((linear) => linear.test(key))
+      parts.push(bare(Schema.dict(c.convert(additional, `${path}.additionalProperties`), keyPattern(c, source, path, other))))
+    }
   }
   const names = propertyNamesPattern(c, json.propertyNames as Json | undefined, `${path}.propertyNames`)
   if (names !== undefined) {
     // keys the pattern refuses get a never value, so any such key fails
-    parts.push(bare(Schema.dict(Schema.never().required(), keyPattern(c, names === '' ? '' : excludedKeysPattern(names), path))))
+    const { source, check } = names
+    parts.push(bare(Schema.dict(Schema.never().required(), keyPattern(c, source === '' ? '' : excludedKeysPattern(source), path, check && ((key) => !check(key))))))
   }
   // inside an intersect every part runs strict, so each dict checks only the keys its pattern takes
   return parts.length === 1 ? parts[0]! : Schema.intersect(parts)
@@ -70,41 +90,43 @@ export function convertObject(c: Converter, json: JsonSchema, path: string): Sch
  * `''` when none does (then the never-valued dict takes every key). Key schemas are strings;
  * a string schema (pattern, lengths) or a list of names converts, anything else is refused.
  */
-function propertyNamesPattern(c: Converter, json: Json | undefined, path: string): string | undefined {
+function propertyNamesPattern(c: Converter, json: Json | undefined, path: string): { source: string; check?: (key: string) => boolean } | undefined {
   if (json === undefined || json === true) return
-  if (json === false) return ''
+  if (json === false) return { source: '' }
   const { enum: values, const: constant, type } = json as { enum?: unknown[]; const?: unknown; type?: unknown }
   const listed = Array.isArray(values) ? values : 'const' in json ? [constant] : undefined
   if (listed) {
     if (!listed.every((value) => typeof value === 'string')) c.fail(path, 'propertyNames lists a name that is not a string')
-    return `^(?:${(listed as string[]).map(escapeRegExp).join('|')})$`
+    const set = new Set(listed as string[])
+    return { source: `^(?:${(listed as string[]).map(escapeRegExp).join('|')})$`, check: (key) => set.has(key) }
   }
   const known = new Set(['type', 'pattern', 'minLength', 'maxLength', 'description', 'title', '$comment'])
   if ((type !== undefined && type !== 'string') || Object.keys(json).some((key) => !known.has(key))) {
     c.fail(path, 'only a string pattern, string lengths or a list of names can check property names')
   }
   const schema = convertString(c, json, path)
-  return schema.meta.pattern?.source
+  const source = schema.meta.pattern?.source
+  // a foreign pattern runs on the linear-time engine; lengths alone are safe as they are
+  return source === undefined ? undefined : { source, check: linearCheckOf(schema.meta.pattern) }
 }
 
-function keyPattern(c: Converter, source: string, path: string): Schema {
+/** A key schema; `check`, when given, is what validators run in place of the pattern. */
+function keyPattern(c: Converter, source: string, path: string, check?: (key: string) => boolean): Schema {
+  let schema: Schema
   try {
-    return Schema.string().pattern(new RegExp(source, 'u'))
+    schema = Schema.string().pattern(new RegExp(source, 'u'))
   } catch (error) {
     c.fail(`${path}.patternProperties`, `not a valid unicode regexp: ${(error as Error).message}`)
   }
+  return check ? checkLinearly(schema, check) : schema
 }
 
 /** Keeps a `default` only where schemastery accepts it; JSON Schema treats it as an annotation. */
 function withDefault(schema: Schema, json: Json): Schema {
   if (typeof json !== 'object' || !('default' in json) || json.default === null) return schema
   const candidate = schema.default(json.default)
-  try {
-    candidate(undefined)
-    return candidate
-  } catch {
-    return schema
-  }
+  // compileValidator, not schemastery: it runs imported patterns on the linear-time engine
+  return compileValidator(candidate)(undefined).ok ? candidate : schema
 }
 
 export function convertArray(c: Converter, json: JsonSchema, path: string): Schema {
