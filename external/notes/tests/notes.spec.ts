@@ -186,7 +186,7 @@ describe('notes through the default plugin\'s permissions service', () => {
 
   it('ignores an answer from someone other than the caller, and waits for the caller', async () => {
     const { ctx, call, warnings } = await setup(undefined, { dogu: true })
-    guardLogs(ctx).expect(/^\[PermissionService\] ignored an answer from mallory to permission request perm_\S+ \(notes\(action=add, text="buy milk"\)\): only the caller \(carol\)/)
+    guardLogs(ctx).expect(/^\[PermissionService\] ignored an answer from mallory to permission request perm_\S+ \(notes\(action=add, text="buy milk"\) — notes "add"\): only the caller \(carol\)/)
     const replies: string[] = []
     ctx.permissions.asker((request, { respond }) => {
       replies.push(respond({ decision: 'allow', by: 'mallory' }))

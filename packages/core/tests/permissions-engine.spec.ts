@@ -395,7 +395,8 @@ describe('PermissionEngine: asking', () => {
       tool: 'deploy',
       permission: { name: 'deploy:run', target: 'prod' },
       effect: 'exec',
-      summary: 'deploy(env=prod)',
+      // What it acts on is shown with it: the permission and its target.
+      summary: 'deploy(env=prod) — deploy:run "prod"',
       reason: 'rule "deploys" from config.rules[0] asks for it',
       asked: { kind: 'rule', origin: 'config.rules[0]', rule: expect.objectContaining({ name: 'deploys', decision: 'ask' }) },
       approvers: { userId: 'u1', platform: 'discord', authority: 4 },

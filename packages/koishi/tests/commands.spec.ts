@@ -98,8 +98,8 @@ describe('dogu.run', () => {
     await setup()
     const run = send('ops', 'dogu.run deploy {"env":"prod"}')
     const question = await t!.outbox.next()
-    expect(question.text).toMatch(/^\[1\] 工具 deploy 请求批准：deploy\(env=prod\)\n/)
-    expect(await send('ops', 'y')).toEqual(['已允许 [1] deploy(env=prod)（仅此一次）。'])
+    expect(question.text).toMatch(/^\[1\] 工具 deploy 请求批准：deploy\(env=prod\) — deploy:run "prod"\n/)
+    expect(await send('ops', 'y')).toEqual(['已允许 [1] deploy(env=prod) — deploy:run "prod"（仅此一次）。'])
     expect(await run).toEqual(['deploy：成功\ndeployed prod'])
   })
 

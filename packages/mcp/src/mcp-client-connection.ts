@@ -1,5 +1,5 @@
 import type { Logger, ToolCall, ToolOptions } from '@dogu/core'
-import { fromJsonSchema, type JsonSchema } from '@dogu/schema'
+import { fromJsonSchema, type JsonSchema, type Loosening } from '@dogu/schema'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
@@ -65,6 +65,8 @@ interface Imported {
   /** The listing it was made from: redefined only when that changes. */
   key: string
   dispose: () => void
+  /** What its schema states that Dogu does not enforce. */
+  loosened: readonly Loosening[]
 }
 
 const silent: Logger = { debug() {}, warn() {} }
@@ -121,6 +123,19 @@ export class McpClientConnection {
   /** Tools of the last listing that were not imported. */
   get skipped(): readonly SkippedTool[] {
     return this._skipped
+  }
+
+  /**
+   * Rules of imported tools' schemas that Dogu does not enforce, by Dogu tool name: a
+   * `pattern` the linear-time engine cannot run (backreferences, lookaround) is never run
+   * on a backtracking one. Each is also logged when the tool is imported.
+   */
+  get loosened(): Readonly<Record<string, readonly Loosening[]>> {
+    const result: Record<string, readonly Loosening[]> = {}
+    for (const [name, { loosened }] of this.imported) {
+      if (loosened.length) result[name] = loosened
+    }
+    return result
   }
 
   /**
@@ -266,7 +281,9 @@ export class McpClientConnection {
       this.imported.delete(name)
       previous?.dispose()
       try {
-        this.imported.set(name, { key, dispose: this.options.define(this.toolOptions(name, tool)) })
+        const loosened: Loosening[] = []
+        this.imported.set(name, { key, loosened, dispose: this.options.define(this.toolOptions(name, tool, loosened)) })
+        if (loosened.length) this.logger.warn('MCP server "%s": tool %s is imported without enforcing %s', this.name, tool.name, loosened.map(({ path, rule }) => `${rule} (at ${path})`).join('; '))
       } catch (error) {
         skipped.push({ tool: tool.name, reason: error instanceof Error ? error.message : String(error) })
         seen.delete(name)
@@ -281,9 +298,9 @@ export class McpClientConnection {
     this._skipped = skipped
   }
 
-  private toolOptions(name: string, tool: McpTool): ToolOptions {
+  private toolOptions(name: string, tool: McpTool, loosened: Loosening[]): ToolOptions {
     // A schema the converter refuses throws here, and the tool is skipped.
-    const args = fromJsonSchema(tool.inputSchema as JsonSchema)
+    const args = fromJsonSchema(tool.inputSchema as JsonSchema, { onLoosen: (loosening) => loosened.push(loosening) })
     return {
       name,
       description: tool.description || tool.title || `${tool.name} (MCP server ${this.name})`,

@@ -171,6 +171,33 @@ describe('importing closed objects (additionalProperties: false), and skipping w
     }
   })
 
+  it('a pattern with a backreference or a lookahead imports unenforced, logged and listed; a catastrophic one runs in linear time', async () => {
+    const guard = guardLogs(ctx)
+    guard.expect('[app] MCP server "go": tool tagged is imported without enforcing')
+    const server = closedServer([
+      {
+        name: 'tagged',
+        description: 'Tags',
+        inputSchema: { type: 'object', properties: { pair: { type: 'string', pattern: '^(a)\\1$' }, word: { type: 'string', pattern: '^(?=x)x+$' } } },
+      },
+      { name: 'evil', description: 'Stalls a backtracking engine', inputSchema: { type: 'object', properties: { name: { type: 'string', pattern: '^(a+)+$' } }, required: ['name'] } },
+    ])
+    const connection = connect(server)
+    try {
+      await connection.connected(AbortSignal.timeout(10_000))
+      expect(connection.tools).toEqual(['go_evil', 'go_tagged'])
+      expect(Object.keys(connection.loosened)).toEqual(['go_tagged'])
+      expect(connection.loosened.go_tagged.map((loosening) => loosening.path)).toEqual(['$.properties.pair.pattern', '$.properties.word.pattern'])
+      // Not enforced: the server gets the value and judges it itself.
+      expect(await call('go_tagged', { pair: 'ab', word: 'y' })).toMatchObject({ status: 'ok' })
+      // 30 a's and a b would take a backtracking engine minutes; refused at once.
+      expect(await call('go_evil', { name: `${'a'.repeat(30)}b` })).toMatchObject({ status: 'error', code: 'invalid_arguments' })
+      expect(await call('go_evil', { name: 'a'.repeat(10_000) })).toMatchObject({ status: 'ok' })
+    } finally {
+      await connection.close()
+    }
+  })
+
   it('list_changed bringing a refused tool, or turning an imported one into one, keeps the connection and the other tools', async () => {
     const guard = guardLogs(ctx)
     // Logged at each listing that has them.

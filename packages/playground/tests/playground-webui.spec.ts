@@ -49,7 +49,7 @@ describe('playground with the console', () => {
     input.write('call notes {"action":"add","text":"from the console"}\n')
     await until(/\[y\] once {2}\[s\] session {2}\[a\] always {2}\[n\] no/)
     const [question] = await send('approvals.list')
-    expect(question.summary).toBe('notes(action=add, text="from the console")')
+    expect(question.summary).toBe('notes(action=add, text="from the console") — notes "add"')
     expect(await send('approvals.answer', { id: question.id, decision: 'allow' })).toEqual({ status: 'accepted' })
     await until(/← notes ok/)
 

@@ -163,7 +163,7 @@ describe('permission questions', () => {
       `dogu> ${add('buy milk')}`,
       '  → notes {"action":"add","text":"buy milk"}',
       WHY,
-      `Allow notes(action=add, text="buy milk")? ${CHOICES} y`,
+      `Allow notes(action=add, text="buy milk") — notes "add"? ${CHOICES} y`,
       '  ← notes ok in # ms',
       '{',
       '  "id": "call_1",',
@@ -172,7 +172,7 @@ describe('permission questions', () => {
       '  "content": "Added note #1.",',
     ].join('\n'))
     // `once` remembers nothing.
-    expect(transcript).toContain(`Allow notes(action=add, text="buy milk")? ${CHOICES} yes\n`)
+    expect(transcript).toContain(`Allow notes(action=add, text="buy milk") — notes "add"? ${CHOICES} yes\n`)
     expect(transcript).toContain('"content": "Added note #2."')
     // Listing only reads: no question.
     expect(transcript.match(/^Allow /gm)).toHaveLength(2)
@@ -182,7 +182,7 @@ describe('permission questions', () => {
   it('denies a write answered n', async () => {
     const transcript = await run([add('sell milk'), 'N', 'call notes {"action":"list"}', 'grants'].join('\n'))
     expect(transcript).toContain([
-      `Allow notes(action=add, text="sell milk")? ${CHOICES} N`,
+      `Allow notes(action=add, text="sell milk") — notes "add"? ${CHOICES} N`,
       '  ← notes denied in # ms',
       '{',
       '  "id": "call_1",',
@@ -197,7 +197,7 @@ describe('permission questions', () => {
   it('remembers a session answer: the same call runs again without asking', async () => {
     const transcript = await run([add('hi'), 's', add('hi'), 'grants'].join('\n'))
     expect(transcript.match(/^Allow /gm)).toEqual(['Allow '])
-    expect(transcript).toContain(`Allow notes(action=add, text=hi)? ${CHOICES} s\n`)
+    expect(transcript).toContain(`Allow notes(action=add, text=hi) — notes "add"? ${CHOICES} s\n`)
     expect(transcript).toContain([
       `dogu> ${add('hi')}`,
       '  → notes {"action":"add","text":"hi"}',
@@ -234,7 +234,7 @@ describe('permission questions', () => {
       `dogu> ${add('two')}`,
       '  → notes {"action":"add","text":"two"}',
       WHY,
-      `Allow notes(action=add, text=two)? ${CHOICES} n`,
+      `Allow notes(action=add, text=two) — notes "add"? ${CHOICES} n`,
       '  ← notes denied in # ms',
     ].join('\n'))
     expect(await run('revoke\nrevoke nope\n')).toContain([
@@ -247,7 +247,7 @@ describe('permission questions', () => {
 
   it('keeps an always answer across restarts, until revoked', async () => {
     const first = await run([add('a'), 'A'].join('\n'))
-    expect(first).toContain(`Allow notes(action=add, text=a)? ${CHOICES} A\n`)
+    expect(first).toContain(`Allow notes(action=add, text=a) — notes "add"? ${CHOICES} A\n`)
     const stored = JSON.parse(await readFile(join(dir, 'permissions.json'), 'utf8'))
     expect(stored.grants).toMatchObject([{ scope: 'always', subject: { userId: 'playground-user', platform: 'terminal' }, permission: 'notes', target: 'add', by: 'terminal:playground-user' }])
     const second = await run([add('b'), 'revoke grant_', add('c'), 'n'].join('\n'))
@@ -265,7 +265,7 @@ describe('permission questions', () => {
     const transcript = await run(add('x') + '\n')
     expect(transcript).toContain([
       WHY,
-      `Allow notes(action=add, text=x)? ${CHOICES} `,
+      `Allow notes(action=add, text=x) — notes "add"? ${CHOICES} `,
       '  ← notes denied in # ms',
     ].join('\n'))
     expect(transcript).toContain('"content": "Permission denied: terminal:playground-user declined it: the input ended before an answer"')
@@ -275,17 +275,17 @@ describe('permission questions', () => {
     const transcript = await run([add('x'), 'maybe', '', 'Session', add('y'), '?', 'ok', 'sure'].join('\n'))
     const retry = '  Please answer y (once), s (session), a (always) or n (no).'
     expect(transcript).toContain([
-      `Allow notes(action=add, text=x)? ${CHOICES} maybe`,
+      `Allow notes(action=add, text=x) — notes "add"? ${CHOICES} maybe`,
       retry,
-      `Allow notes(action=add, text=x)? ${CHOICES} `,
+      `Allow notes(action=add, text=x) — notes "add"? ${CHOICES} `,
       retry,
-      `Allow notes(action=add, text=x)? ${CHOICES} Session`,
+      `Allow notes(action=add, text=x) — notes "add"? ${CHOICES} Session`,
       '  ← notes ok in # ms',
     ].join('\n'))
     // The grant covers adds: ask for y is skipped, so "?", "ok", "sure" are commands.
     expect(transcript).toContain('dogu> ?\nUnknown command "?". Type "help" for commands.\n')
     expect(await run([add('x'), 'maybe', 'perhaps', 'dunno', 'list'].join('\n'))).toContain([
-      `Allow notes(action=add, text=x)? ${CHOICES} dunno`,
+      `Allow notes(action=add, text=x) — notes "add"? ${CHOICES} dunno`,
       retry,
       '  ← notes denied in # ms',
       '{',
@@ -303,7 +303,7 @@ describe('permission questions', () => {
     playground.send('grants')
     const transcript = await playground.end()
     expect(transcript).toContain([
-      `Allow notes(action=add, text=x)? ${CHOICES} `,
+      `Allow notes(action=add, text=x) — notes "add"? ${CHOICES} `,
       '  (permission request ended: nobody answered the permission request within 50 ms)',
       '  ← notes denied in # ms',
     ].join('\n'))
@@ -330,7 +330,7 @@ describe('permission questions', () => {
     expect(transcript).toContain('"content": "Added note #1."')
     expect(transcript).toContain('"content": "Added note #2."')
     expect(transcript.match(/^Allow /gm)).toEqual(['Allow '])
-    expect(transcript).toContain(`Allow notes(action=add, text=asked)? ${CHOICES} n\n`)
+    expect(transcript).toContain(`Allow notes(action=add, text=asked) — notes "add"? ${CHOICES} n\n`)
     expect(transcript).toContain('dogu> mode sloppy\nUsage: mode [default|readOnly|acceptEdits|trust]\n')
   })
 })

@@ -157,7 +157,8 @@ export class PermissionEngine implements PermissionGate {
       tool: request.tool,
       permission: Object.freeze({ ...request.permission }),
       effect: knownEffect(request.effect),
-      summary: summarizeArgs(request.tool, request.args),
+      // What the call acts on is part of what a person approves: the target, when there is one.
+      summary: summarizeArgs(request.tool, request.args, request.permission.target === undefined ? undefined : request.permission),
       reason: why,
       ...(asked ? { asked } : {}),
       approvers: Object.freeze({
