@@ -5,6 +5,7 @@ import { execFile } from 'node:child_process'
 import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join, relative, resolve } from 'node:path'
+import { beforeAll, expect } from 'vitest'
 
 export interface CaseResult {
   state: 'passed' | 'failed' | 'skipped' | 'pending'
@@ -46,5 +47,25 @@ export async function runCases(file: string): Promise<CasesReport> {
     }
   } finally {
     await rm(dir, { recursive: true, force: true })
+  }
+}
+
+/**
+ * Runs a cases file once, before the spec's tests, and returns each case's outcome by name
+ * (failing the asking test when the case is not in the report), how many cases ran, and
+ * the errors of the file itself.
+ */
+export function casesOf(file: string): { outcome(name: string): CaseResult; count(): number; fileErrors(): string[] } {
+  let report: CasesReport
+  beforeAll(async () => {
+    report = await runCases(file)
+  }, 60_000)
+  return {
+    outcome(name) {
+      expect(Object.keys(report.tests)).toContain(name)
+      return report.tests[name]
+    },
+    count: () => Object.keys(report.tests).length,
+    fileErrors: () => report.errors,
   }
 }

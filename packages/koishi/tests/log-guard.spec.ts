@@ -1,25 +1,17 @@
 import { resolve } from 'node:path'
-import { beforeAll, describe, expect, it } from 'vitest'
-import { type CaseResult, type CasesReport, runCases } from '../../../test-support/log-guard-cases'
+import { describe, expect, it } from 'vitest'
+import { casesOf } from '../../../test-support/log-guard-cases'
 
 // The guard (test-support/log-guard.ts) on Koishi 4: its cases run in a child vitest, since
 // some must fail; here each one's outcome is checked. A guard that let them pass would fail this.
 
-let report: CasesReport
-beforeAll(async () => {
-  report = await runCases(resolve(import.meta.dirname, 'fixtures/log-guard.cases.ts'))
-}, 60_000)
-
-const outcome = (name: string): CaseResult => {
-  expect(Object.keys(report.tests)).toContain(name)
-  return report.tests[name]
-}
+const { outcome, count, fileErrors } = casesOf(resolve(import.meta.dirname, 'fixtures/log-guard.cases.ts'))
 
 const GRANTS = 'could not save permission grants: EACCES: permission denied'
 
 describe('log guard on Koishi 4', () => {
   it('ran every case', () => {
-    expect(Object.keys(report.tests)).toHaveLength(9)
+    expect(count()).toBe(9)
   })
 
   it('fails a test during which a warning appeared that it did not declare, naming the line', () => {
@@ -67,6 +59,6 @@ describe('log guard on Koishi 4', () => {
     const { state, errors } = outcome('runs after a beforeAll that logged a warning')
     expect(state).toBe('failed')
     expect(errors).toEqual([expect.stringMatching(/^outside any test .*\n- unexpected warn: \[dogu\] logged in beforeAll$/)])
-    expect(report.errors).toEqual([expect.stringContaining('- unexpected warn: [dogu] logged in the last afterAll')])
+    expect(fileErrors()).toEqual([expect.stringContaining('- unexpected warn: [dogu] logged in the last afterAll')])
   })
 })
