@@ -6,7 +6,7 @@ import SQLite from '@minatojs/driver-sqlite'
 import { App, type Context, Logger } from 'koishi'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import * as Dogu from '../src'
-import { logGuard } from '../../../test-support/log-guard'
+import { guardLogs, logGuard } from '../../../test-support/log-guard'
 import { koishiApp, settle } from './koishi-app'
 
 const alice = { id: 'discord:9', platform: 'discord', channelId: '9', userId: 'alice' }
@@ -78,8 +78,8 @@ async function first(dogu: Dogu.Config = {}) {
 async function second(database: MinatoDatabase, dir: string, instanceId = 'b') {
   const app = new App()
   others.push(app)
-  app.on('internal/error', () => {})
-  app.on('internal/warning', () => {})
+  // Its errors and warnings fail the test too, unless the test declares them.
+  guardLogs(app)
   app.set('database', database)
   await app.start()
   const dogu = app.plugin(Dogu, {
@@ -420,8 +420,8 @@ describe('on SQLite (@minatojs/driver-sqlite)', () => {
   async function start(dir: string, instanceId: string) {
     const app = new App()
     others.push(app)
-    app.on('internal/error', () => {})
-    app.on('internal/warning', () => {})
+    // Its errors and warnings fail the test too, unless the test declares them.
+    guardLogs(app)
     app.plugin(SQLite as never, { path: join(dir, 'koishi.db') })
     await app.start()
     app.plugin(Dogu, {

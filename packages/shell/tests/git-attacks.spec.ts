@@ -3,7 +3,7 @@
 // own `.git` (the fs tools protect it); each attack below builds what it would write, then
 // asks `bash` for a git command. Real git (/usr/bin/git) runs in every test.
 import { spawnSync } from 'node:child_process'
-import { chmodSync, mkdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { chmodSync, mkdirSync, renameSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { ToolRegistry } from '@dogu/core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -149,9 +149,9 @@ const ATTACKS: Attack[] = [
     name: 'the own .git/config is a symbolic link to a workspace file, which the model writes',
     setup(ws, marker) {
       ownRepository(ws)
-      renameSync(join(ws, '.git/config'), join(ws, 'shared-config'))
-      symlinkSync('../shared-config', join(ws, '.git/config'))
-      writeFiles(ws, { 'shared-config': `[core]\n\trepositoryformatversion = 0\n${fsmonitor(marker).slice(7)}` })
+      renameSync(join(ws, '.git/config'), join(ws, 'linked-config'))
+      symlinkSync('../linked-config', join(ws, '.git/config'))
+      writeFiles(ws, { 'linked-config': `[core]\n\trepositoryformatversion = 0\n${fsmonitor(marker).slice(7)}` })
       return undefined
     },
     command: 'git status',
@@ -329,11 +329,13 @@ describe('git: programs named by the owner\'s config that the read environment s
     chmodSync(join(ws, file), 0o755)
     // The model's write: the file keeps the owner's mode.
     writeFileSync(join(ws, file), `#!/bin/sh\n${touch(marker)}\n`)
-    spawnSync('touch', [join(ws, 'a.txt')])
+    // A stat change git must notice, so that it refreshes and writes the index (and runs the
+    // hook): an explicit mtime, not `touch`, which can land in the index's own second.
+    utimesSync(join(ws, 'a.txt'), 1_000_000_000, 1_000_000_000)
     plainGit(ws, command)
     expect(ran(marker), 'the attack is real: plain git runs the script').toBe(true)
     rmSync(marker)
-    spawnSync('touch', [join(ws, 'a.txt')])
+    utimesSync(join(ws, 'a.txt'), 1_100_000_000, 1_100_000_000)
     const shell = guardedShell({ workspace: ws })
     try {
       expect(await shell.bash(command)).toMatchObject({ status: 'ok', data: { exitCode: 0 } })
