@@ -16,9 +16,9 @@ import { type ChildProcess, execFile, spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { accessSync, constants } from 'node:fs'
 import { mkdtemp, readFile, rm } from 'node:fs/promises'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { delimiter, join } from 'node:path'
+import { freePort } from './free-port'
 
 /** What a MySQL client (minato's driver) needs to reach one database of the server. */
 export interface MariaDBDatabase {
@@ -92,17 +92,6 @@ server.on('error', (error) => { console.error(error.message); process.exit(127) 
 server.on('exit', (code, signal) => process.exit(code ?? (signal ? 128 : 0)))
 `
 
-/** A port nothing listens on right now, on 127.0.0.1. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once('error', reject)
-    server.listen(0, HOST, () => {
-      const { port } = server.address() as { port: number }
-      server.close(() => resolve(port))
-    })
-  })
-}
 
 const NO_LOG = 'its error log is empty'
 

@@ -1,7 +1,6 @@
 import { existsSync } from 'node:fs'
 import { mkdir, mkdtemp, rm, symlink } from 'node:fs/promises'
 import { createRequire } from 'node:module'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { defineTool } from '@dogu/core'
@@ -11,6 +10,7 @@ import type Server from '@koishijs/plugin-server'
 import { type App, type Context, Schema } from 'koishi'
 import { consolePage, type ConsolePageConfig } from '../src/console-page'
 import { type ChatAppOptions, chatApp } from './chat-harness'
+import { freePort } from '../../../test-support/free-port'
 
 // Required, as a Koishi app loads them: their ESM builds import Koishi's ESM entry, which
 // does not load in Node (see vitest.config.ts).
@@ -116,14 +116,3 @@ function closeSocket(socket: WebSocket): Promise<void> {
   })
 }
 
-/** A port nothing listens on right now. */
-function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const probe = createServer()
-    probe.once('error', fail)
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number }
-      probe.close(() => done(port))
-    })
-  })
-}

@@ -14,12 +14,12 @@ import { type ChildProcess, fork, spawn } from 'node:child_process'
 import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join, relative, resolve } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { formatBytes, npmEnv, npmInstall, type NpmInstallResult, packedTarballs, repoRoot } from '../../../test-support/tarballs'
 import { Instance, WAIT, within } from './koishi-worker'
+import { freePort } from '../../../test-support/free-port'
 
 const KOISHI_PACKAGE = resolve(__dirname, '..')
 const FIXTURES = resolve(__dirname, 'loader-instance')
@@ -125,17 +125,6 @@ const koishiYml = (port: number) => `plugins:
   dogu-packs: {}
 `
 
-/** A port nothing listens on right now (Koishi's server does not listen on port 0). */
-function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const probe = createServer()
-    probe.once('error', fail)
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number }
-      probe.close(() => done(port))
-    })
-  })
-}
 
 /** A console page's socket, as the page opens it: `send` calls a console listener. */
 async function consoleSocket(url: string, WebSocket: any) {

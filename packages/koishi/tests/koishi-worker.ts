@@ -2,9 +2,13 @@
 // test over the worker's IPC channel through the probe plugin (loader-instance/probe: its
 // header has the protocol). Used by loader.spec.ts and install.tarball.spec.ts.
 import type { ChildProcess } from 'node:child_process'
+import { within as withinMs } from '../../../test-support/within'
 
 /** How long any one wait on the instance may take. */
 export const WAIT = 30_000
+
+/** Waits on the instance at most `WAIT`. */
+export const within = <T>(promise: Promise<T>, what: string, ms = WAIT) => withinMs(promise, what, ms)
 
 export interface Line {
   type: string
@@ -93,11 +97,4 @@ export class Instance {
       throw error
     }
   }
-}
-
-export function within<T>(promise: Promise<T>, what: string, ms = WAIT): Promise<T> {
-  let timer: ReturnType<typeof setTimeout>
-  return Promise.race([promise, new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} did not happen within ${ms} ms`)), ms)
-  })]).finally(() => clearTimeout(timer))
 }

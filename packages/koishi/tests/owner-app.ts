@@ -3,12 +3,14 @@
 // after `app.start()`. Used by load-order.spec.ts and loader.spec.ts.
 import { mkdtemp, rm } from 'node:fs/promises'
 import { createRequire } from 'node:module'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { defineTool } from '@dogu/core'
 import { type App, type Context, Schema } from 'koishi'
 import { Outbox } from './chat-harness'
+import { within } from '../../../test-support/within'
+
+export { freePort } from '../../../test-support/free-port'
 
 const require = createRequire(import.meta.url)
 // Koishi's CJS packages come through as `{ default }`; Koishi loads plugins with require.
@@ -47,17 +49,6 @@ export async function tempDir(prefix: string) {
   return { dir, remove: () => rm(dir, { recursive: true, force: true }) }
 }
 
-/** A port nothing listens on right now (Koishi's server does not listen on port 0). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number }
-      server.close(() => resolve(port))
-    })
-  })
-}
 
 /** Turns the crank until `done()` holds: plugins apply asynchronously and drivers start on `ready`. */
 export async function until(app: App, done: () => boolean, what: string, timeout = 20_000) {
@@ -78,9 +69,9 @@ export async function approveInChat(app: App, outbox: Outbox, answer: string, te
   await app.mock.initUser(userId, 3)
   const client = app.mock.client(userId, 'room')
   const replies = client.receive(`dogu.run save_note {"text":"${text}"}`)
-  const question = await withTimeout(outbox.next(), 10_000, 'the chat question')
+  const question = await within(outbox.next(), 'the chat question')
   const answered = await client.receive(answer)
-  return { question: question.text, answered, replies: await withTimeout(replies, 10_000, 'the reply to dogu.run') }
+  return { question: question.text, answered, replies: await within(replies, 'the reply to dogu.run') }
 }
 
 /** The bot's messages sent on its own (questions), once its mock bot exists. */
@@ -88,12 +79,4 @@ export function outboxOf(app: App): Outbox {
   const bot = app.bots[0]
   if (!bot) throw new Error('the mock bot is not there')
   return new Outbox(bot)
-}
-
-export function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: ReturnType<typeof setTimeout>
-  const expired = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} did not arrive within ${ms} ms`)), ms)
-  })
-  return Promise.race([promise, expired]).finally(() => clearTimeout(timer))
 }

@@ -12,6 +12,10 @@ import * as Dogu from '../../src'
 import { Outbox } from '../chat-harness'
 import * as adapter from './adapter'
 import { noteModel } from './note-model'
+import { within as withinMs } from '../../../../test-support/within'
+
+/** Waits at most 10 s: a chat turn on loopback takes well under one. */
+export const within = <T>(promise: Promise<T>, what: string, ms = 10_000) => withinMs(promise, what, ms)
 
 // Koishi loads plugins through require: ChatLuna's ESM entry imports Koishi's, which does not load in Node.
 const require = createRequire(import.meta.url)
@@ -105,15 +109,3 @@ export async function agentApp() {
 
 export type AgentApp = Awaited<ReturnType<typeof agentApp>>
 
-/** `promise`, or an error naming `what` when it has not settled within `ms`. */
-export async function within<T>(promise: Promise<T>, what: string, ms = 10_000): Promise<T> {
-  let timer: NodeJS.Timeout | undefined
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what}: nothing within ${ms} ms`)), ms)
-  })
-  try {
-    return await Promise.race([promise, timeout])
-  } finally {
-    clearTimeout(timer)
-  }
-}
