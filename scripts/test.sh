@@ -24,6 +24,10 @@ yarn typecheck
 if [[ ! -x ${DOGU_CHROMIUM:-/usr/lib/chromium/chromium} ]]; then
   echo "browser tests will fail: no Chromium at ${DOGU_CHROMIUM:-/usr/lib/chromium/chromium}. Install it with \`sudo apt-get install -y chromium\` (Debian/Ubuntu), or set DOGU_CHROMIUM to a Chromium binary." >&2
 fi
+# The bash tool's sandbox tests (packages/shell) fail, not skip, without bubblewrap.
+if ! command -v bwrap >/dev/null; then
+  echo "sandbox tests will fail: no bwrap on PATH. Install it with \`sudo apt-get install -y bubblewrap socat\` (Debian/Ubuntu)." >&2
+fi
 report="$(mktemp)"
 trap 'rm -f "$report"' EXIT
 status=0

@@ -1,18 +1,22 @@
 // bash tool cost: per-call overhead of `bash` against a bare child_process.spawn of the
-// same `bash -c command`, and throughput and peak memory while `yes` floods the pipe.
+// same `bash -c command`; the time the bubblewrap sandbox adds to a call (the default
+// plugin config against the same tool with `sandbox.mode: off`, p50 in the same run) and
+// the sandbox's own memory; throughput and peak memory while `yes` floods the pipe.
 // These figures depend on the machine, so they live here and not in the tests, which
 // check only what holds by construction (fixed head and tail, capped progress messages).
 // Needs the built packages (`node scripts/build.mjs`).
 import { spawn } from 'node:child_process'
-import { realpathSync } from 'node:fs'
+import { mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { ToolRegistry } from '../../packages/core/lib/index.js'
-import { createShellTool, ProcessTable } from '../../packages/shell/lib/index.js'
-import { compare, formatNs, printTable, writeResults } from './harness.mjs'
+import { apply, Config, createShellTool, ProcessTable } from '../../packages/shell/lib/index.js'
+import { compare, formatNs, median, printTable, writeResults } from './harness.mjs'
 
-const workspace = realpathSync(tmpdir())
+const workspace = realpathSync(mkdtempSync(join(tmpdir(), 'dogu-bench-shell-')))
 const processes = new ProcessTable()
-const tool = createShellTool({ workspace, processes })
+// The per-call overhead of the tool itself, without the sandbox (measured below).
+const tool = createShellTool({ workspace, processes, sandbox: { mode: 'off' } })
 const registry = new ToolRegistry()
 registry.define(tool)
 registry.permissions = { authorize: () => ({ decision: 'allow' }), approve: async () => ({ decision: 'allow' }) }
@@ -60,7 +64,75 @@ for (const command of ['true', 'echo hi']) {
 const control = await compare(() => bare('true'), () => bare('true'), options)
 rows.push({ command: 'true', path: 'control: bare vs bare', dogu: formatNs(control.subjectNs), 'bare spawn': formatNs(control.baselineNs), overhead: signed(control.subjectNs - control.baselineNs), ratio: control.ratio.toFixed(2) + '×' })
 figures.controlRatio = control.ratio
-printTable('bash per call vs a bare spawn of the same `bash -c` (median of rounds)', rows)
+printTable('bash (sandbox off) per call vs a bare spawn of the same `bash -c` (median of rounds)', rows)
+
+// The sandbox: the plugin as the README loads it (its config defaults: sandbox auto, no
+// network), against the same plugin with the sandbox off, calls interleaved one by one so
+// drift hits both alike; p50 and p95 of single calls.
+function pluginTool(sandbox) {
+  let defined
+  apply({ tools: { define: (tool) => { defined = tool; return () => {} } }, effect: () => {} }, Config({ workspace, sandbox }))
+  return defined
+}
+const sandboxed = pluginTool(undefined)
+const unsandboxed = pluginTool({ mode: 'off' })
+const allowlisted = pluginTool({ network: ['api.example.com'] })
+const first = await sandboxed.run({ command: 'true', timeout: 10_000 }, call())
+if (first.data.sandbox !== 'full') throw new Error(`the sandbox is ${first.data.sandbox} here: install bubblewrap (apt-get install bubblewrap)`)
+const percentile = (values, p) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * p))]
+async function timed(tool, command) {
+  const t0 = process.hrtime.bigint()
+  const result = await tool.run({ command, timeout: 10_000 }, call())
+  if (result.data.exitCode !== 0) throw new Error(`bench command failed (${result.data.sandbox}): ${result.text}`)
+  return Number(process.hrtime.bigint() - t0)
+}
+const SANDBOX_CALLS = Number(process.env.DOGU_BENCH_SANDBOX_CALLS ?? 200)
+const sandboxRows = []
+figures.sandbox = {}
+for (const command of ['true', 'echo hi']) {
+  const samples = { off: [], full: [], allowlist: [] }
+  for (let i = 0; i < 10; i++) await timed(sandboxed, command)
+  for (let i = 0; i < SANDBOX_CALLS; i++) {
+    samples.off.push(await timed(unsandboxed, command))
+    samples.full.push(await timed(sandboxed, command))
+    if (i % 4 === 0) samples.allowlist.push(await timed(allowlisted, command))
+  }
+  const p50 = Object.fromEntries(Object.entries(samples).map(([key, values]) => [key, median(values)]))
+  const p95 = Object.fromEntries(Object.entries(samples).map(([key, values]) => [key, percentile(values, 0.95)]))
+  for (const [key, label] of [['full', 'sandbox (network none)'], ['allowlist', 'sandbox + allowlist proxy']]) {
+    sandboxRows.push({
+      command, config: label, calls: samples[key].length,
+      'p50 off': formatNs(p50.off), p50: formatNs(p50[key]), 'p50 added': signed(p50[key] - p50.off),
+      'p95 off': formatNs(p95.off), p95: formatNs(p95[key]),
+    })
+  }
+  figures.sandbox[command] = {
+    calls: SANDBOX_CALLS, offP50Ns: p50.off, sandboxP50Ns: p50.full, addedP50Ns: p50.full - p50.off,
+    offP95Ns: p95.off, sandboxP95Ns: p95.full, allowlistP50Ns: p50.allowlist, allowlistAddedP50Ns: p50.allowlist - p50.off,
+  }
+}
+printTable('What the bubblewrap sandbox adds to a call (plugin defaults vs sandbox off, interleaved; goal ≤ 10 ms at p50)', sandboxRows)
+
+// The sandbox's own memory: bubblewrap's two processes (the monitor outside and the pid
+// namespace's init), read from /proc while a command sleeps inside.
+const rssKb = (pid) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0)
+const sleeping = createShellTool({ workspace, processes }).run({ command: 'sleep 2', timeout: 10_000 }, call())
+let sandboxRss
+for (let i = 0; i < 100 && !sandboxRss; i++) {
+  await new Promise((resolve) => setTimeout(resolve, 20))
+  for (const { pid } of processes.list()) {
+    const init = Number(readFileSync(`/proc/${pid}/task/${pid}/children`, 'latin1').trim().split(' ')[0])
+    if (init) sandboxRss = { monitorKB: rssKb(pid), initKB: rssKb(init) }
+  }
+}
+await sleeping
+if (!sandboxRss) throw new Error('could not find the sandbox\'s processes')
+figures.sandbox.rss = { ...sandboxRss, totalKB: sandboxRss.monitorKB + sandboxRss.initKB }
+printTable('The sandbox\'s memory (bubblewrap\'s processes, RSS)', [{
+  monitor: `${(sandboxRss.monitorKB / 1024).toFixed(2)} MB`,
+  'namespace init': `${(sandboxRss.initKB / 1024).toFixed(2)} MB`,
+  total: `${((sandboxRss.monitorKB + sandboxRss.initKB) / 1024).toFixed(2)} MB`,
+}])
 
 // Throughput and peak memory while `yes` writes as fast as it can.
 const seconds = Number(process.env.DOGU_BENCH_SHELL_SECONDS ?? 10)
@@ -105,4 +177,5 @@ printTable(`Memory while \`yes\` runs for ${seconds}s`, [{
 }])
 figures.memory = memory
 await processes.dispose()
+rmSync(workspace, { recursive: true, force: true })
 writeResults('shell', figures)

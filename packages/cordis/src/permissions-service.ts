@@ -37,6 +37,7 @@ const Rule: Schema<PermissionRule> = Schema.object({
   guilds: Schema.array(String).description('Guild ids, plain or `platform:id`. Empty: anywhere.'),
   platforms: Schema.array(String).description('Platforms. Empty: any.'),
   authority: Schema.natural().description('Minimum authority of the caller.'),
+  sandboxed: Schema.boolean().description('Matches when the command runs in an OS sandbox (true), or when it does not (false; also tools that never say).'),
   decision: Schema.union(['allow', 'ask', 'deny'] as const).required(),
   name: Schema.string().description('A label for audit logs and denial messages.'),
 }) as Schema<PermissionRule>

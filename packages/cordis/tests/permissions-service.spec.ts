@@ -44,6 +44,17 @@ async function setup(config: PermissionService.Config = {}) {
 const tick = () => new Promise((resolve) => setTimeout(resolve, 0))
 
 describe('PermissionService', () => {
+  it('takes sandboxed rules in its config schema, refuses a non-boolean, and gives tools call.mode', async () => {
+    const rule = { permission: 'shell', sandboxed: true, decision: 'allow' as const }
+    expect(PermissionService.Config({ rules: [rule] }).rules).toEqual([expect.objectContaining(rule)])
+    expect(() => PermissionService.Config({ rules: [{ ...rule, sandboxed: 'yes' as never }] })).toThrow(/sandboxed/)
+    const { ctx, call } = await setup({ rules: [rule] })
+    ctx.tools.define(defineTool({ name: 'boxed', description: 'Run', permission: () => ({ name: 'shell', sandboxed: true }), traits: { effect: 'exec' }, run: (_, c) => `ran in ${c.mode}` }))
+    expect(await call('boxed')).toMatchObject({ status: 'ok', content: 'ran in default' })
+    ctx.permissions.setMode(user.id, 'acceptEdits')
+    expect(await call('boxed')).toMatchObject({ status: 'ok', content: 'ran in acceptEdits' })
+  })
+
   it('provides ctx.permissions and gates ctx.tools while loaded; unloading fails closed again', async () => {
     const { ctx, fiber, call, decisions } = await setup({ rules: [{ permission: 'tool:write', decision: 'allow' }] })
     expect(ctx.permissions).toBeInstanceOf(PermissionService)

@@ -1,3 +1,4 @@
+import type { PermissionMode } from './permissions/permission-modes'
 import type { RunningCall } from './running-calls'
 import type { CallInfo } from './events'
 import type { Session } from './session'
@@ -51,6 +52,8 @@ export class ActiveCall implements ToolCall, RunningCall, CallInfo {
     public readonly session: Session,
     public readonly args: unknown,
     private hooks: CallHooks,
+    /** The session's mode when the call was prepared, read once (see `modeFor`). */
+    public readonly mode: PermissionMode = 'default',
   ) {}
 
   get tool(): Tool {

@@ -8,6 +8,7 @@ import type { Logger } from './logger'
 import { normalizeOutput, truncateContent } from './normalize-output'
 import { ArgumentsProblem, decodeArguments, parseArguments } from './parse-arguments'
 import type { AuthorizeRequest, AuthorizeResult, Decision, PermissionGate } from './permission-gate'
+import { isPermissionMode, type PermissionMode } from './permissions/permission-modes'
 import type { PermissionSpec } from './tool'
 import type { Session } from './session'
 import type { ModelToolCall } from './tool-call'
@@ -68,7 +69,7 @@ export class CallPipeline implements CallHooks {
     }
     const checked = entry.validator(parsed)
     if (!checked.ok) return this.reject(id, name!, 'invalid_arguments', formatIssues(checked.issues))
-    const call = new ActiveCall(id, entry, this.session, checked.value, this)
+    const call = new ActiveCall(id, entry, this.session, checked.value, this, modeFor(this.host.permissions, this.session))
     this.host.emit?.('tools/call-start', call)
     return call
   }
@@ -350,6 +351,22 @@ export class CallPipeline implements CallHooks {
     const close = closestNames(name, this.entries.keys())
     const hint = close.length ? ` Did you mean ${close.map((n) => `"${n}"`).join(', ')}?` : ''
     return `Unknown tool "${name}".${hint} Available tools: ${[...this.entries.keys()].slice(0, 20).join(', ')}${this.entries.size > 20 ? ', …' : ''}.`
+  }
+}
+
+/**
+ * The mode a call runs under, read once as it is prepared so `permission()` and `run()`
+ * agree even if the session's mode changes while the call waits. A map lookup, no
+ * allocation. Without a gate, or a gate without `modeOf`, it is `default`; so is an answer
+ * that is not a mode or a `modeOf` that throws (the gate still decides the call itself).
+ */
+function modeFor(gate: PermissionGate | undefined, session: Session): PermissionMode {
+  if (!gate?.modeOf) return 'default'
+  try {
+    const mode = gate.modeOf(session.id)
+    return isPermissionMode(mode) ? mode : 'default'
+  } catch {
+    return 'default'
   }
 }
 

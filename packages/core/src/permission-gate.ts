@@ -1,3 +1,4 @@
+import type { PermissionMode } from './permissions/permission-modes'
 import type { Session } from './session'
 import type { Effect, PermissionSpec } from './tool'
 
@@ -41,4 +42,10 @@ export interface PermissionGate {
   authorize(request: AuthorizeRequest): AuthorizeResult | Promise<AuthorizeResult>
   /** Resolves when a person answers, the request expires (deny) or `signal` aborts (deny). */
   approve(request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalOutcome>
+  /**
+   * The session's permission mode, which the pipeline reads once as a call starts and
+   * hands the tool as `call.mode`. Synchronous and cheap: it runs for every call. Without
+   * it, calls see `'default'`.
+   */
+  modeOf?(sessionId: string): PermissionMode
 }

@@ -1,3 +1,4 @@
+import type { PermissionMode } from './permissions/permission-modes'
 import type { Session } from './session'
 
 /** A tool call as a model sends it. `arguments` is a JSON string or an already parsed object. */
@@ -18,6 +19,12 @@ export interface ToolCall {
   readonly signal: AbortSignal
   /** Epoch milliseconds after which the call counts as timed out. */
   readonly deadline: number
+  /**
+   * The permission mode of the call's session when the call started (`'default'` without
+   * a permission service). It stays fixed for the call, so `permission(args, call)` and
+   * `run(args, call)` see the same one: a shell tool can confine itself in `readOnly`.
+   */
+  readonly mode: PermissionMode
   /** Reports progress to hosts (`tools/call-progress`); never reaches the model's history. */
   progress(message: string): void
   /** Suspends until a person approves; rejects with a denial the pipeline reports as `denied`. */

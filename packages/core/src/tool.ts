@@ -34,6 +34,12 @@ export interface PermissionSpec {
   effect?: Effect
   /** Why this call needs approval, shown on the ask card (`it writes to ../out.txt`). */
   reason?: string
+  /**
+   * The call will run inside an OS sandbox: the kernel confines what it can reach. Rules
+   * match it with `sandboxed: true`; a call that does not claim it (`false` or unset)
+   * counts as unsandboxed, so `sandboxed: false` rules catch it.
+   */
+  sandboxed?: boolean
 }
 
 /**

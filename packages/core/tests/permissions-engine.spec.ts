@@ -285,6 +285,56 @@ describe('PermissionEngine: rules', () => {
   })
 })
 
+describe('PermissionEngine: sandboxed rules', () => {
+  const shell = (sandboxed?: boolean): Partial<AuthorizeRequest> =>
+    ({ tool: 'bash', permission: sandboxed === undefined ? { name: 'shell', target: 'make test' } : { name: 'shell', target: 'make test', sandboxed } })
+
+  it('lets a sandboxed: true allow rule allow only calls that claim a sandbox', () => {
+    const { permissions } = engine({ rules: [{ permission: 'shell', sandboxed: true, decision: 'allow', name: 'sandboxed shell' }] })
+    expect(permissions.authorize(request(shell(true)))).toMatchObject({
+      decision: 'allow', reason: 'rule "sandboxed shell" from config.rules[0] allows it', rule: { kind: 'rule', rule: { sandboxed: true } },
+    })
+    // Unsandboxed or silent: the rule does not match, the exec default asks.
+    expect(permissions.authorize(request(shell(false)))).toMatchObject({ decision: 'ask', rule: { kind: 'default', effect: 'exec' } })
+    expect(permissions.authorize(request(shell()))).toMatchObject({ decision: 'ask', rule: { kind: 'default', effect: 'exec' } })
+    // Only `true` is a sandbox, not a truthy value a faulty tool returns.
+    expect(decide(permissions, { permission: { name: 'shell', sandboxed: 'yes' as any } })).toBe('ask')
+  })
+
+  it('lets a sandboxed: false deny rule catch calls that never set the flag, not sandboxed ones', () => {
+    const { permissions } = engine({ rules: [{ permission: 'shell', sandboxed: false, decision: 'deny' }] })
+    expect(permissions.authorize(request(shell()))).toMatchObject({ decision: 'deny', reason: 'rule (shell, unsandboxed) from config.rules[0] denies it' })
+    expect(decide(permissions, shell(false))).toBe('deny')
+    expect(decide(permissions, shell(true))).toBe('ask')
+  })
+
+  it('keeps deny winning over a sandboxed allow, and narrows with the other fields', () => {
+    const { permissions } = engine({ rules: [
+      { permission: 'shell', sandboxed: true, decision: 'allow' },
+      { permission: 'shell', command: '*rm -rf*', decision: 'deny' },
+      { permission: 'shell', sandboxed: true, authority: 4, command: 'deploy*', decision: 'allow' },
+    ] })
+    expect(decide(permissions, shell(true))).toBe('allow')
+    expect(decide(permissions, { permission: { name: 'shell', target: 'rm -rf /', sandboxed: true } })).toBe('deny')
+    expect(decide(permissions, { permission: { name: 'shell', target: 'rm -rf /' } })).toBe('deny')
+    // The first rule allows any sandboxed call; unsandboxed, the admin-only rule does not apply either.
+    expect(decide(permissions, { permission: { name: 'shell', target: 'deploy prod' }, session: { ...caller, authority: 4 } })).toBe('ask')
+  })
+
+  it('rejects a sandboxed value that is not a boolean, naming the field', () => {
+    let error: unknown
+    try {
+      engine({ rules: [{ permission: 'shell', sandboxed: 'yes', decision: 'allow' } as unknown as PermissionRule] })
+    } catch (caught) {
+      error = caught
+    }
+    expect(PermissionError.is(error, 'INVALID_RULE')).toBe(true)
+    expect((error as Error).message).toBe('config.rules[0]: "sandboxed" must be true or false when set, got "yes"')
+    expect(() => engine().permissions.addRule({ permission: 'shell', sandboxed: 1 as any, decision: 'deny' }, 'plugin "x"'))
+      .toThrow(expect.objectContaining({ code: 'INVALID_RULE', message: expect.stringContaining('"sandboxed"') }))
+  })
+})
+
 describe('PermissionEngine: host conditions', () => {
   // A host field: the session says which roles the caller holds, or nothing when unknown.
   const calls: unknown[][] = []
@@ -330,7 +380,7 @@ describe('PermissionEngine: host conditions', () => {
       .toThrow(expect.objectContaining({ code: 'INVALID_RULE', message: 'config.rules[0]: "role" must be a role name' }))
     // An unknown field is an error still, and the message lists the host's fields.
     expect(() => engine({ conditions: { role }, rules: [{ permission: 'x', rol: 'ops', decision: 'allow' } as unknown as PermissionRule] }))
-      .toThrow(expect.objectContaining({ code: 'INVALID_RULE', message: expect.stringContaining('unknown field "rol" (known: permission, target, command, users, channels, guilds, platforms, authority, decision, name, role)') }))
+      .toThrow(expect.objectContaining({ code: 'INVALID_RULE', message: expect.stringContaining('unknown field "rol" (known: permission, target, command, users, channels, guilds, platforms, authority, sandboxed, decision, name, role)') }))
   })
 
   it('refuses a condition that shadows a built-in field or cannot match', () => {

@@ -227,3 +227,95 @@ describe('permissions in the pipeline', () => {
     expect((await call(user, 'write')).status).toBe('ok')
   })
 })
+
+describe('call.mode and sandboxed permissions in the pipeline', () => {
+  /** A registry whose `shell` tool records the mode its `permission()` and `run()` see. */
+  function shellSetup() {
+    const engine = new PermissionEngine()
+    const registry = new ToolRegistry()
+    registry.permissions = engine
+    const seen: string[] = []
+    let release: (() => void) | undefined
+    registry.define(defineTool({
+      name: 'shell',
+      description: 'Run a command',
+      args: Schema.object({ command: Schema.string().required(), hold: Schema.boolean() }),
+      permission: (args, call) => {
+        seen.push(`permission ${call.mode}`)
+        return { name: 'shell', target: args.command }
+      },
+      // `read` here so readOnly mode lets it run and the test can see the mode in run().
+      traits: { effect: 'read' },
+      run: async (args, call) => {
+        if (args.hold) await new Promise<void>((resolve) => { release = resolve })
+        seen.push(`run ${call.mode}`)
+        return `ran ${args.command}`
+      },
+    }))
+    const call = async (command: string, extra: object = {}): Promise<ToolResult> =>
+      (await registry.toolset({ session: user }).execute([{ id: 'c1', name: 'shell', arguments: { command, ...extra } }]))[0]
+    return { engine, registry, seen, call, release: () => release?.() }
+  }
+
+  it('hands permission() and run() the session\'s mode, as setMode set it', async () => {
+    const { engine, seen, call } = shellSetup()
+    expect((await call('ls')).status).toBe('ok')
+    engine.setMode(user.id, 'readOnly')
+    expect((await call('ls')).status).toBe('ok')
+    engine.setMode(user.id, 'trust')
+    expect((await call('ls')).status).toBe('ok')
+    expect(seen).toEqual(['permission default', 'run default', 'permission readOnly', 'run readOnly', 'permission trust', 'run trust'])
+  })
+
+  it('keeps the mode the call started with when the session\'s mode changes meanwhile', async () => {
+    const { engine, seen, call, release } = shellSetup()
+    engine.setMode(user.id, 'readOnly')
+    const running = call('ls', { hold: true })
+    while (!seen.length) await new Promise((resolve) => setTimeout(resolve, 0))
+    engine.setMode(user.id, 'trust')
+    await new Promise((resolve) => setTimeout(resolve, 0))
+    release()
+    expect((await running).status).toBe('ok')
+    expect(seen).toEqual(['permission readOnly', 'run readOnly'])
+  })
+
+  it('is default without a permission service, and with a gate that has no modeOf', async () => {
+    const { registry, seen, call } = shellSetup()
+    registry.permissions = undefined
+    expect((await call('ls')).status).toBe('ok')
+    registry.permissions = { authorize: () => ({ decision: 'allow' }), approve: async () => ({ decision: 'allow' }) }
+    expect((await call('ls')).status).toBe('ok')
+    // A faulty modeOf does not break the call: it runs under `default`, the gate still decides.
+    registry.permissions = { authorize: () => ({ decision: 'allow' }), approve: async () => ({ decision: 'allow' }), modeOf: () => { throw new Error('boom') } }
+    expect((await call('ls')).status).toBe('ok')
+    expect(seen).toEqual(['permission default', 'run default', 'permission default', 'run default', 'permission default', 'run default'])
+  })
+
+  it('lets a sandboxed: true rule allow an exec call whose tool says it runs sandboxed; an unflagged one is asked', async () => {
+    const engine = new PermissionEngine({ rules: [{ permission: 'shell', sandboxed: true, decision: 'allow' }] })
+    const registry = new ToolRegistry()
+    registry.permissions = engine
+    const manual = asker(engine)
+    for (const sandboxed of [true, false, undefined]) {
+      registry.define(defineTool({
+        name: `shell_${sandboxed}`,
+        description: 'Run a command',
+        permission: () => (sandboxed === undefined ? { name: 'shell' } : { name: 'shell', sandboxed }),
+        traits: { effect: 'exec' },
+        run: () => 'ran',
+      }))
+    }
+    const run = async (name: string) => (await registry.toolset({ session: user }).execute([{ id: name, name, arguments: {} }]))[0]
+    expect(await run('shell_true')).toMatchObject({ status: 'ok', content: 'ran' })
+    expect(manual.requests).toEqual([])
+    for (const name of ['shell_false', 'shell_undefined']) {
+      const pending = run(name)
+      await manual.next()
+      expect(manual.requests.at(-1)).toMatchObject({ tool: name })
+      manual.respond.at(-1)!({ decision: 'deny', by: 'u1' })
+      expect(await pending).toMatchObject({ status: 'denied' })
+      manual.requests.length = 0
+      manual.respond.length = 0
+    }
+  })
+})

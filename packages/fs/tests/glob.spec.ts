@@ -133,7 +133,7 @@ describe('glob tool', () => {
     const controller = new AbortController()
     const reason = new Error('stop')
     controller.abort(reason)
-    const call = { id: 'c', name: 'glob', session: { id: 's' }, signal: controller.signal, deadline: 0, progress() {}, ask: async () => {}, deny: () => { throw new Error() } }
+    const call = { id: 'c', name: 'glob', session: { id: 's' }, signal: controller.signal, deadline: 0, mode: 'default', progress() {}, ask: async () => {}, deny: () => { throw new Error() } }
     await expect(invoke(fs.tools.glob, { pattern: '**' }, call as any)).rejects.toBe(reason)
   })
 })

@@ -46,6 +46,7 @@ export function fakeCall(session: Partial<Session> = {}, onProgress?: (message: 
     session: { id: 'session-1', ...session },
     signal: controller.signal,
     deadline: Date.now() + 60_000,
+    mode: 'default',
     progressed: [],
     controller,
     progress(message) {

@@ -213,7 +213,7 @@ describe('http_fetch: every redirect hop is authorized as its own request', () =
 
   describe('without a permission gate', () => {
     const toolCall = (asks: string[]): ToolCall => ({
-      id: 'c1', name: 'http_fetch', session: user, signal: AbortSignal.timeout(20_000), deadline: Infinity, progress() {},
+      id: 'c1', name: 'http_fetch', session: user, signal: AbortSignal.timeout(20_000), deadline: Infinity, mode: 'default', progress() {},
       ask: async (reason) => { asks.push(reason) },
       deny(reason): never { throw new Error(`denied: ${reason}`) },
     })

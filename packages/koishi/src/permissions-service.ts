@@ -94,6 +94,7 @@ const Rule: Schema<KoishiPermissionRule> = Schema.object({
   guilds: described(Schema.array(String), 'Guild ids, plain or `platform:id`. Empty: anywhere.', '群组 ID，可写 `平台:ID`。留空表示任何群组。'),
   platforms: described(Schema.array(String), 'Platforms. Empty: any.', '平台。留空表示任何平台。'),
   authority: described(Schema.natural(), 'Minimum Koishi authority of the caller.', '调用者的最低 Koishi 权限等级。'),
+  sandboxed: described(Schema.boolean(), 'Matches when the command runs in an OS sandbox (true), or when it does not (false; also tools that never say).', '命令在操作系统沙箱中运行时匹配（true），或不在沙箱中时匹配（false，也包括未声明的工具）。'),
   koishiPermission: described(Schema.array(String).role('perms'), 'Koishi permissions the caller must all hold, checked with Koishi\'s permission system.', '调用者必须全部拥有的 Koishi 权限，由 Koishi 的权限系统判定。'),
   decision: described(Schema.union(['allow', 'ask', 'deny'] as const).required(), 'allow, ask or deny.', '允许（allow）、询问（ask）或拒绝（deny）。'),
   name: described(Schema.string(), 'A label for audit logs and denial messages.', '规则名，用于审计日志与拒绝说明。'),

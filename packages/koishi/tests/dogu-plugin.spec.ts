@@ -48,7 +48,7 @@ describe('the Dogu plugin for Koishi', () => {
     const all = descriptions(Dogu.Config)
     expect(Object.keys(all)).toEqual(expect.arrayContaining([
       '$.defaultAuthority', '$.tools', '$.tools.maxContentLength', '$.permissions', '$.permissions.rules',
-      '$.permissions.rules[].koishiPermission', '$.background', '$.background.storePath',
+      '$.permissions.rules[].koishiPermission', '$.permissions.rules[].sandboxed', '$.background', '$.background.storePath',
     ]))
     for (const [path, text] of Object.entries(all)) {
       expect(text, path).toEqual(expect.objectContaining({ 'zh-CN': expect.stringMatching(/\p{Script=Han}/u), 'en-US': expect.any(String) }))

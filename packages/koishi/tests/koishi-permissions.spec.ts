@@ -1,7 +1,8 @@
 import { defineTool, PermissionEngine } from '@dogu/core'
 import { type Context, Permissions } from 'koishi'
 import { describe, expect, it } from 'vitest'
-import { doguSession, type KoishiPermissionRule, toolsetFor } from '../src'
+import * as Dogu from '../src'
+import { doguSession, type KoishiPermissionRule, PermissionService, toolsetFor } from '../src'
 import { koishiApp, sessionOf, settle } from './koishi-app'
 
 const deploy = defineTool({ name: 'deploy', description: 'Deploy', traits: { effect: 'exec' }, run: () => 'deployed' })
@@ -125,6 +126,38 @@ describe('Koishi\'s authority decides `authority` rules', () => {
     const low = await koishiApp({ dogu: { permissions: { rules } } })
     low.app.tools.define(deploy)
     expect(await deployAs(low.app, 'anyone')).toMatchObject({ status: 'denied' })
+  })
+})
+
+describe('a sandboxed rule in the Koishi config', () => {
+  const sandboxedTool = (name: string, sandboxed?: boolean) => defineTool({
+    name,
+    description: 'Run a command',
+    permission: () => (sandboxed === undefined ? { name: 'shell' } : { name: 'shell', sandboxed }),
+    traits: { effect: 'exec' },
+    run: (_, call) => `ran in ${call.mode}`,
+  })
+
+  it('is accepted and kept by the plugin\'s schema, and a non-boolean is refused naming it', () => {
+    const rule = { permission: 'shell', sandboxed: true, decision: 'allow' as const }
+    expect(Dogu.Config({ permissions: { rules: [rule] } }).permissions?.rules).toEqual([expect.objectContaining(rule)])
+    expect(PermissionService.Config({ rules: [{ ...rule, sandboxed: false }] }).rules).toEqual([expect.objectContaining({ ...rule, sandboxed: false })])
+    expect(() => Dogu.Config({ permissions: { rules: [{ ...rule, sandboxed: 'yes' as never }] } })).toThrow(/sandboxed/)
+  })
+
+  it('allows a tool that says it runs sandboxed, not one that does not; call.mode follows the session', async () => {
+    const { app } = await koishiApp({ dogu: { permissions: { rules: [{ permission: 'shell', sandboxed: true, decision: 'allow' }] } } })
+    app.tools.define(sandboxedTool('boxed', true))
+    app.tools.define(sandboxedTool('plain'))
+    const run = async (name: string) => {
+      const toolset = await toolsetFor(app, await sessionOf(app as any, 'u', '456'))
+      return (await toolset.execute([{ id: 'c1', name, arguments: {} }]))[0]
+    }
+    expect(await run('boxed')).toMatchObject({ status: 'ok', content: 'ran in default' })
+    expect(await run('plain')).toMatchObject({ status: 'denied' })
+    const { id } = await toolsetFor(app, await sessionOf(app as any, 'u', '456')).then((toolset) => toolset.session)
+    app.permissions.setMode(id, 'trust')
+    expect(await run('boxed')).toMatchObject({ status: 'ok', content: 'ran in trust' })
   })
 })
 

@@ -100,7 +100,8 @@ export async function startPlayground(options: PlaygroundOptions = {}): Promise<
         })
       },
     }))
-    fibers.push(await ctx.plugin(Shell, { workspace }))
+    // The playground's grants, notes and tasks live in data/: hidden from sandboxed commands.
+    fibers.push(await ctx.plugin(Shell, { workspace, sandbox: { dataDir: resolve('data') } }))
     fibers.push(await ctx.plugin(Http, {}))
     // Questions are answered by the person at the terminal, who is the session's user.
     const asker = terminalAsker({

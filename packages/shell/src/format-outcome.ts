@@ -11,6 +11,7 @@ const HEADLINES: Record<ProcessStatus, (outcome: ProcessOutcome, timeout: number
   cancelled: (outcome) => outcome.pid === undefined
     ? 'Cancelled before the command started.'
     : 'Cancelled: the command and everything it started were terminated. Output so far:',
+  limit_exceeded: (outcome) => `Stopped by the sandbox: ${outcome.limit ?? 'a limit was exceeded'}; the command and everything it started were terminated. Output so far:`,
   outcome_unknown: (outcome) => `Outcome unknown: process group ${outcome.pid} did not end after SIGKILL and is still tracked. Output so far:`,
 }
 

@@ -1,12 +1,15 @@
 import type { Tool } from '@dogu/core'
 import Schema from 'schemastery'
 import { ProcessTable } from './process-table'
+import { SandboxConfig, type SandboxOptions } from './sandbox-config'
 import { createShellTool } from './shell-tool'
 
 /** The part of a Cordis (or Koishi) context this plugin uses; no host import needed. */
 export interface ShellHost {
   tools: { define(tool: Tool): () => void }
   effect(execute: () => () => unknown, label?: string): unknown
+  /** Koishi's app folder (koishi.yml, data/): hidden inside the sandbox unless `sandbox.dataDir` says otherwise. */
+  baseDir?: string
 }
 
 export const name = 'dogu-shell'
@@ -22,9 +25,10 @@ export interface Config {
   killGrace: number
   env: Record<string, string>
   trustWorkspaceGit: boolean
+  sandbox: SandboxConfig
 }
 
-export const Config: Schema<Partial<Config> & Pick<Config, 'workspace'>, Config> = Schema.object({
+export const Config: Schema<Partial<Omit<Config, 'sandbox'>> & Pick<Config, 'workspace'> & { sandbox?: SandboxOptions }, Config> = Schema.object({
   workspace: Schema.string().required().description('Workspace root. Commands run in the session\'s working directory inside it.'),
   shell: Schema.string().default('bash').description('Shell program, run as `shell -c command`.'),
   timeout: Schema.natural().role('ms').min(1).default(120_000).description('Default timeout of a command.'),
@@ -34,11 +38,25 @@ export const Config: Schema<Partial<Config> & Pick<Config, 'workspace'>, Config>
   killGrace: Schema.natural().role('ms').default(2000).description('Time between SIGTERM and SIGKILL when a command is stopped.'),
   env: Schema.dict(String).default({}).description('Environment variables added for commands.'),
   trustWorkspaceGit: Schema.boolean().default(true).description('The workspace\'s own .git is out of the model\'s reach (the file tools protect .git by default); turn off when it is not, and git commands ask.'),
+  sandbox: SandboxConfig.description('The OS sandbox (bubblewrap on Linux) every command runs in.'),
 })
 
-/** Registers `bash`; disposing the plugin terminates every command still running. */
+/**
+ * Registers `bash` once the sandbox is detected (its description says what it found);
+ * disposing the plugin terminates every command still running.
+ */
 export function apply(ctx: ShellHost, config: Config) {
   const processes = new ProcessTable({ killGrace: config.killGrace })
   ctx.effect(() => () => processes.dispose(), 'bash: terminate running commands')
-  ctx.tools.define(createShellTool({ ...config, processes }))
+  const dataDir = config.sandbox?.dataDir ?? baseDirOf(ctx)
+  ctx.tools.define(createShellTool({ ...config, processes, sandbox: { ...config.sandbox, ...dataDir ? { dataDir } : {} } }))
+}
+
+// Koishi's context has `baseDir`; Cordis 4's throws on a property nobody provides.
+function baseDirOf(ctx: ShellHost): string | undefined {
+  try {
+    return typeof ctx.baseDir === 'string' ? ctx.baseDir : undefined
+  } catch {
+    return undefined
+  }
 }

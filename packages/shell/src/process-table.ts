@@ -7,7 +7,7 @@ import { groupControl, type GroupControl } from './process-group'
 import { ShellError } from './shell-error'
 
 /** How a command ended. `outcome_unknown`: its group survived SIGKILL and is still tracked. */
-export type ProcessStatus = 'exited' | 'timed_out' | 'cancelled' | 'outcome_unknown'
+export type ProcessStatus = 'exited' | 'timed_out' | 'cancelled' | 'limit_exceeded' | 'outcome_unknown'
 
 export interface ProcessOutcome {
   status: ProcessStatus
@@ -22,6 +22,8 @@ export interface ProcessOutcome {
   pid?: number
   /** The shell exited but left processes in its group; they were terminated. */
   leftovers: boolean
+  /** Why a `watch` stopped it (`limit_exceeded`). */
+  limit?: string
 }
 
 export interface RunRequest {
@@ -39,6 +41,23 @@ export interface RunRequest {
   headBytes?: number
   /** Bytes kept from the end of each stream. @default 16384 */
   tailBytes?: number
+  /**
+   * Follows processes that belong to the run outside its process group (a sandbox's pid
+   * namespace), given the started process's pid. `check` runs every `interval` ms while the command runs and before each
+   * kill; a reason it returns stops the command as `limit_exceeded`. The run is not over
+   * while `alive` says so.
+   */
+  watch?: (pid: number) => RunWatch
+  /** What `list()` shows for it. @default the last argument */
+  label?: string
+  /** Open file descriptors the process inherits as fd 3, 4, … (bubblewrap reads its seccomp filter from one). */
+  fds?: readonly number[]
+}
+
+export interface RunWatch {
+  interval: number
+  check(): string | undefined
+  alive(): boolean
 }
 
 export interface ProcessTableOptions {
@@ -62,7 +81,7 @@ export interface TrackedProcess {
   state: 'running' | 'unconfirmed'
 }
 
-type StopReason = 'timeout' | 'signal' | 'dispose'
+type StopReason = 'timeout' | 'signal' | 'dispose' | 'limit'
 
 type Exit = [code: number | null, signal: NodeJS.Signals | null]
 
@@ -151,7 +170,7 @@ export class ProcessTable {
         env: request.env,
         // Its own process group, so one signal reaches everything the command starts.
         detached: true,
-        stdio: ['ignore', captures[0].childEnd, captures[1].childEnd],
+        stdio: ['ignore', captures[0].childEnd, captures[1].childEnd, ...request.fds ?? []],
       })
     } catch (error) {
       for (const capture of captures) capture.reader.destroy()
@@ -182,9 +201,9 @@ export class ProcessTable {
     // The first reason to stop wins.
     let stop!: (reason: StopReason) => void
     const stopped = new Promise<StopReason>((resolve) => { stop = resolve })
-    const entry: Entry = { pid: child.pid!, label: request.args.at(-1) ?? request.file, state: 'running', stop }
+    const entry: Entry = { pid: child.pid!, label: request.label ?? request.args.at(-1) ?? request.file, state: 'running', stop }
     const done = this.supervise(readers, entry, request, { exited, closed, stopped })
-      .then(([status, exit, leftovers]) => ({
+      .then(([status, exit, leftovers, limit]) => ({
         status,
         exitCode: exit?.[0] ?? null,
         signal: exit?.[1] ?? null,
@@ -193,6 +212,7 @@ export class ProcessTable {
         durationMs: Math.round(performance.now() - t0),
         pid: entry.pid,
         leftovers,
+        ...limit ? { limit } : {},
       }) satisfies ProcessOutcome)
     entry.done = done
     this.track(entry)
@@ -206,8 +226,14 @@ export class ProcessTable {
     entry: Entry,
     request: RunRequest,
     state: { exited: Promise<Exit>; closed: Promise<unknown>; stopped: Promise<StopReason> },
-  ): Promise<[ProcessStatus, Exit | undefined, boolean]> {
+  ): Promise<[ProcessStatus, Exit | undefined, boolean, string?]> {
     const timer = setTimeout(() => entry.stop('timeout'), request.timeout)
+    let limit: string | undefined
+    const watch = request.watch?.(entry.pid)
+    const watcher = watch && setInterval(() => {
+      limit ??= watch.check()
+      if (limit) entry.stop('limit')
+    }, watch.interval)
     const onAbort = () => entry.stop('signal')
     request.signal?.addEventListener('abort', onAbort, { once: true })
     // A listener added to an aborted signal never fires: an abort during set-up lands here.
@@ -218,24 +244,27 @@ export class ProcessTable {
       reason = await Promise.race([state.exited.then((value) => { exit = value }), state.stopped])
     } finally {
       clearTimeout(timer)
+      if (watcher) clearInterval(watcher)
       request.signal?.removeEventListener('abort', onAbort)
     }
     let status: ProcessStatus = 'exited'
     let leftovers = false
     let confirmed = true
     if (!exit) {
-      status = reason === 'timeout' ? 'timed_out' : 'cancelled'
-      confirmed = await this.terminate(entry.pid)
+      status = reason === 'timeout' ? 'timed_out' : reason === 'limit' ? 'limit_exceeded' : 'cancelled'
+      confirmed = await this.terminate(entry.pid, watch)
     } else if (this.control.alive(entry.pid)) {
       // The shell is gone but something it started still runs in its group: a call is
       // foreground, so it leaves nothing behind.
       leftovers = true
-      confirmed = await this.terminate(entry.pid)
+      confirmed = await this.terminate(entry.pid, watch)
+    } else if (watch?.alive()) {
+      confirmed = await this.vanished(entry.pid, this.killWait, watch)
     }
     if (!confirmed) {
       entry.state = 'unconfirmed'
       for (const reader of readers) reader.destroy()
-      return ['outcome_unknown', exit, leftovers]
+      return ['outcome_unknown', exit, leftovers, limit]
     }
     this.untrack(entry)
     // The group is gone, so the pipes close once drained; a process that left the group
@@ -243,24 +272,25 @@ export class ProcessTable {
     const settled = await Promise.race([Promise.all([state.exited, state.closed]).then(() => true), sleep(CLOSE_WAIT, false, { ref: false })])
     if (!settled) for (const reader of readers) reader.destroy()
     exit ??= await Promise.race([state.exited, sleep(CLOSE_WAIT, undefined, { ref: false })])
-    return [status, exit, leftovers]
+    return [status, exit, leftovers, limit]
   }
 
-  /** SIGTERM to the group, SIGKILL after the grace period; true once the group is gone. */
-  private async terminate(pgid: number): Promise<boolean> {
+  /** SIGTERM to the group, SIGKILL after the grace period; true once the group (and what `watch` follows) is gone. */
+  private async terminate(pgid: number, watch?: RunWatch): Promise<boolean> {
     try {
+      watch?.check()
       this.control.signal(pgid, 'SIGTERM')
-      if (await this.vanished(pgid, this.killGrace)) return true
+      if (await this.vanished(pgid, this.killGrace, watch)) return true
       this.control.signal(pgid, 'SIGKILL')
-      return await this.vanished(pgid, this.killWait)
+      return await this.vanished(pgid, this.killWait, watch)
     } catch {
       return false
     }
   }
 
-  private async vanished(pgid: number, within: number): Promise<boolean> {
+  private async vanished(pgid: number, within: number, watch?: RunWatch): Promise<boolean> {
     const until = performance.now() + within
-    while (this.control.alive(pgid)) {
+    while (this.control.alive(pgid) || watch?.alive()) {
       if (performance.now() >= until) return false
       await sleep(POLL_INTERVAL)
     }

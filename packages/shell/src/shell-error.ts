@@ -13,6 +13,7 @@ export class ShellError extends codedError('ShellError', {
   CWD_INVALID: 'the working directory does not exist or is not a directory',
   DISPOSED: 'the process table was disposed',
   INVALID_OPTIONS: 'invalid options',
+  SANDBOX_REQUIRED: 'the sandbox is required but unavailable',
 }) {}
 
 export namespace ShellError {

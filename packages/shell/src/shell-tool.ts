@@ -7,6 +7,9 @@ import { ProcessTable } from './process-table'
 import { ProgressStream } from './progress-stream'
 import { readEnvironment } from './read-environment'
 import { resolveWorkingDirectory } from './resolve-working-directory'
+import type { SandboxOptions } from './sandbox-config'
+import { ShellSandbox } from './sandbox-plan'
+import { scrubEnvironment } from './scrub-environment'
 import { ShellError } from './shell-error'
 
 export interface ShellToolOptions {
@@ -16,7 +19,7 @@ export interface ShellToolOptions {
   name?: string
   /** The shell, run as `shell -c command`. @default 'bash' */
   shell?: string
-  /** Variables added to the host's environment. */
+  /** Variables commands get on top of the (scrubbed, by default) environment: the only way a token reaches them. */
   env?: Record<string, string>
   /** Default per-call timeout in milliseconds. @default 120_000 */
   timeout?: number
@@ -36,6 +39,12 @@ export interface ShellToolOptions {
    * @default true
    */
   trustWorkspaceGit?: boolean
+  /**
+   * The OS sandbox (bubblewrap on Linux): detected once, when the tool is created. Every
+   * field has a default (`mode: 'auto'`, `network: 'none'`, `env: 'scrub'`); see
+   * docs/shell-tool.md.
+   */
+  sandbox?: SandboxOptions
 }
 
 /** What the permission check receives for a `bash` call. */
@@ -43,9 +52,12 @@ export interface ShellPermission extends PermissionSpec {
   name: 'shell'
   /** The command line, trimmed: rules match it as `shell:git status`. */
   target: string
-  effect: 'read' | 'exec'
+  /** `write` when the sandbox confines a command to the workspace (no network); `exec` otherwise. */
+  effect: 'read' | 'write' | 'exec'
   /** For the approval prompt: why it is not read-only and what it appears to write. */
   reason?: string
+  /** Whether the command will run in the OS sandbox; rules match it as `sandboxed: true`. */
+  sandboxed: boolean
 }
 
 /**
@@ -55,9 +67,24 @@ export interface ShellPermission extends PermissionSpec {
 export function shellPermission(command: string, where?: ClassifyOptions): ShellPermission {
   const target = command.trim()
   const { effect, reason, writes } = classifyCommand(target, where)
-  if (effect === 'read') return { name: 'shell', target, effect }
+  if (effect === 'read') return { name: 'shell', target, effect, sandboxed: false }
   const appears = writes.length ? `; apparent effects: ${writes.join(', ')}` : ''
-  return { name: 'shell', target, effect, reason: `${reason}${appears}` }
+  return { name: 'shell', target, effect, reason: `${reason}${appears}`, sandboxed: false }
+}
+
+/**
+ * What the sandbox makes of a classified command. The kernel now guarantees what the
+ * classifier could only guess: in `readOnly` mode the workspace is mounted read-only with
+ * no network, so the command is a `read`; with no network it can change only the
+ * workspace and its private /tmp, so it is a `write` (which `acceptEdits` allows).
+ */
+function confine(permission: ShellPermission, sandbox: ShellSandbox, readOnly: boolean): ShellPermission {
+  if (!sandbox.confined) return permission
+  const confined = { ...permission, sandboxed: true }
+  if (permission.effect === 'read') return confined
+  if (readOnly) return { ...confined, effect: 'read', reason: `${permission.reason}; in the sandbox with the workspace read-only and no network` }
+  if (sandbox.offline) return { ...confined, effect: 'write', reason: `${permission.reason}; in the sandbox, it can change only the workspace` }
+  return confined
 }
 
 const DESCRIPTION = `Run one shell command with bash in the workspace and wait for it to finish.
@@ -91,7 +118,8 @@ export function createShellTool(options: ShellToolOptions): Tool {
     throw new ShellError('INVALID_OPTIONS', 'timeout must be at least 1 ms; headBytes and tailBytes must not be negative')
   }
   const processes = options.processes ?? new ProcessTable({ killGrace })
-  const env = options.env ? { ...process.env, ...options.env } : process.env
+  const sandbox = new ShellSandbox(options.sandbox)
+  const env = sandbox.config.env === 'scrub' ? scrubEnvironment(process.env, options.env) : { ...process.env, ...options.env }
   const killBudget = killGrace + 2000 + REPORT_MARGIN
   const trustWorkspaceGit = options.trustWorkspaceGit ?? true
   const where = (call: ToolCall): ClassifyOptions => ({ workspace, cwd: call.session.cwd, trustWorkspaceGit })
@@ -100,16 +128,17 @@ export function createShellTool(options: ShellToolOptions): Tool {
   const checkedRead = new WeakSet<ToolCall>()
   return defineTool({
     name: options.name ?? 'bash',
-    description: DESCRIPTION,
+    description: `${DESCRIPTION}\n${sandbox.describe()}`,
     args: Schema.object({
       command: Schema.string().min(1).max(65536).required().description('The command line, run as `bash -c`.'),
       timeout: Schema.natural().min(1).max(maxTimeout).default(timeout).description(`Milliseconds before the command is terminated (at most ${maxTimeout}).`),
     }),
     permission: ({ command }, call) => {
-      const permission = shellPermission(command, where(call))
-      if (permission.effect === 'read') checkedRead.add(call)
+      sandbox.assertAllowed()
+      const classified = shellPermission(command, where(call))
+      if (classified.effect === 'read') checkedRead.add(call)
       else checkedRead.delete(call)
-      return permission
+      return confine(classified, sandbox, call.mode === 'readOnly')
     },
     traits: {
       effect: 'exec',
@@ -121,33 +150,45 @@ export function createShellTool(options: ShellToolOptions): Tool {
       background: false,
     },
     async run({ command, timeout }, call) {
+      sandbox.assertAllowed()
       const cwd = await resolveWorkingDirectory(workspace, call.session.cwd)
       const root = await realpath(workspace)
+      const readOnly = call.mode === 'readOnly'
       // Judged again as late as possible: a read runs with the read environment; a line
-      // that stopped being read since its permission was checked asks first.
+      // that stopped being read since its permission was checked asks first (unless the
+      // workspace is mounted read-only, where that cannot matter).
       let runEnv = env
       const now = shellPermission(command, where(call))
       if (now.effect === 'read') runEnv = readEnvironment(env, root)
-      else if (checkedRead.has(call)) await call.ask(`it was read-only when checked but is not now: ${now.reason}`)
+      else if (checkedRead.has(call) && !(readOnly && sandbox.confined)) await call.ask(`it was read-only when checked but is not now: ${now.reason}`)
       // Keep room before the call's deadline to terminate and still report the output.
       const left = Number.isFinite(call.deadline) ? call.deadline - Date.now() - killBudget : Infinity
       const limit = Math.max(1, Math.min(timeout, left))
+      const prepared = sandbox.confined
+        ? await sandbox.prepare({ workspace: root, cwd, readOnly, shell, command, env: runEnv })
+        : undefined
       const progress = new ProgressStream((message) => call.progress(message))
       try {
         const outcome = await processes.run({
-          file: shell,
-          args: ['-c', command],
+          file: prepared?.command.file ?? shell,
+          args: prepared?.command.args ?? ['-c', command],
           cwd,
-          env: runEnv,
+          env: prepared?.command.env ?? runEnv,
           timeout: limit,
           signal: call.signal,
           onOutput: (_, chunk) => progress.push(chunk),
           headBytes,
           tailBytes,
+          watch: prepared?.watch,
+          fds: prepared?.fds,
+          label: command,
         })
-        return { text: formatOutcome(outcome, limit), data: { command, cwd, ...outcome } }
+        const data: Record<string, unknown> = { command, cwd, ...outcome, sandbox: sandbox.state }
+        if (prepared?.proxy) data.network = { allow: sandbox.allow, refused: [...prepared.proxy.refused] }
+        return { text: formatOutcome(outcome, limit), data }
       } finally {
         progress.close()
+        await prepared?.close()
       }
     },
   })

@@ -388,7 +388,7 @@ describe('git: the read environment holds when a repository appears after the ch
   it('asks when the command line stopped being read between the permission check and the run', async () => {
     const { ws, outside, marker } = scene()
     const processes = new ProcessTable()
-    const tool = createShellTool({ workspace: ws, processes })
+    const tool = createShellTool({ workspace: ws, processes, sandbox: { mode: 'off' } })
     const asked: string[] = []
     const call = fakeCall({ id: 's1', cwd: 'sub' })
     call.ask = async (reason) => {
@@ -520,7 +520,7 @@ describe('the host environment: variables that would run what the model wrote ar
     rmSync(marker)
     const processes = new ProcessTable()
     const registry = new ToolRegistry()
-    registry.define(createShellTool({ workspace: ws, env, processes }))
+    registry.define(createShellTool({ workspace: ws, env, processes, sandbox: { mode: 'off', env: 'inherit' } }))
     try {
       const [result] = await registry.toolset({ session: { id: 's1' } }).execute([{ id: 'c1', name: 'bash', arguments: { command } }])
       // No permission service: only a read runs at all.

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process'
-import type { ToolCall } from '@dogu/core'
+import type { PermissionMode, ToolCall } from '@dogu/core'
 
 /** Live processes (zombies excluded) whose command line contains `marker`, from `ps`. */
 export function processesMatching(marker: string): string[] {
@@ -28,7 +28,7 @@ export interface FakeCall extends ToolCall {
 }
 
 /** A `call` as the pipeline would pass it, with its abort controller and progress log. */
-export function fakeCall(session: ToolCall['session'], onProgress?: (message: string) => void): FakeCall {
+export function fakeCall(session: ToolCall['session'], onProgress?: (message: string) => void, mode: PermissionMode = 'default'): FakeCall {
   const controller = new AbortController()
   const messages: string[] = []
   return {
@@ -37,6 +37,7 @@ export function fakeCall(session: ToolCall['session'], onProgress?: (message: st
     session,
     signal: controller.signal,
     deadline: Infinity,
+    mode,
     progress(message) {
       messages.push(message)
       onProgress?.(message)

@@ -108,7 +108,7 @@ describe('class 2: what a read-only command opens is judged by its real path', (
     expect(classifyCommand(command, { workspace: ws }).effect).toBe('read')
     const processes = new ProcessTable()
     const registry = new ToolRegistry()
-    registry.define(createShellTool({ workspace: ws, env: { POSIXLY_CORRECT: '1' }, processes }))
+    registry.define(createShellTool({ workspace: ws, env: { POSIXLY_CORRECT: '1' }, processes, sandbox: { mode: 'off' } }))
     try {
       const [result] = await registry.toolset({ session: { id: 's1' } }).execute([{ id: 'c1', name: 'bash', arguments: { command } }])
       expect(result.status).toBe('ok')

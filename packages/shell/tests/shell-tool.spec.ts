@@ -126,15 +126,16 @@ describe('bash: results', () => {
 
 describe('bash: permission', () => {
   it('names the permission `shell` with the command line as target and a per-call effect', () => {
-    expect(shellPermission('  git status ')).toEqual({ name: 'shell', target: 'git status', effect: 'read' })
+    expect(shellPermission('  git status ')).toEqual({ name: 'shell', target: 'git status', effect: 'read', sandboxed: false })
     expect(shellPermission('cat x > y')).toEqual({
       name: 'shell',
       target: 'cat x > y',
       effect: 'exec',
       reason: 'it uses redirection `>`; apparent effects: writes "y" (redirection >)',
+      sandboxed: false,
     })
-    const tool = createShellTool({ workspace })
-    expect(tool.permission!({ command: 'ls -la', timeout: 1 } as any, fakeCall({ id: 's1' }))).toEqual({ name: 'shell', target: 'ls -la', effect: 'read' })
+    const tool = createShellTool({ workspace, sandbox: { mode: 'off' } })
+    expect(tool.permission!({ command: 'ls -la', timeout: 1 } as any, fakeCall({ id: 's1' }))).toEqual({ name: 'shell', target: 'ls -la', effect: 'read', sandboxed: false })
     expect(tool.traits).toMatchObject({ effect: 'exec', parallel: false, background: false })
   })
 
@@ -152,16 +153,18 @@ describe('bash: permission', () => {
   })
 
   it('judges path operands through symbolic links: a link out of the workspace is not a read', async () => {
-    const tool = createShellTool({ workspace })
+    // The classifier's judgement; a sandboxed call's effect is tested in sandbox.spec.ts.
+    const tool = createShellTool({ workspace, sandbox: { mode: 'off' } })
     const permission = (command: string, cwd?: string) => tool.permission!({ command, timeout: 1 } as any, fakeCall({ id: 's1', cwd }))
     expect(permission('cat etc/hostname')).toEqual({
       name: 'shell',
       target: 'cat etc/hostname',
       effect: 'exec',
       reason: '`etc/hostname` leads outside the workspace through a symbolic link',
+      sandboxed: false,
     })
-    expect(permission('cat inner/note.txt')).toEqual({ name: 'shell', target: 'cat inner/note.txt', effect: 'read' })
-    expect(permission('cat note.txt', 'inner')).toEqual({ name: 'shell', target: 'cat note.txt', effect: 'read' })
+    expect(permission('cat inner/note.txt')).toEqual({ name: 'shell', target: 'cat inner/note.txt', effect: 'read', sandboxed: false })
+    expect(permission('cat note.txt', 'inner')).toEqual({ name: 'shell', target: 'cat note.txt', effect: 'read', sandboxed: false })
     expect(permission('cat hostname', 'sub/../etc').effect).toBe('exec')
 
     const registry = new ToolRegistry()
@@ -226,7 +229,13 @@ describe('bash: plugin', () => {
   })
 
   it('fills config defaults', () => {
-    expect(Config({ workspace: '/w' })).toEqual({ workspace: '/w', shell: 'bash', timeout: 120_000, maxTimeout: 600_000, headBytes: 16384, tailBytes: 16384, killGrace: 2000, env: {}, trustWorkspaceGit: true })
+    expect(Config({ workspace: '/w' })).toEqual({
+      workspace: '/w', shell: 'bash', timeout: 120_000, maxTimeout: 600_000, headBytes: 16384, tailBytes: 16384, killGrace: 2000, env: {}, trustWorkspaceGit: true,
+      sandbox: {
+        mode: 'auto', network: 'none', writable: [], hidden: [], env: 'scrub', bwrapPath: 'bwrap',
+        limits: { processes: 256, fileSize: 1024 ** 3, cpuTime: 600, addressSpace: 4 * 1024 ** 3, tmpSize: 512 * 1024 ** 2 },
+      },
+    })
   })
 
   it('shares one process table between tools when given one', async () => {

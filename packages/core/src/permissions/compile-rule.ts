@@ -16,7 +16,7 @@ const MAGIC = /[*?[\]{}()!+@\\]/
 const DECISIONS = new Set<Decision>(['allow', 'ask', 'deny'])
 const LIST_FIELDS = ['users', 'channels', 'guilds', 'platforms'] as const
 /** The built-in rule fields; a host's conditions add to them (`RuleCondition`). */
-export const RULE_FIELDS: ReadonlySet<string> = new Set(['permission', 'target', 'command', ...LIST_FIELDS, 'authority', 'decision', 'name'])
+export const RULE_FIELDS: ReadonlySet<string> = new Set(['permission', 'target', 'command', ...LIST_FIELDS, 'authority', 'sandboxed', 'decision', 'name'])
 const VERB: Record<Decision, string> = { allow: 'allows', ask: 'asks for', deny: 'denies' }
 
 let ruleCounter = 0
@@ -36,8 +36,11 @@ export interface CompiledRule {
   /**
    * Target and subject; the name already matched. `path` is the target with `.` and `..`
    * segments resolved (see `normalizeTarget`), for path globs; command globs see `target`.
+   * `sandboxed` is the call's `PermissionSpec.sandboxed`, as the tool gave it. Facts about
+   * the call are plain arguments, not an object, so the loop over candidates allocates
+   * nothing; a later fact (who may answer an ask) is one more argument and one more check.
    */
-  matchCall(session: Session, target: string | undefined, path: string | undefined): boolean
+  matchCall(session: Session, target: string | undefined, path: string | undefined, sandboxed: boolean | undefined): boolean
 }
 
 /**
@@ -61,13 +64,14 @@ export function compileRule(rule: PermissionRule, origin: string, conditions?: R
     if (problem) fail(`"${key}" ${problem}`)
     extra.push([condition!, value])
   }
-  const { permission, target, command, decision, authority, name } = rule
+  const { permission, target, command, decision, authority, sandboxed, name } = rule
   if (typeof permission !== 'string' || !permission.trim()) fail('"permission" must be a non-empty glob string, e.g. "tool:deploy" or "fs.*"')
   if (!DECISIONS.has(decision)) fail(`"decision" must be "allow", "ask" or "deny", got ${JSON.stringify(decision)}`)
   if (target !== undefined && (typeof target !== 'string' || !target)) fail('"target" must be a non-empty glob string when set')
   if (command !== undefined && (typeof command !== 'string' || !command)) fail('"command" must be a non-empty glob string when set')
   if (target !== undefined && command !== undefined) fail('set "target" (a path glob) or "command" (a command-line glob), not both')
   if (authority !== undefined && !(typeof authority === 'number' && authority >= 0 && Number.isFinite(authority))) fail('"authority" must be a number ≥ 0 when set')
+  if (sandboxed !== undefined && typeof sandboxed !== 'boolean') fail(`"sandboxed" must be true or false when set, got ${JSON.stringify(sandboxed)}`)
   if (name !== undefined && typeof name !== 'string') fail('"name" must be a string when set')
   const lists: Partial<Record<typeof LIST_FIELDS[number], ReadonlySet<string>>> = {}
   for (const key of LIST_FIELDS) {
@@ -92,7 +96,7 @@ export function compileRule(rule: PermissionRule, origin: string, conditions?: R
   })
   const id = `rule_${++ruleCounter}`
   const source: RuleSource = Object.freeze({ kind: 'rule', id, rule: frozen, origin })
-  const what = `${permission}${target ? ` on ${target}` : command ? ` on ${command}` : ''}`
+  const what = `${permission}${target ? ` on ${target}` : command ? ` on ${command}` : ''}${sandboxed === undefined ? '' : sandboxed ? ', sandboxed' : ', unsandboxed'}`
   const reason = `rule ${name ? `"${name}"` : `(${what})`} from ${origin} ${VERB[decision]} it`
 
   return {
@@ -103,7 +107,9 @@ export function compileRule(rule: PermissionRule, origin: string, conditions?: R
     source,
     result: Object.freeze({ decision, reason, rule: source }),
     matchName: nameRe ? (value) => nameRe.test(value) : (value) => value === permission,
-    matchCall(session, value, path) {
+    matchCall(session, value, path, isSandboxed) {
+      // Only `=== true` is a sandbox: `false`, unset and any junk a tool returns are not.
+      if (sandboxed !== undefined && sandboxed !== (isSandboxed === true)) return false
       if (pathRe && (path === undefined || !pathRe.test(path))) return false
       if (commandRe && (value === undefined || !commandRe.test(value))) return false
       if (authority !== undefined && !((session.authority ?? 0) >= authority)) return false

@@ -19,9 +19,10 @@ export function decideCall(request: AuthorizeRequest, rules: RuleIndex, modes: S
   }
   const effect = knownEffect(request.effect)
   const path = target === undefined ? undefined : normalizeTarget(target)
+  const sandboxed = request.permission.sandboxed
   let matched
   for (const rule of rules.candidates(name)) {
-    if (rule.matchCall(request.session, target, path)) {
+    if (rule.matchCall(request.session, target, path, sandboxed)) {
       matched = rule
       break
     }

@@ -37,6 +37,17 @@ export interface PermissionRule {
   platforms?: string[]
   /** Minimum session authority (Koishi: 1 user, 4 admin, 5 owner). A session without one counts as 0. */
   authority?: number
+  /**
+   * Whether the call runs inside an OS sandbox (`PermissionSpec.sandboxed`). `true` matches
+   * only calls whose tool says `sandboxed: true`; `false` matches every other call, those
+   * that say `false` and those that say nothing, so a deny rule cannot miss a tool that
+   * never set the flag.
+   *
+   * @example
+   * // Sandboxed shell commands run without asking; the rest are asked as before.
+   * { permission: 'shell', sandboxed: true, decision: 'allow' }
+   */
+  sandboxed?: boolean
   decision: Decision
   /** A label for audit logs and denial messages. */
   name?: string

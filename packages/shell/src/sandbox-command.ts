@@ -1,0 +1,151 @@
+import { lstatSync, realpathSync } from 'node:fs'
+import { SANDBOX_UID, type SandboxSupport } from './detect-sandbox'
+import type { SandboxLimits } from './sandbox-config'
+
+/** Where the network proxy's socket appears inside, and the loopback port the forwarder listens on. */
+export const PROXY_SOCKET = '/tmp/.dogu-proxy.sock'
+export const PROXY_PORT = 3128
+
+export interface SandboxCommandRequest {
+  support: Extract<SandboxSupport, { available: true }>
+  /** The workspace's real path: mounted read-write (read-only when `readOnly`). */
+  workspace: string
+  /** The working directory's real path, inside the workspace. */
+  cwd: string
+  readOnly: boolean
+  /** `none`, `host`, or the proxy's Unix socket outside (an allowlist). */
+  network: 'none' | 'host' | { proxySocket: string }
+  writable: readonly string[]
+  hidden: readonly string[]
+  limits: SandboxLimits
+  shell: string
+  command: string
+  env: NodeJS.ProcessEnv
+  /** The seccomp filter is open as the child's fd 3. */
+  seccomp: boolean
+}
+
+export interface SandboxCommand {
+  file: string
+  args: string[]
+  env: NodeJS.ProcessEnv
+}
+
+interface Mount {
+  path: string
+  args: string[]
+}
+
+/**
+ * The bubblewrap command line that runs `shell -c command` confined: `/` read-only, the
+ * workspace writable, hidden paths replaced by empty ones, fresh `/proc`, `/dev` and a
+ * size-capped `/tmp`, new user, pid, ipc, uts, cgroup and (unless `host`) net namespaces, no
+ * new privileges, its own session (no terminal to push input into), killed with its parent,
+ * and the resource limits applied by `prlimit` inside.
+ */
+export function sandboxCommand(request: SandboxCommandRequest): SandboxCommand {
+  const { support, workspace, limits } = request
+  const mounts: Mount[] = [
+    { path: '/proc', args: ['--proc', '/proc'] },
+    { path: '/dev', args: ['--dev', '/dev'] },
+    // The size caps /tmp and /dev/shm; /dev itself and every hidden directory are made
+    // read-only once everything is mounted, so no tmpfs is left to fill memory with.
+    { path: '/dev/shm', args: ['--size', String(limits.tmpSize), '--tmpfs', '/dev/shm'] },
+    { path: '/tmp', args: ['--size', String(limits.tmpSize), '--tmpfs', '/tmp'] },
+    { path: workspace, args: [request.readOnly ? '--ro-bind' : '--bind', workspace, workspace] },
+  ]
+  if (!request.readOnly) {
+    for (const path of request.writable) {
+      const real = realOrNothing(path)
+      if (real && real !== '/') mounts.push({ path: real, args: ['--bind', real, real] })
+    }
+  }
+  const remounts = ['/dev']
+  const seen = new Set<string>()
+  for (const path of request.hidden) {
+    const real = realOrNothing(path)
+    // The workspace itself stays visible when it is the hidden path (the data directory
+    // holding `workspace/`); a hidden path above it is emptied first, then the workspace
+    // is mounted back on top, by the depth order below.
+    if (!real || real === '/' || real === workspace || seen.has(real)) continue
+    seen.add(real)
+    if (lstatSync(real).isDirectory()) {
+      mounts.push({ path: real, args: ['--tmpfs', real] })
+      remounts.push(real)
+    } else {
+      // A file becomes /dev/null, bound with --dev-bind: --ro-bind adds nodev, and opening
+      // the device there fails with EACCES (git then aborts on a hidden ~/.gitconfig).
+      mounts.push({ path: real, args: ['--dev-bind', '/dev/null', real] })
+    }
+  }
+  // With the host's network, its resolver config may live under the hidden /run.
+  if (request.network === 'host') {
+    const resolv = realOrNothing('/etc/resolv.conf')
+    if (resolv && resolv !== '/etc/resolv.conf') mounts.push({ path: resolv, args: ['--ro-bind', resolv, resolv] })
+  }
+  if (typeof request.network === 'object') mounts.push({ path: PROXY_SOCKET, args: ['--bind', request.network.proxySocket, PROXY_SOCKET] })
+  // Parents before children, so a mount inside another lands on top of it; the sort is
+  // stable, so equal depths keep the order above.
+  mounts.sort((a, b) => depth(a.path) - depth(b.path))
+
+  const args = ['--ro-bind', '/', '/']
+  for (const mount of mounts) args.push(...mount.args)
+  for (const path of remounts) args.push('--remount-ro', path)
+  // `--unshare-user` said outright: `--disable-userns` needs it, and `--unshare-all` only tries.
+  args.push('--unshare-all', '--unshare-user')
+  if (request.network === 'host') args.push('--share-net')
+  if (process.getuid?.() === 0) args.push('--uid', String(SANDBOX_UID), '--gid', String(SANDBOX_UID))
+  if (support.disableUserns) args.push('--disable-userns')
+  if (request.seccomp) args.push('--seccomp', '3')
+  args.push('--die-with-parent', '--new-session', '--chdir', request.cwd, '--')
+
+  let inner = [request.shell, '-c', request.command]
+  if (support.prlimit) inner = [support.prlimit, ...limitFlags(limits), '--', ...inner]
+  const env: NodeJS.ProcessEnv = { ...request.env, TMPDIR: '/tmp' }
+  if (typeof request.network === 'object') {
+    const proxy = `http://127.0.0.1:${PROXY_PORT}`
+    for (const name of ['HTTP_PROXY', 'HTTPS_PROXY', 'ALL_PROXY', 'http_proxy', 'https_proxy', 'all_proxy']) env[name] = proxy
+    delete env.NO_PROXY
+    delete env.no_proxy
+    inner = ['/bin/sh', '-c', forwarder(support.socat!), 'dogu-sandbox', ...inner]
+  }
+  return { file: support.bwrap, args: [...args, ...inner], env }
+}
+
+/**
+ * Starts `socat` on the sandbox's own loopback, forwarding to the proxy's socket, waits
+ * until it accepts (at most 5 s), then becomes the command. Nothing else has a route out.
+ */
+function forwarder(socat: string): string {
+  const listen = `TCP-LISTEN:${PROXY_PORT},bind=127.0.0.1,reuseaddr,fork`
+  return `${socat} ${listen} UNIX-CONNECT:${PROXY_SOCKET} 2>/dev/null &
+i=0
+until ${socat} -u OPEN:/dev/null TCP:127.0.0.1:${PROXY_PORT} 2>/dev/null; do
+  i=$((i+1)); if [ $i -ge 500 ]; then echo 'dogu sandbox: the network forwarder did not start' >&2; exit 125; fi
+  sleep 0.01
+done
+exec "$@"`
+}
+
+function limitFlags(limits: SandboxLimits): string[] {
+  const flags: string[] = []
+  if (limits.processes > 0) flags.push(`--nproc=${limits.processes}`)
+  if (limits.fileSize > 0) flags.push(`--fsize=${limits.fileSize}`)
+  if (limits.cpuTime > 0) flags.push(`--cpu=${limits.cpuTime}`)
+  if (limits.addressSpace > 0) flags.push(`--as=${limits.addressSpace}`)
+  return flags
+}
+
+function depth(path: string): number {
+  let n = 0
+  for (let i = 0; i < path.length; i++) if (path.charCodeAt(i) === 47) n++
+  return path === '/' ? 0 : n
+}
+
+function realOrNothing(path: string): string | undefined {
+  try {
+    return realpathSync.native(path)
+  } catch {
+    return undefined
+  }
+}

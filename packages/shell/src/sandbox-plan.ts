@@ -1,0 +1,163 @@
+import { closeSync, openSync } from 'node:fs'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { checkAllowlist, startNetworkProxy, type NetworkProxy } from './network-proxy'
+import { detectSandbox, findProgram, type SandboxSupport } from './detect-sandbox'
+import { hiddenPaths } from './hidden-paths'
+import type { RunWatch } from './process-table'
+import { SandboxConfig, type SandboxOptions } from './sandbox-config'
+import { sandboxCommand, type SandboxCommand } from './sandbox-command'
+import { SandboxNamespace } from './sandbox-namespace'
+import { ShellError } from './shell-error'
+
+/** What `data.sandbox` says of a call: confined by bubblewrap, unconfined because it could not be, or unconfined by config. */
+export type SandboxState = 'full' | 'unavailable' | 'off'
+
+// How often the process count of a root bot's sandbox is checked (see SANDBOX_UID).
+const WATCH_INTERVAL = 20
+
+/**
+ * The sandbox of one `bash` tool: config resolved, bubblewrap detected once, and per call
+ * the confined command line, its network proxy and its watchdog.
+ */
+export class ShellSandbox {
+  readonly config: SandboxConfig
+  readonly support: SandboxSupport
+  readonly state: SandboxState
+  private readonly hidden: string[]
+  /** The allowlist in force, or undefined; a list cannot be enforced without socat, and then the network is `none`. */
+  readonly allow: readonly string[] | undefined
+  /** Things the owner should know that weaken the sandbox (no prlimit), for the description. */
+  readonly caveats: string[] = []
+
+  constructor(config: SandboxOptions | undefined) {
+    try {
+      this.config = SandboxConfig(config ?? {})
+    } catch (error) {
+      throw new ShellError('INVALID_OPTIONS', `sandbox: ${(error as Error).message}`, { cause: error })
+    }
+    const { network, mode } = this.config
+    if (Array.isArray(network)) {
+      const problem = checkAllowlist(network)
+      if (problem) throw new ShellError('INVALID_OPTIONS', `sandbox.network: ${problem}`)
+    }
+    this.support = mode === 'off' ? { available: false, reason: 'sandbox.mode is off' } : detectSandbox(this.config.bwrapPath)
+    this.state = mode === 'off' ? 'off' : this.support.available ? 'full' : 'unavailable'
+    this.hidden = hiddenPaths(this.config.hidden, this.config.dataDir)
+    const support = this.support
+    this.allow = Array.isArray(network) && support.available && support.socat ? network : undefined
+    if (support.available) {
+      if (!support.prlimit) this.caveats.push('resource limits are not applied (util-linux prlimit was not found)')
+      if (Array.isArray(network) && !support.socat) this.caveats.push('the network allowlist needs socat, which was not found, so there is no network')
+      if (!support.seccomp) this.caveats.push(`no seccomp filter on ${process.arch} here, so setuid bits and Unix sockets are not refused`)
+    }
+  }
+
+  /** Whether calls run confined. */
+  get confined(): boolean {
+    return this.state === 'full'
+  }
+
+  /** Whether a confined call has no network at all (`none`, or an allowlist it cannot enforce). */
+  get offline(): boolean {
+    return this.config.network === 'none' || (Array.isArray(this.config.network) && !this.allow)
+  }
+
+  /** Throws `SANDBOX_REQUIRED` when the owner requires a sandbox that is not there. */
+  assertAllowed(): void {
+    if (this.config.mode === 'required' && !this.confined) {
+      const why = this.support.available ? 'it is off' : this.support.reason
+      throw new ShellError('SANDBOX_REQUIRED', `the sandbox is required (sandbox.mode: required) but unavailable: ${why}. No command runs unsandboxed.`)
+    }
+  }
+
+  /** One line for the tool's description: `sandbox: full …` or `sandbox: unavailable (why) …`. */
+  describe(): string {
+    if (this.state === 'off') return '- sandbox: off. Commands run directly on the host, as the bot\'s user.'
+    if (this.state === 'unavailable') {
+      const why = (this.support as { reason: string }).reason
+      return this.config.mode === 'required'
+        ? `- sandbox: unavailable (${why}). The owner requires it, so every command is refused.`
+        : `- sandbox: unavailable (${why}). Commands run directly on the host, as the bot's user.`
+    }
+    const network = this.allow ? `network only to ${this.allow.join(', ')} through HTTP(S)_PROXY` : this.config.network === 'host' ? 'the host\'s network' : 'no network'
+    const caveats = this.caveats.length ? ` Note: ${this.caveats.join('; ')}.` : ''
+    return `- sandbox: full (bubblewrap). Only the workspace and a private /tmp are writable, credentials are hidden, ${network}; the bot's other processes are out of reach.${caveats}`
+  }
+
+  /**
+   * Starts what a confined call needs and gives its command line and watchdog; `close`
+   * stops the proxy and removes its socket. `readOnly` (the session's readOnly mode) mounts
+   * the workspace read-only and takes the network away.
+   */
+  async prepare(request: { workspace: string; cwd: string; readOnly: boolean; shell: string; command: string; env: NodeJS.ProcessEnv }): Promise<PreparedRun> {
+    const support = this.support
+    if (!support.available) throw new ShellError('SANDBOX_REQUIRED', 'the sandbox is unavailable')
+    // bubblewrap would start and then fail to run it: say so as the unsandboxed spawn does.
+    if (!findProgram(request.shell, request.env.PATH)) throw new ShellError('SPAWN_FAILED', `could not start ${request.shell}: not found`)
+    let proxy: NetworkProxy | undefined
+    let dir: string | undefined
+    let filter: number | undefined
+    const close = async () => {
+      if (filter !== undefined) closeSync(filter)
+      filter = undefined
+      await proxy?.close()
+      if (dir) await rm(dir, { recursive: true, force: true })
+    }
+    try {
+      let network: 'none' | 'host' | { proxySocket: string } = this.config.network === 'host' ? 'host' : 'none'
+      if (this.allow && !request.readOnly) {
+        // A private directory, so nobody else on the machine can use the proxy.
+        dir = await mkdtemp(join(tmpdir(), 'dogu-proxy-'))
+        proxy = await startNetworkProxy({ socketPath: join(dir, 'proxy.sock'), allow: this.allow })
+        network = { proxySocket: proxy.socketPath }
+      } else if (request.readOnly) network = 'none'
+      // The allowlist's forwarder connects to the proxy's Unix socket: it gets the filter
+      // that allows them (the proxy is the only socket it can see besides the ones not hidden).
+      if (support.seccomp) filter = openSync(typeof network === 'object' ? support.seccomp.unixSockets : support.seccomp.strict, 'r')
+      const command = sandboxCommand({
+        support,
+        ...request,
+        network,
+        writable: this.config.writable,
+        hidden: this.hidden,
+        limits: this.config.limits,
+        seccomp: filter !== undefined,
+      })
+      const limit = this.config.limits.processes
+      // A root bot's sandbox maps to root outside, where the kernel's process limit does not
+      // hold; count in the pid namespace and stop it past the limit instead.
+      const counts = process.getuid?.() === 0 && limit > 0
+      const watch = (pid: number): RunWatch => {
+        const namespace = new SandboxNamespace(pid)
+        return {
+          interval: WATCH_INTERVAL,
+          check: () => {
+            if (!counts) return void namespace.observe()
+            const n = namespace.count()
+            if (n === undefined || n <= limit + 1) return undefined
+            // Killed now, not after the table's SIGTERM grace: a fork bomb grows meanwhile.
+            namespace.kill()
+            return `more than ${limit} processes (sandbox.limits.processes)`
+          },
+          alive: () => namespace.alive(),
+        }
+      }
+      return { command, watch, proxy, close, fds: filter === undefined ? [] : [filter] }
+    } catch (error) {
+      await close()
+      throw error
+    }
+  }
+}
+
+export interface PreparedRun {
+  command: SandboxCommand
+  /** Descriptors the sandbox inherits as fd 3, …: the seccomp filter. */
+  fds: number[]
+  /** The watchdog for the bubblewrap process `pid`. */
+  watch(pid: number): RunWatch
+  proxy?: NetworkProxy
+  close(): Promise<void>
+}

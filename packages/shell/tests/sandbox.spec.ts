@@ -1,0 +1,236 @@
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { PermissionEngine, type PermissionMode, type PermissionRule, ToolRegistry, type ToolResult } from '@dogu/core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { apply, Config, createShellTool, ProcessTable, ShellError, type ShellToolOptions } from '../src'
+import { fakeCall } from './helpers'
+
+// These tests need bubblewrap that works here, as CI installs it (.ci/run); where it does
+// not, the first test says why instead of every other test failing obscurely.
+const MISSING = '/nonexistent/bwrap'
+let root: string
+let workspace: string
+let outside: string
+
+beforeAll(() => {
+  root = realpathSync(mkdtempSync(join(tmpdir(), 'dogu-sandbox-')))
+  workspace = join(root, 'data', 'workspace')
+  outside = join(root, 'outside')
+  mkdirSync(workspace, { recursive: true })
+  mkdirSync(outside)
+  writeFileSync(join(root, 'data', 'grants.json'), '{"token":"QZX-GRANT-SECRET"}')
+  writeFileSync(join(outside, 'kept.txt'), 'outside\n')
+})
+afterAll(() => rmSync(root, { recursive: true, force: true }))
+
+type Data = { sandbox: string; status: string; exitCode: number | null; stdout: { text: string }; stderr: { text: string } }
+async function run(options: Partial<ShellToolOptions>, command: string, mode: PermissionMode = 'default') {
+  const processes = new ProcessTable()
+  try {
+    const tool = createShellTool({ workspace, processes, ...options })
+    const result = await tool.run({ command, timeout: 30_000 } as any, fakeCall({ id: 's1' }, undefined, mode)) as { text: string; data: Data }
+    return result.data
+  } finally {
+    await processes.dispose()
+  }
+}
+
+/** The bash tool behind a real permission engine; the asker records each question and denies it. */
+function guarded(options: Partial<ShellToolOptions>, mode: PermissionMode, rules: PermissionRule[] = []) {
+  const engine = new PermissionEngine({ mode, rules })
+  const asked: string[] = []
+  engine.addAsker(async (request) => {
+    asked.push(request.permission.target ?? '')
+    return { decision: 'deny', by: 'u1', reason: 'denied by the test' }
+  })
+  const registry = new ToolRegistry()
+  registry.permissions = engine
+  const processes = new ProcessTable()
+  registry.define(createShellTool({ workspace, processes, ...options }))
+  return {
+    asked,
+    async bash(command: string): Promise<ToolResult> {
+      const [result] = await registry.toolset({ session: { id: 's1', userId: 'u1' } }).execute([{ id: 'c1', name: 'bash', arguments: { command } }])
+      return result
+    },
+    dispose: () => processes.dispose(),
+  }
+}
+
+describe('bash sandbox: detection and reporting', () => {
+  it('finds bubblewrap working on this machine, and says so in the description and in data.sandbox', async () => {
+    const tool = createShellTool({ workspace })
+    expect(tool.description, 'bubblewrap must be installed and able to create namespaces (apt-get install bubblewrap)').toMatch(/^- sandbox: full \(bubblewrap\)/m)
+    expect(tool.description).toMatch(/no network/)
+    expect((await run({}, 'true')).sandbox).toBe('full')
+  })
+
+  it('a bwrap path that does not exist is "unavailable": auto runs unsandboxed and says why', async () => {
+    const tool = createShellTool({ workspace, sandbox: { bwrapPath: MISSING } })
+    expect(tool.description).toContain(`- sandbox: unavailable (${MISSING} was not found; Debian: apt-get install bubblewrap). Commands run directly on the host`)
+    const data = await run({ sandbox: { bwrapPath: MISSING } }, `echo hi > ${outside}/auto-unsandboxed`)
+    expect(data).toMatchObject({ sandbox: 'unavailable', status: 'exited', exitCode: 0 })
+    expect(existsSync(join(outside, 'auto-unsandboxed')), 'unsandboxed, the write outside lands').toBe(true)
+  })
+
+  it('required with bubblewrap missing refuses every command, before anyone is asked, and nothing runs', async () => {
+    const options = { sandbox: { mode: 'required', bwrapPath: MISSING } } as const
+    expect(createShellTool({ workspace, ...options }).description).toContain('The owner requires it, so every command is refused.')
+    const shell = guarded(options, 'trust')
+    try {
+      for (const command of ['ls', `touch ${workspace}/required-read`, `touch ${outside}/required-exec`]) {
+        const result = await shell.bash(command)
+        expect(result.status).toBe('error')
+        expect(result.content).toContain('the sandbox is required (sandbox.mode: required) but unavailable')
+      }
+      expect(shell.asked).toEqual([])
+      expect(existsSync(join(workspace, 'required-read')) || existsSync(join(outside, 'required-exec'))).toBe(false)
+      // The host-free path refuses as well.
+      const error = await run(options, `touch ${outside}/required-direct`).catch((error) => error)
+      expect(ShellError.is(error, 'SANDBOX_REQUIRED')).toBe(true)
+      expect(existsSync(join(outside, 'required-direct'))).toBe(false)
+    } finally {
+      await shell.dispose()
+    }
+  })
+
+  it('off runs unsandboxed and reports "off"', async () => {
+    const data = await run({ sandbox: { mode: 'off' } }, 'true')
+    expect(data.sandbox).toBe('off')
+    expect(createShellTool({ workspace, sandbox: { mode: 'off' } }).description).toMatch(/^- sandbox: off\./m)
+  })
+
+  it('rejects a malformed allowlist with the entry named', () => {
+    expect(() => createShellTool({ workspace, sandbox: { network: ['api.example.com', 'http://x'] } })).toThrow(/sandbox\.network: .*http:\/\/x/)
+  })
+})
+
+describe('bash sandbox: what a command sees', () => {
+  it('confines writes to the workspace: the file lands inside, / and the outside are read-only', async () => {
+    const data = await run({}, `echo in > made.txt; echo out > ${outside}/kept.txt; touch /etc/dogu-test`)
+    expect(readFileSync(join(workspace, 'made.txt'), 'utf8')).toBe('in\n')
+    expect(readFileSync(join(outside, 'kept.txt'), 'utf8')).toBe('outside\n')
+    expect(data.stderr.text).toMatch(/Read-only file system/)
+    expect(existsSync('/etc/dogu-test')).toBe(false)
+  })
+
+  it('hides the data directory but keeps the workspace inside it visible', async () => {
+    const data = await run({ sandbox: { dataDir: join(root, 'data') } }, `cat ${root}/data/grants.json; ls ${root}/data; pwd`)
+    expect(data.stdout.text).not.toContain('QZX-GRANT-SECRET')
+    expect(data.stdout.text).toBe(`workspace\n${workspace}\n`)
+  })
+
+  it('the plugin hides its host\'s baseDir (Koishi\'s app folder)', async () => {
+    let defined: any
+    const disposers: (() => unknown)[] = []
+    apply({ baseDir: join(root, 'data'), tools: { define: (tool) => { defined = tool; return () => {} } }, effect: (execute) => disposers.push(execute()) }, Config({ workspace }))
+    try {
+      const result = await defined.run({ command: `cat ${root}/data/grants.json`, timeout: 30_000 }, fakeCall({ id: 's1' }))
+      expect(result.data.sandbox).toBe('full')
+      expect(result.data.stdout.text).not.toContain('QZX-GRANT-SECRET')
+    } finally {
+      for (const dispose of disposers) await dispose()
+    }
+  })
+
+  it('an extra writable path is writable; the private /tmp is not the host\'s', async () => {
+    const extra = join(root, 'extra')
+    mkdirSync(extra, { recursive: true })
+    const marker = `dogu-private-tmp-${process.pid}`
+    const data = await run({ sandbox: { writable: [extra] } }, `echo w > ${extra}/w.txt && echo t > /tmp/${marker} && cat /tmp/${marker}`)
+    expect(data).toMatchObject({ exitCode: 0, stdout: { text: 't\n' } })
+    expect(readFileSync(join(extra, 'w.txt'), 'utf8')).toBe('w\n')
+    expect(existsSync(join('/tmp', marker))).toBe(false)
+  })
+
+  it('scrubs the environment by default, sandboxed or not; the plugin\'s env still reaches commands', async () => {
+    process.env.DOGU_SANDBOX_SPEC_TOKEN = 'QZX-ENV-SECRET'
+    try {
+      for (const sandbox of [{}, { bwrapPath: MISSING }, { mode: 'off' as const }]) {
+        const data = await run({ sandbox, env: { GIVEN: 'on-purpose' } }, 'env')
+        expect(data.stdout.text).not.toContain('QZX-ENV-SECRET')
+        expect(data.stdout.text).toContain('GIVEN=on-purpose')
+        expect(data.stdout.text).toMatch(/^PATH=/m)
+      }
+      expect((await run({ sandbox: { env: 'inherit' } }, 'env')).stdout.text).toContain('QZX-ENV-SECRET')
+    } finally {
+      delete process.env.DOGU_SANDBOX_SPEC_TOKEN
+    }
+  })
+})
+
+describe('bash sandbox: permissions', () => {
+  const permission = (options: Partial<ShellToolOptions>, command: string, mode: PermissionMode = 'default') =>
+    createShellTool({ workspace, ...options }).permission!({ command, timeout: 1 } as any, fakeCall({ id: 's1' }, undefined, mode))
+
+  it('carries `sandboxed`, and makes a sandboxed offline command a write (the workspace is all it can change)', () => {
+    expect(permission({}, 'ls')).toMatchObject({ effect: 'read', sandboxed: true })
+    expect(permission({}, 'touch x')).toMatchObject({ effect: 'write', sandboxed: true, reason: expect.stringContaining('it can change only the workspace') })
+    expect(permission({ sandbox: { network: 'host' } }, 'touch x')).toMatchObject({ effect: 'exec', sandboxed: true })
+    expect(permission({}, 'touch x', 'readOnly')).toMatchObject({ effect: 'read', sandboxed: true })
+    expect(permission({ sandbox: { bwrapPath: MISSING } }, 'touch x')).toMatchObject({ effect: 'exec', sandboxed: false })
+  })
+
+  it('a `sandboxed: true` rule allows sandboxed commands without asking; unsandboxed ones are still asked', async () => {
+    const rules: PermissionRule[] = [{ permission: 'shell', sandboxed: true, decision: 'allow' }]
+    const sandboxed = guarded({}, 'default', rules)
+    const unsandboxed = guarded({ sandbox: { bwrapPath: MISSING } }, 'default', rules)
+    try {
+      expect(await sandboxed.bash('touch by-rule.txt')).toMatchObject({ status: 'ok' })
+      expect(existsSync(join(workspace, 'by-rule.txt'))).toBe(true)
+      expect(sandboxed.asked).toEqual([])
+      expect(await unsandboxed.bash('touch by-rule-unsandboxed.txt')).toMatchObject({ status: 'denied' })
+      expect(unsandboxed.asked).toEqual(['touch by-rule-unsandboxed.txt'])
+      expect(existsSync(join(workspace, 'by-rule-unsandboxed.txt'))).toBe(false)
+    } finally {
+      await sandboxed.dispose()
+      await unsandboxed.dispose()
+    }
+  })
+
+  it('deny rules still apply to sandboxed commands', async () => {
+    const shell = guarded({}, 'trust', [{ permission: 'shell', sandboxed: true, decision: 'allow' }, { permission: 'shell', command: 'rm *', decision: 'deny' }])
+    try {
+      writeFileSync(join(workspace, 'keep-me.txt'), 'x')
+      expect(await shell.bash('rm keep-me.txt')).toMatchObject({ status: 'denied' })
+      expect(existsSync(join(workspace, 'keep-me.txt'))).toBe(true)
+    } finally {
+      await shell.dispose()
+    }
+  })
+
+  it('readOnly mode runs sandboxed commands without asking, with the workspace read-only', async () => {
+    writeFileSync(join(workspace, 'ro.txt'), 'before\n')
+    const shell = guarded({}, 'readOnly')
+    const unsandboxed = guarded({ sandbox: { bwrapPath: MISSING } }, 'readOnly')
+    try {
+      const result = await shell.bash('echo after > ro.txt; cat ro.txt')
+      expect(result.status).toBe('ok')
+      expect(result.data).toMatchObject({ sandbox: 'full', stdout: { text: 'before\n' }, stderr: { text: expect.stringMatching(/Read-only file system/) } })
+      expect(readFileSync(join(workspace, 'ro.txt'), 'utf8')).toBe('before\n')
+      expect(shell.asked).toEqual([])
+      // Without the sandbox, readOnly denies what is not a read, as before.
+      expect(await unsandboxed.bash('echo after > ro.txt')).toMatchObject({ status: 'denied' })
+      expect(readFileSync(join(workspace, 'ro.txt'), 'utf8')).toBe('before\n')
+    } finally {
+      await shell.dispose()
+      await unsandboxed.dispose()
+    }
+  })
+
+  it('acceptEdits allows sandboxed commands with no network; with the host network they are asked', async () => {
+    const offline = guarded({}, 'acceptEdits')
+    const online = guarded({ sandbox: { network: 'host' } }, 'acceptEdits')
+    try {
+      expect(await offline.bash('echo e > edits.txt')).toMatchObject({ status: 'ok' })
+      expect(readFileSync(join(workspace, 'edits.txt'), 'utf8')).toBe('e\n')
+      expect(offline.asked).toEqual([])
+      expect(await online.bash('echo e > edits-online.txt')).toMatchObject({ status: 'denied' })
+      expect(online.asked).toEqual(['echo e > edits-online.txt'])
+    } finally {
+      await offline.dispose()
+      await online.dispose()
+    }
+  })
+})
