@@ -1,4 +1,5 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises'
+import { existsSync, readdirSync } from 'node:fs'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
@@ -80,6 +81,17 @@ describe('the tool packs load in Koishi', () => {
     expect(await call(app, 'bash', { command: 'touch x' })).toMatchObject({ status: 'denied' })
     shell.dispose()
     expect(app.tools.get('bash')).toBeUndefined()
+  })
+
+  it('@dogu/shell: a `sandboxed: true` rule lets sandboxed commands run, and Koishi\'s app folder is hidden from them', async () => {
+    const { app, dir } = await koishiApp({ dogu: { permissions: { rules: [{ permission: 'shell', sandboxed: true, decision: 'allow' }] } } })
+    loadPlugin(app, Shell, { workspace: dir })
+    await settle(app)
+    expect(await call(app, 'bash', { command: 'touch made-in-sandbox' })).toMatchObject({ status: 'ok', data: { sandbox: 'full' } })
+    expect(existsSync(join(dir, 'made-in-sandbox'))).toBe(true)
+    // koishi.yml, .env and data/ live in ctx.baseDir: the sandbox shows it empty.
+    expect(readdirSync(app.baseDir).length).toBeGreaterThan(0)
+    expect(await call(app, 'bash', { command: `ls -A ${app.baseDir}` })).toMatchObject({ status: 'ok', data: { sandbox: 'full', stdout: { text: '' } } })
   })
 
   describe('@dogu/http', () => {

@@ -16,6 +16,8 @@ export type SandboxSupport =
     prlimit?: string
     /** `socat`, which forwards the sandbox's loopback to the network proxy; absent means no allowlist. */
     socat?: string
+    /** util-linux `nsenter`: a root bot runs the forwarder in the sandbox's network namespace only. */
+    nsenter?: string
     /**
      * The seccomp filter files (seccomp-filter.ts), one refusing Unix sockets and one allowing
      * them (for the allowlist's forwarder); absent where the architecture has none or the
@@ -53,7 +55,7 @@ function probe(bwrapPath: string): SandboxSupport {
     return { available: false, reason: `${bwrap} cannot create namespaces here: ${why}` }
   }
   const disableUserns = tryRun([...uid, '--disable-userns']).status === 0
-  return { available: true, bwrap, disableUserns, prlimit: findProgram('prlimit'), socat: findProgram('socat'), seccomp: writeFilters((fd) => tryRun([...uid, '--seccomp', '3'], fd).status === 0) }
+  return { available: true, bwrap, disableUserns, prlimit: findProgram('prlimit'), socat: findProgram('socat'), nsenter: findProgram('nsenter'), seccomp: writeFilters((fd) => tryRun([...uid, '--seccomp', '3'], fd).status === 0) }
 }
 
 /** Writes both filters into a private folder (removed when the process exits), if the kernel takes them. */

@@ -1,4 +1,4 @@
-import { lstatSync, realpathSync } from 'node:fs'
+import { accessSync, constants, lstatSync, realpathSync } from 'node:fs'
 import { SANDBOX_UID, type SandboxSupport } from './detect-sandbox'
 import type { SandboxLimits } from './sandbox-config'
 
@@ -13,8 +13,12 @@ export interface SandboxCommandRequest {
   /** The working directory's real path, inside the workspace. */
   cwd: string
   readOnly: boolean
-  /** `none`, `host`, or the proxy's Unix socket outside (an allowlist). */
-  network: 'none' | 'host' | { proxySocket: string }
+  /**
+   * `none`, `host`, or the proxy's Unix socket outside (an allowlist), with where the
+   * forwarder to it runs: `inside` (socat in the sandbox, through the socket bound in) or
+   * `outside` (socat in the sandbox's network namespace only, started by the caller).
+   */
+  network: 'none' | 'host' | { proxySocket: string; forwarder: 'inside' | 'outside' }
   writable: readonly string[]
   hidden: readonly string[]
   limits: SandboxLimits
@@ -67,7 +71,7 @@ export function sandboxCommand(request: SandboxCommandRequest): SandboxCommand {
     // The workspace itself stays visible when it is the hidden path (the data directory
     // holding `workspace/`); a hidden path above it is emptied first, then the workspace
     // is mounted back on top, by the depth order below.
-    if (!real || real === '/' || real === workspace || seen.has(real)) continue
+    if (!real || real === '/' || real === workspace || seen.has(real) || !readable(real)) continue
     seen.add(real)
     if (lstatSync(real).isDirectory()) {
       mounts.push({ path: real, args: ['--tmpfs', real] })
@@ -83,7 +87,9 @@ export function sandboxCommand(request: SandboxCommandRequest): SandboxCommand {
     const resolv = realOrNothing('/etc/resolv.conf')
     if (resolv && resolv !== '/etc/resolv.conf') mounts.push({ path: resolv, args: ['--ro-bind', resolv, resolv] })
   }
-  if (typeof request.network === 'object') mounts.push({ path: PROXY_SOCKET, args: ['--bind', request.network.proxySocket, PROXY_SOCKET] })
+  if (typeof request.network === 'object' && request.network.forwarder === 'inside') {
+    mounts.push({ path: PROXY_SOCKET, args: ['--bind', request.network.proxySocket, PROXY_SOCKET] })
+  }
   // Parents before children, so a mount inside another lands on top of it; the sort is
   // stable, so equal depths keep the order above.
   mounts.sort((a, b) => depth(a.path) - depth(b.path))
@@ -107,24 +113,28 @@ export function sandboxCommand(request: SandboxCommandRequest): SandboxCommand {
     for (const name of ['HTTP_PROXY', 'HTTPS_PROXY', 'ALL_PROXY', 'http_proxy', 'https_proxy', 'all_proxy']) env[name] = proxy
     delete env.NO_PROXY
     delete env.no_proxy
-    inner = ['/bin/sh', '-c', forwarder(support.socat!), 'dogu-sandbox', ...inner]
+    inner = ['/bin/sh', '-c', forwarder(support.socat!, request.network.forwarder === 'inside'), 'dogu-sandbox', ...inner]
   }
   return { file: support.bwrap, args: [...args, ...inner], env }
 }
 
 /**
- * Starts `socat` on the sandbox's own loopback, forwarding to the proxy's socket, waits
- * until it accepts (at most 5 s), then becomes the command. Nothing else has a route out.
+ * Starts `socat` on the sandbox's own loopback, forwarding to the proxy's socket (unless
+ * it runs outside), waits until the port accepts (at most 5 s), then becomes the command.
+ * Nothing else has a route out.
  */
-function forwarder(socat: string): string {
-  const listen = `TCP-LISTEN:${PROXY_PORT},bind=127.0.0.1,reuseaddr,fork`
-  return `${socat} ${listen} UNIX-CONNECT:${PROXY_SOCKET} 2>/dev/null &
-i=0
+function forwarder(socat: string, inside: boolean): string {
+  return `${inside ? `${socat} ${forwarderListen()} UNIX-CONNECT:${PROXY_SOCKET} 2>/dev/null &\n` : ''}i=0
 until ${socat} -u OPEN:/dev/null TCP:127.0.0.1:${PROXY_PORT} 2>/dev/null; do
-  i=$((i+1)); if [ $i -ge 500 ]; then echo 'dogu sandbox: the network forwarder did not start' >&2; exit 125; fi
-  sleep 0.01
+  i=$((i+1)); if [ $i -ge 1000 ]; then echo 'dogu sandbox: the network forwarder did not start' >&2; exit 125; fi
+  sleep 0.002
 done
 exec "$@"`
+}
+
+/** socat's listening address for the forwarder, on the sandbox's loopback. */
+export function forwarderListen(): string {
+  return `TCP-LISTEN:${PROXY_PORT},bind=127.0.0.1,reuseaddr,fork`
 }
 
 function limitFlags(limits: SandboxLimits): string[] {
@@ -134,6 +144,20 @@ function limitFlags(limits: SandboxLimits): string[] {
   if (limits.cpuTime > 0) flags.push(`--cpu=${limits.cpuTime}`)
   if (limits.addressSpace > 0) flags.push(`--as=${limits.addressSpace}`)
   return flags
+}
+
+/**
+ * Whether the bot itself can read `path`. A path it cannot read needs no mount: the sandbox
+ * has the bot's uid and groups, or, for a root bot, root's uid without root's capabilities,
+ * which `access` (run with them) answers yes to, so for root everything is hidden.
+ */
+function readable(path: string): boolean {
+  try {
+    accessSync(path, constants.R_OK)
+    return true
+  } catch {
+    return false
+  }
 }
 
 function depth(path: string): number {

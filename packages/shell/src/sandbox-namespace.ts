@@ -15,7 +15,7 @@ export class SandboxNamespace {
   constructor(private readonly bwrapPid: number) {}
 
   /** The namespace's init, once bubblewrap has started it; found through `/proc/<pid>/task/<pid>/children`. */
-  private initPid(): number | undefined {
+  initPid(): number | undefined {
     if (this.init === undefined) {
       try {
         const first = readFileSync(`/proc/${this.bwrapPid}/task/${this.bwrapPid}/children`, 'latin1').trim().split(' ')[0]

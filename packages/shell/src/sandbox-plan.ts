@@ -1,3 +1,4 @@
+import { spawn, type ChildProcess } from 'node:child_process'
 import { closeSync, openSync } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -7,7 +8,7 @@ import { detectSandbox, findProgram, type SandboxSupport } from './detect-sandbo
 import { hiddenPaths } from './hidden-paths'
 import type { RunWatch } from './process-table'
 import { SandboxConfig, type SandboxOptions } from './sandbox-config'
-import { sandboxCommand, type SandboxCommand } from './sandbox-command'
+import { forwarderListen, sandboxCommand, type SandboxCommand } from './sandbox-command'
 import { SandboxNamespace } from './sandbox-namespace'
 import { ShellError } from './shell-error'
 
@@ -54,6 +55,20 @@ export class ShellSandbox {
     }
   }
 
+  // Found shells by PATH: a lookup walks PATH with a syscall per entry, on every call otherwise.
+  private shells = new Map<string, boolean>()
+
+  private shellFound(shell: string, path: string | undefined): boolean {
+    const key = `${shell}\0${path}`
+    let found = this.shells.get(key)
+    if (found === undefined) {
+      found = !!findProgram(shell, path)
+      // Only a hit is kept: a shell installed later is found on the next call.
+      if (found) this.shells.set(key, found)
+    }
+    return found
+  }
+
   /** Whether calls run confined. */
   get confined(): boolean {
     return this.state === 'full'
@@ -95,27 +110,34 @@ export class ShellSandbox {
     const support = this.support
     if (!support.available) throw new ShellError('SANDBOX_REQUIRED', 'the sandbox is unavailable')
     // bubblewrap would start and then fail to run it: say so as the unsandboxed spawn does.
-    if (!findProgram(request.shell, request.env.PATH)) throw new ShellError('SPAWN_FAILED', `could not start ${request.shell}: not found`)
+    if (!this.shellFound(request.shell, request.env.PATH)) throw new ShellError('SPAWN_FAILED', `could not start ${request.shell}: not found`)
     let proxy: NetworkProxy | undefined
     let dir: string | undefined
     let filter: number | undefined
+    let forwarder: OutsideForwarder | undefined
     const close = async () => {
       if (filter !== undefined) closeSync(filter)
       filter = undefined
+      forwarder?.stop()
       await proxy?.close()
       if (dir) await rm(dir, { recursive: true, force: true })
     }
     try {
-      let network: 'none' | 'host' | { proxySocket: string } = this.config.network === 'host' ? 'host' : 'none'
+      let network: 'none' | 'host' | { proxySocket: string; forwarder: 'inside' | 'outside' } = this.config.network === 'host' ? 'host' : 'none'
       if (this.allow && !request.readOnly) {
         // A private directory, so nobody else on the machine can use the proxy.
         dir = await mkdtemp(join(tmpdir(), 'dogu-proxy-'))
         proxy = await startNetworkProxy({ socketPath: join(dir, 'proxy.sock'), allow: this.allow })
-        network = { proxySocket: proxy.socketPath }
+        // A root bot can enter the sandbox's network namespace from outside: the forwarder
+        // then runs there, outside the seccomp filter, and the command gets no Unix socket.
+        const outside = process.getuid?.() === 0 && !!support.nsenter
+        network = { proxySocket: proxy.socketPath, forwarder: outside ? 'outside' : 'inside' }
+        if (outside) forwarder = new OutsideForwarder(support.nsenter!, support.socat!, proxy.socketPath)
       } else if (request.readOnly) network = 'none'
-      // The allowlist's forwarder connects to the proxy's Unix socket: it gets the filter
-      // that allows them (the proxy is the only socket it can see besides the ones not hidden).
-      if (support.seccomp) filter = openSync(typeof network === 'object' ? support.seccomp.unixSockets : support.seccomp.strict, 'r')
+      // A forwarder inside connects to the proxy's Unix socket: it gets the filter that
+      // allows them (the proxy is the only socket it can see besides the ones not hidden).
+      const unixSockets = typeof network === 'object' && network.forwarder === 'inside'
+      if (support.seccomp) filter = openSync(unixSockets ? support.seccomp.unixSockets : support.seccomp.strict, 'r')
       const command = sandboxCommand({
         support,
         ...request,
@@ -131,6 +153,7 @@ export class ShellSandbox {
       const counts = process.getuid?.() === 0 && limit > 0
       const watch = (pid: number): RunWatch => {
         const namespace = new SandboxNamespace(pid)
+        forwarder?.start(namespace)
         return {
           interval: WATCH_INTERVAL,
           check: () => {
@@ -160,4 +183,49 @@ export interface PreparedRun {
   watch(pid: number): RunWatch
   proxy?: NetworkProxy
   close(): Promise<void>
+}
+
+// How long the forwarder outside looks for the sandbox's init, and how often.
+const FIND_INIT_FOR = 5000
+const FIND_INIT_EVERY = 2
+
+/**
+ * `socat` in the sandbox's network namespace and nothing else of it (`nsenter -U -n`): it
+ * listens on the sandbox's loopback and connects to the proxy's socket on the host's file
+ * system, where the command cannot follow. Started once bubblewrap has made the namespace;
+ * the command's wrapper waits for the port. Root only: an unprivileged user cannot join a
+ * network namespace that bubblewrap's nested user namespace owns.
+ */
+class OutsideForwarder {
+  private child: ChildProcess | undefined
+  private timer: NodeJS.Timeout | undefined
+  private stopped = false
+  private readonly onExit = () => this.stop()
+
+  constructor(private readonly nsenter: string, private readonly socat: string, private readonly socket: string) {}
+
+  start(namespace: SandboxNamespace): void {
+    const until = Date.now() + FIND_INIT_FOR
+    const attempt = () => {
+      this.timer = undefined
+      if (this.stopped) return
+      const init = namespace.initPid()
+      if (init === undefined) {
+        if (Date.now() < until) this.timer = setTimeout(attempt, FIND_INIT_EVERY)
+        return
+      }
+      this.child = spawn(this.nsenter, ['-t', String(init), '-U', '-n', '--preserve-credentials', '--', this.socat, forwarderListen(), `UNIX-CONNECT:${this.socket}`], { stdio: 'ignore' })
+      // A failure shows inside as the wrapper's "the network forwarder did not start".
+      this.child.on('error', () => {})
+      process.once('exit', this.onExit)
+    }
+    attempt()
+  }
+
+  stop(): void {
+    this.stopped = true
+    if (this.timer) clearTimeout(this.timer)
+    process.off('exit', this.onExit)
+    if (this.child && this.child.exitCode === null && this.child.signalCode === null) this.child.kill('SIGKILL')
+  }
 }

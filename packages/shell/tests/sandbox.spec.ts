@@ -160,6 +160,30 @@ describe('bash sandbox: what a command sees', () => {
   })
 })
 
+describe('bash sandbox: network', () => {
+  it('none: no Unix socket, no DNS, no loopback', async () => {
+    const data = await run({}, `python3 -c "import socket; socket.socket(socket.AF_UNIX)" 2>&1 | tail -1; getent hosts localhost.localdomain example.com; echo dns=$?; (exec 3<>/dev/tcp/127.0.0.1/22) 2>&1 | tail -1`)
+    expect(data.stdout.text).toMatch(/PermissionError: \[Errno 1\] Operation not permitted\ndns=2\n.*(Connection refused|Network is unreachable)/)
+  })
+
+  it('an allowlist: the proxy refuses other hosts, and a root bot\'s command still gets no Unix socket (its forwarder runs outside)', async () => {
+    const tool = createShellTool({ workspace, sandbox: { network: ['api.example.test'] } })
+    expect(tool.description).toContain('network only to api.example.test through HTTP(S)_PROXY')
+    const processes = new ProcessTable()
+    try {
+      const command = `curl -sS -o /dev/null -w '%{http_code}\\n' http://other.example.test/ 2>&1; python3 -c "import socket; socket.socket(socket.AF_UNIX); print('unix socket opened')" 2>&1 | tail -1`
+      const result = await createShellTool({ workspace, processes, sandbox: { network: ['api.example.test'] } }).run({ command, timeout: 30_000 } as any, fakeCall({ id: 's1' })) as any
+      expect(result.data.network).toEqual({ allow: ['api.example.test'], refused: [{ host: 'other.example.test', reason: 'not in the network allowlist' }] })
+      expect(result.data.stdout.text).toMatch(/^403\n/)
+      // Unprivileged, the forwarder runs inside and needs Unix sockets (docs/shell-tool.md).
+      if (process.getuid?.() === 0) expect(result.data.stdout.text).toMatch(/PermissionError/)
+      else expect(result.data.stdout.text).toContain('unix socket opened')
+    } finally {
+      await processes.dispose()
+    }
+  })
+})
+
 describe('bash sandbox: permissions', () => {
   const permission = (options: Partial<ShellToolOptions>, command: string, mode: PermissionMode = 'default') =>
     createShellTool({ workspace, ...options }).permission!({ command, timeout: 1 } as any, fakeCall({ id: 's1' }, undefined, mode))
