@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process'
 import { existsSync, mkdirSync, mkdtempSync, realpathSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
-import { PermissionEngine, type PermissionMode, type ToolResult, ToolRegistry } from '@dogu/core'
+import { PermissionEngine, type PermissionMode, type PermissionRule, type ToolResult, ToolRegistry } from '@dogu/core'
 import { createShellTool, ProcessTable, type ShellToolOptions } from '../src'
 
 /** A fresh directory under the system's temporary directory, by its real path. */
@@ -53,10 +53,12 @@ export interface GuardedShell {
 
 /**
  * The `bash` tool behind a real permission engine in `mode` (`acceptEdits`: file edits
- * are allowed, `exec` asks), with an asker that records each request and denies it.
+ * are allowed, `exec` asks) with `rules`, and an asker that records each request and
+ * denies it. The sandbox is off unless `options.sandbox` says otherwise: the classifier is
+ * what most of these tests attack.
  */
-export function guardedShell(options: Omit<ShellToolOptions, 'processes'>, mode: PermissionMode = 'acceptEdits'): GuardedShell {
-  const engine = new PermissionEngine({ mode })
+export function guardedShell(options: Omit<ShellToolOptions, 'processes'>, mode: PermissionMode = 'acceptEdits', rules: PermissionRule[] = []): GuardedShell {
+  const engine = new PermissionEngine({ mode, rules })
   const asked: string[] = []
   engine.addAsker(async (request) => {
     asked.push(request.permission.target ?? '')

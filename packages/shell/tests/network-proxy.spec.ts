@@ -215,6 +215,13 @@ function connectRequest(authority: string): string {
   return `CONNECT ${authority} HTTP/1.1\r\nHost: ${authority}\r\n\r\n`
 }
 
+/** A raw client that has sent `CONNECT target` (and `extra` right behind it) to the proxy. */
+function sendConnect(proxy: { socketPath: string }, target: string, extra = '') {
+  const client = rawClient(proxy.socketPath)
+  client.socket.write(connectRequest(target) + extra)
+  return client
+}
+
 /** Sends a request through the proxy (as curl does) and returns the status, headers and body. */
 function proxyRequest(socketPath: string, path: string, options: { method?: string; headers?: Record<string, string>; body?: string } = {}) {
   return within(new Promise<{ status: number; headers: IncomingHttpHeaders; body: string }>((resolve, reject) => {
@@ -234,8 +241,7 @@ describe('startNetworkProxy: CONNECT', () => {
   it('tunnels bytes both ways to an allowed host, including bytes sent with the request', async () => {
     const target = await echoServer()
     const proxy = await startProxy()
-    const client = rawClient(proxy.socketPath)
-    client.socket.write(connectRequest(`api.example.com:${target.port}`) + 'early ')
+    const client = sendConnect(proxy, `api.example.com:${target.port}`, 'early ')
     const established = await client.until((text) => text.includes('early '), 'the early bytes echoing')
     expect(established.startsWith('HTTP/1.1 200 Connection Established\r\n\r\n')).toBe(true)
     client.socket.write('later')
@@ -248,8 +254,7 @@ describe('startNetworkProxy: CONNECT', () => {
   it('reaches a subdomain of a wildcard entry on any port', async () => {
     const target = await echoServer()
     const proxy = await startProxy()
-    const client = rawClient(proxy.socketPath)
-    client.socket.write(connectRequest(`Deep.Sub.Example.ORG:${target.port}`))
+    const client = sendConnect(proxy, `Deep.Sub.Example.ORG:${target.port}`)
     await client.until(headersEnd, 'the tunnel')
     client.socket.write('ping')
     await client.until((text) => text.endsWith('\r\n\r\nping'), 'the echo')
@@ -258,8 +263,7 @@ describe('startNetworkProxy: CONNECT', () => {
   it('answers 403 to a host not on the list, closes, and never connects to it', async () => {
     const target = await echoServer()
     const proxy = await startProxy({ lookup: async () => [address] })
-    const client = rawClient(proxy.socketPath)
-    client.socket.write(connectRequest(`example.org:${target.port}`))
+    const client = sendConnect(proxy, `example.org:${target.port}`)
     await client.closed
     expect(client.text).toMatch(/^HTTP\/1\.1 403 /)
     expect(client.text.endsWith('\r\n\r\ndogu sandbox: host example.org is not in the network allowlist\n')).toBe(true)
@@ -270,8 +274,7 @@ describe('startNetworkProxy: CONNECT', () => {
   it('refuses an allowlisted name that resolves to loopback; the loopback server sees nothing', async () => {
     const target = await echoServer('127.0.0.1')
     const proxy = await startProxy()
-    const client = rawClient(proxy.socketPath)
-    client.socket.write(connectRequest(`loop.example.com:${target.port}`))
+    const client = sendConnect(proxy, `loop.example.com:${target.port}`)
     await client.closed
     expect(client.text).toMatch(/^HTTP\/1\.1 403 /)
     expect(client.text).toContain('dogu sandbox: host loop.example.com resolves to 127.0.0.1')
@@ -286,8 +289,7 @@ describe('startNetworkProxy: CONNECT', () => {
   ])('refuses a name when any address it resolves to is local: %j', async (addresses) => {
     const target = await echoServer()
     const proxy = await startProxy({ lookup: async () => addresses })
-    const client = rawClient(proxy.socketPath)
-    client.socket.write(connectRequest(`api.example.com:${target.port}`))
+    const client = sendConnect(proxy, `api.example.com:${target.port}`)
     await client.closed
     expect(client.text).toMatch(/^HTTP\/1\.1 403 /)
     expect(client.text).toContain("an address on the bot's own machine")
@@ -297,8 +299,7 @@ describe('startNetworkProxy: CONNECT', () => {
   it('does not refuse private addresses: owners allowlist internal APIs', async () => {
     const target = await echoServer()
     const proxy = await startProxy({ lookup: async () => [address, '10.1.2.3', '192.168.1.1', '172.16.0.1', 'fd00::1'] })
-    const client = rawClient(proxy.socketPath)
-    client.socket.write(connectRequest(`api.example.com:${target.port}`) + 'ping')
+    const client = sendConnect(proxy, `api.example.com:${target.port}`, 'ping')
     await client.until((text) => text.endsWith('\r\n\r\nping'), 'the echo')
     expect(proxy.refused).toEqual([])
   })
@@ -307,8 +308,7 @@ describe('startNetworkProxy: CONNECT', () => {
     const target = await echoServer('127.0.0.1')
     const proxy = await startProxy({ allow: ['localhost', '127.0.0.1'], lookup: undefined })
     for (const host of ['localhost', '127.0.0.1']) {
-      const client = rawClient(proxy.socketPath)
-      client.socket.write(connectRequest(`${host}:${target.port}`))
+      const client = sendConnect(proxy, `${host}:${target.port}`)
       await client.closed
       expect(client.text).toMatch(/^HTTP\/1\.1 403 /)
       expect(client.text).toMatch(/resolves to (127\.0\.0\.1|::1)/)
@@ -319,8 +319,7 @@ describe('startNetworkProxy: CONNECT', () => {
 
   it('answers 502 when an allowed name does not resolve, and does not count it as refused', async () => {
     const proxy = await startProxy({ lookup: async (host) => { throw new Error(`getaddrinfo ENOTFOUND ${host}`) } })
-    const client = rawClient(proxy.socketPath)
-    client.socket.write(connectRequest('api.example.com:443'))
+    const client = sendConnect(proxy, 'api.example.com:443')
     await client.closed
     expect(client.text).toMatch(/^HTTP\/1\.1 502 /)
     expect(client.text).toContain('dogu sandbox: could not resolve api.example.com: getaddrinfo ENOTFOUND api.example.com')
@@ -332,8 +331,7 @@ describe('startNetworkProxy: CONNECT', () => {
     const closedPort = await listen(server, address)
     await new Promise((resolve) => server.close(resolve))
     const proxy = await startProxy()
-    const client = rawClient(proxy.socketPath)
-    client.socket.write(connectRequest(`api.example.com:${closedPort}`))
+    const client = sendConnect(proxy, `api.example.com:${closedPort}`)
     await client.closed
     expect(client.text).toMatch(/^HTTP\/1\.1 502 /)
     expect(client.text).toContain('ECONNREFUSED')
@@ -353,8 +351,7 @@ describe('startNetworkProxy: CONNECT', () => {
   it('keeps the 50 newest refusals', async () => {
     const proxy = await startProxy()
     for (let index = 1; index <= 55; index++) {
-      const client = rawClient(proxy.socketPath)
-      client.socket.write(connectRequest(`host${index}.example.com:443`))
+      const client = sendConnect(proxy, `host${index}.example.com:443`)
       await client.closed
     }
     expect(proxy.refused).toHaveLength(50)
@@ -431,8 +428,7 @@ describe('startNetworkProxy: lifetime', () => {
   it('close() with an open tunnel resolves and closes both sides; a second close() resolves too', async () => {
     const target = await echoServer()
     const proxy = await startProxy()
-    const client = rawClient(proxy.socketPath)
-    client.socket.write(connectRequest(`api.example.com:${target.port}`) + 'ping')
+    const client = sendConnect(proxy, `api.example.com:${target.port}`, 'ping')
     await client.until((text) => text.endsWith('ping'), 'the echo')
     const targetSide = target.sockets[0]!
     const targetClosed = new Promise((resolve) => targetSide.once('close', resolve))
@@ -476,8 +472,7 @@ describe('startNetworkProxy: lifetime', () => {
     expect(quiet.text).toBe('')
     expect(said).not.toHaveBeenCalled()
     expect(warned).not.toHaveBeenCalled()
-    const client = rawClient(proxy.socketPath)
-    client.socket.write(connectRequest(`api.example.com:${target.port}`) + 'still works')
+    const client = sendConnect(proxy, `api.example.com:${target.port}`, 'still works')
     await client.until((text) => text.endsWith('still works'), 'the echo after the probes')
     expect(proxy.refused).toEqual([])
   })

@@ -1,9 +1,10 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { PermissionEngine, type PermissionMode, type PermissionRule, ToolRegistry, type ToolResult } from '@dogu/core'
+import type { PermissionMode, PermissionRule } from '@dogu/core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { apply, Config, createShellTool, ProcessTable, ShellError, type ShellToolOptions } from '../src'
+import { guardedShell } from './attack-helpers'
 import { fakeCall } from './helpers'
 
 // These tests need bubblewrap that works here, as CI installs it (.ci/run); where it does
@@ -36,27 +37,9 @@ async function run(options: Partial<ShellToolOptions>, command: string, mode: Pe
   }
 }
 
-/** The bash tool behind a real permission engine; the asker records each question and denies it. */
-function guarded(options: Partial<ShellToolOptions>, mode: PermissionMode, rules: PermissionRule[] = []) {
-  const engine = new PermissionEngine({ mode, rules })
-  const asked: string[] = []
-  engine.addAsker(async (request) => {
-    asked.push(request.permission.target ?? '')
-    return { decision: 'deny', by: 'u1', reason: 'denied by the test' }
-  })
-  const registry = new ToolRegistry()
-  registry.permissions = engine
-  const processes = new ProcessTable()
-  registry.define(createShellTool({ workspace, processes, ...options }))
-  return {
-    asked,
-    async bash(command: string): Promise<ToolResult> {
-      const [result] = await registry.toolset({ session: { id: 's1', userId: 'u1' } }).execute([{ id: 'c1', name: 'bash', arguments: { command } }])
-      return result
-    },
-    dispose: () => processes.dispose(),
-  }
-}
+/** The bash tool, sandboxed by default, behind a real permission engine whose asker records each question and denies it. */
+const guarded = (options: Partial<ShellToolOptions>, mode: PermissionMode, rules: PermissionRule[] = []) =>
+  guardedShell({ workspace, sandbox: {}, ...options }, mode, rules)
 
 describe('bash sandbox: detection and reporting', () => {
   it('finds bubblewrap working on this machine, and says so in the description and in data.sandbox', async () => {
