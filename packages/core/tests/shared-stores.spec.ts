@@ -102,6 +102,27 @@ describe('a grant store shared by instances', () => {
     expect(engine.authorize(request).decision).toBe('allow')
     expect(warnings).toEqual(['could not refresh grants: %s connection refused'])
   })
+
+  it('a host that is stopping skips the read, and a read that fails as it stops is not blamed', async () => {
+    const warnings: string[] = []
+    const store = new SharedStore()
+    const engine = new PermissionEngine({ store, logger: { debug() {}, warn: (format, ...args) => warnings.push([format, ...args].join(' ')) } })
+    await engine.ready
+    let reads = 0
+    store.load = async () => {
+      reads++
+      active = false
+      throw new Error('Pool is closed.')
+    }
+    let active = false
+    await engine.refreshGrants(() => active)
+    expect(reads).toBe(0)
+    // Active when the read starts; the app stops (its driver closes the pool) during it.
+    active = true
+    await engine.refreshGrants(() => active)
+    expect(reads).toBe(1)
+    expect(warnings).toEqual([])
+  })
 })
 
 describe('DatabaseTaskStore options', () => {

@@ -132,9 +132,16 @@ export class BackgroundService extends Service {
     // brings in the tasks of other instances (and theirs that lapsed, as interrupted).
     const shared = () => this.store instanceof DatabaseTaskStore ? this.store : undefined
     const leaseMs = this.config.leaseMs ?? 30_000
-    ctx.setInterval(() => shared()?.renew().catch((error) => koishiLogger(ctx).warn('renewing background task leases failed: %s', error)), Math.max(1, Math.floor(leaseMs / 3)))
+    // Neither while the app stops: its database driver may already have closed its pool.
+    const active = () => root.lifecycle.isActive
     ctx.setInterval(() => {
-      if (shared()) void engine.refresh()
+      if (!active()) return
+      shared()?.renew().catch((error) => {
+        if (active()) koishiLogger(ctx).warn('renewing background task leases failed: %s', error)
+      })
+    }, Math.max(1, Math.floor(leaseMs / 3)))
+    ctx.setInterval(() => {
+      if (shared() && active()) void engine.refresh()
     }, this.config.syncInterval ?? 5_000)
     for (const tool of createTaskTools(engine)) ctx.tools.define(tool)
   }

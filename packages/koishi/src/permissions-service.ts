@@ -177,7 +177,8 @@ export class PermissionService {
     // authorize() is synchronous, so it cannot read the table: other instances' grants and
     // revocations arrive by this poll (and this instance's own at once).
     const poll = () => store instanceof DatabaseGrantStore
-      ? ctx.setInterval(() => void engine.refreshGrants(), config.syncInterval ?? 5_000)
+      // Not while the app stops: its database driver may already have closed its pool.
+      ? ctx.setInterval(() => void engine.refreshGrants(() => ctx.root.lifecycle.isActive), config.syncInterval ?? 5_000)
       : undefined
     let stopPolling = poll()
     // The database may start after this service, be reloaded, or go: the engine stays (its

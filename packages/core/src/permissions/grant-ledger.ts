@@ -129,17 +129,20 @@ export class GrantLedger {
    * Reads the store again and makes its `always` grants the ones in force: grants other
    * instances added appear, grants they revoked go. Waits for this ledger's own saves
    * first; a read that raced a local change is not applied (the next refresh is). A failed
-   * read is reported and changes nothing.
+   * read is reported and changes nothing. `wanted` is asked right before the read and after a
+   * failure: a host that is stopping says no, and its store (a database driver stopping
+   * first) is then neither read nor blamed.
    */
-  async refresh(): Promise<void> {
+  async refresh(wanted?: () => boolean): Promise<void> {
     await this.ready
     await this.saving
+    if (wanted && !wanted()) return
     const generation = this.generation
     let loaded: Awaited<ReturnType<GrantStore['load']>>
     try {
       loaded = await this.store.load()
     } catch (error) {
-      this.logger.warn('could not refresh grants: %s', messageOf(error))
+      if (!wanted || wanted()) this.logger.warn('could not refresh grants: %s', messageOf(error))
       return
     }
     if (loaded.problem) {

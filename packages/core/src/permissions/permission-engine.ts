@@ -218,9 +218,10 @@ export class PermissionEngine implements PermissionGate {
   /**
    * Reads the grant store again: `always` grants given or revoked by other instances on a
    * shared store (a database) take effect here. Hosts call it on a timer; see `GrantLedger.refresh`.
+   * `wanted`, asked right before the read, lets a stopping host skip it.
    */
-  refreshGrants(): Promise<void> {
-    return this.ledger.refresh()
+  refreshGrants(wanted?: () => boolean): Promise<void> {
+    return this.ledger.refresh(wanted)
   }
 
   /**
