@@ -40,6 +40,12 @@ export class ActiveCall implements ToolCall, RunningCall, CallInfo {
   // pay for them (`declare` emits no field definition).
   /** The last progress message, kept for a `timed_out` result. */
   declare lastProgress?: string
+  /** Milliseconds spent waiting for a person's answer (the pipeline's ask and `call.ask`). */
+  declare waitMs?: number
+  /** When the handler started; unset until then. */
+  declare runAt?: number
+  /** `waitMs` when the handler started, so `durationMs` leaves out only the waits inside it. */
+  declare waitBeforeRun?: number
   declare abortKind?: AbortKind
   declare abortMessage?: string
   /** Frees the tool's concurrency slot, once. */
@@ -87,9 +93,21 @@ export class ActiveCall implements ToolCall, RunningCall, CallInfo {
     return { id: this.id, name: this.name, session: this.session, args: this.args, startedAt: this.startedAt }
   }
 
+  /**
+   * The call's own time: from its handler's start to now, less the time it waited for a
+   * person inside it (`call.ask`); for a call that never ran, from its start less its
+   * approval wait. Waits for a person or for a concurrency slot are not the tool's time.
+   */
   durationMs(): number {
     // Date.now, not performance.now: the latter costs about a tenth of a fast call.
-    return Date.now() - this.startedAt
+    const now = Date.now()
+    if (this.runAt === undefined) return now - this.startedAt - (this.waitMs ?? 0)
+    return now - this.runAt - ((this.waitMs ?? 0) - (this.waitBeforeRun ?? 0))
+  }
+
+  /** Adds the time since `since` to the time this call waited for a person. */
+  waitedFor(since: number): void {
+    this.waitMs = (this.waitMs ?? 0) + (Date.now() - since)
   }
 
   get aborted() {

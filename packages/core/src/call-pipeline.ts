@@ -7,7 +7,7 @@ import type { EmitFunction } from './events'
 import type { Logger } from './logger'
 import { normalizeOutput, truncateContent } from './normalize-output'
 import { ArgumentsProblem, decodeArguments, parseArguments } from './parse-arguments'
-import type { AuthorizeRequest, AuthorizeResult, Decision, PermissionGate } from './permission-gate'
+import type { ApprovalOutcome, AuthorizeRequest, AuthorizeResult, Decision, PermissionGate } from './permission-gate'
 import { isPermissionMode, type PermissionMode } from './permissions/permission-modes'
 import type { PermissionSpec } from './tool'
 import type { Session } from './session'
@@ -134,7 +134,13 @@ export class CallPipeline implements CallHooks {
         return this.denied(call, `the permission check returned no valid decision (got ${JSON.stringify(decision) ?? 'undefined'})`)
       }
       if (decision === 'ask') {
-        const outcome = await gate.approve({ ...request, callId: call.id, reason: request.permission.reason }, call.signal)
+        const asked = Date.now()
+        let outcome: ApprovalOutcome | undefined
+        try {
+          outcome = await gate.approve({ ...request, callId: call.id, reason: request.permission.reason }, call.signal)
+        } finally {
+          call.waitedFor(asked)
+        }
         // A request dropped because the call was cancelled ends `cancelled`, not `denied`.
         if (call.aborted) return this.finishAborted(call)
         if (outcome?.decision !== 'allow') return this.denied(call, outcome?.reason ?? 'the request was not approved')
@@ -185,7 +191,9 @@ export class CallPipeline implements CallHooks {
       call.sink = single ? (result) => resolve([result]) : resolve
       // A call that reached its handler without waiting (the common case) starts its clock
       // at `startedAt`, which saves a clock read; one that waited starts it now.
-      call.at = (call.waited ? Date.now() : call.startedAt) + Math.min(call.tool.traits.timeout, this.limits.timeout)
+      call.runAt = call.waited ? Date.now() : call.startedAt
+      call.at = call.runAt + Math.min(call.tool.traits.timeout, this.limits.timeout)
+      call.waitBeforeRun = call.waitMs
       this.host.running.add(call)
       let output: unknown
       try {
@@ -207,9 +215,9 @@ export class CallPipeline implements CallHooks {
 
   private settleOutput(call: ActiveCall, output: unknown) {
     if (call.settled) return this.dropLate(call, 'result')
-    if (typeof output === 'string') return this.settle(call, this.result(call.id, call.name, 'ok', output, call.durationMs()))
+    if (typeof output === 'string') return this.settle(call, this.callResult(call, 'ok', output))
     const { content, images, data, artifacts } = normalizeOutput(output)
-    const result = this.result(call.id, call.name, 'ok', content, call.durationMs())
+    const result = this.callResult(call, 'ok', content)
     if (images) result.images = images
     if (data !== undefined) result.data = data
     if (artifacts) result.artifacts = artifacts
@@ -220,10 +228,10 @@ export class CallPipeline implements CallHooks {
     if (call.settled) return this.dropLate(call, 'error')
     if (call.aborted) return this.settle(call, this.abortedResult(call))
     if (error instanceof ToolDenial) {
-      return this.settle(call, this.result(call.id, call.name, 'denied', `Permission denied: ${error.reason}`, call.durationMs(), 'permission_denied'))
+      return this.settle(call, this.callResult(call, 'denied', `Permission denied: ${error.reason}`, 'permission_denied'))
     }
     this.host.logger.debug('tool %s failed: %s', call.name, error)
-    this.settle(call, this.result(call.id, call.name, 'error', `Error: ${messageOf(error)}`, call.durationMs(), 'tool_error'))
+    this.settle(call, this.callResult(call, 'error', `Error: ${messageOf(error)}`, 'tool_error'))
   }
 
   private settle(call: ActiveCall, result: ToolResult) {
@@ -251,7 +259,13 @@ export class CallPipeline implements CallHooks {
     if (!gate) throw new ToolDenial(`no permission service is loaded to approve it (${reason})`)
     // A tool asking from inside `run` wants a person's answer now, not a remembered one.
     const request = requestFor(call, permissionOf(call), 'always')
-    const outcome = await gate.approve({ ...request, callId: call.id, reason }, call.signal)
+    const asked = Date.now()
+    let outcome: ApprovalOutcome | undefined
+    try {
+      outcome = await gate.approve({ ...request, callId: call.id, reason }, call.signal)
+    } finally {
+      call.waitedFor(asked)
+    }
     if (outcome?.decision !== 'allow') throw new ToolDenial(outcome?.reason ?? 'the request was not approved')
   }
 
@@ -295,7 +309,7 @@ export class CallPipeline implements CallHooks {
       call.sink = reply
       throw error
     }
-    const result = this.result(call.id, call.name, 'background', `The call is still running and continues in the background as task ${task.id}. Check it later with task_status({ "id": "${task.id}" }) or stop it with task_cancel.`, call.durationMs(), 'background')
+    const result = this.callResult(call, 'background', `The call is still running and continues in the background as task ${task.id}. Check it later with task_status({ "id": "${task.id}" }) or stop it with task_cancel.`, 'background')
     result.taskId = task.id
     this.host.emit?.('tools/call-end', call, result)
     reply(result)
@@ -306,7 +320,7 @@ export class CallPipeline implements CallHooks {
     const label = status === 'timed_out' ? 'Timed out' : 'Cancelled'
     let content = `${label}: ${call.abortMessage}.`
     if (call.lastProgress) content += ` Last progress: ${call.lastProgress}`
-    return this.result(call.id, call.name, status, content, call.durationMs(), status as ToolResultCode)
+    return this.callResult(call, status, content, status as ToolResultCode)
   }
 
   private finishAborted(call: ActiveCall): ToolResult {
@@ -321,7 +335,7 @@ export class CallPipeline implements CallHooks {
   }
 
   private finish(call: ActiveCall, status: ToolStatus, content: string, code: ToolResultCode): ToolResult {
-    const result = this.result(call.id, call.name, status, content, call.durationMs(), code)
+    const result = this.callResult(call, status, content, code)
     call.settled = true
     this.host.emit?.('tools/call-end', call, result)
     return result
@@ -337,6 +351,13 @@ export class CallPipeline implements CallHooks {
       emit('tools/call-start', info)
       emit('tools/call-end', info, result)
     }
+    return result
+  }
+
+  /** A result for a call that was prepared: its run time, and the time it waited for a person if it did. */
+  private callResult(call: ActiveCall, status: ToolStatus, content: string, code?: ToolResultCode): ToolResult {
+    const result = this.result(call.id, call.name, status, content, call.durationMs(), code)
+    if (call.waitMs !== undefined) result.waitMs = call.waitMs
     return result
   }
 

@@ -39,7 +39,14 @@ export interface ToolResult {
   taskId?: string
   /** A machine-readable reason for `error`, `denied`, `timed_out` and `cancelled`. */
   code?: ToolResultCode
+  /**
+   * The tool's own time in milliseconds: from its handler's start to its result, without
+   * the time it waited for a person (that is `waitMs`) or for a concurrency slot. A call
+   * that never ran counts the pipeline's time alone.
+   */
   durationMs: number
+  /** Milliseconds the call waited for a person's answer (an approval, or `call.ask` inside it); absent when nobody was asked. */
+  waitMs?: number
 }
 
 export type ToolResultCode =

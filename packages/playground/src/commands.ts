@@ -8,6 +8,8 @@ export interface CommandScope {
   print(text: string): void
   /** Ids for the calls typed at the prompt. */
   nextCallId(): string
+  /** What commands start with at this prompt: `/` when chatting with a model (`/grants`), otherwise nothing. */
+  prefix: '' | '/'
 }
 
 export interface Command {
@@ -36,7 +38,8 @@ export const commands = new Map<string, Command>([
       const tools = ctx.tools.list()
       if (!tools.length) return print('No tools are defined.')
       const width = Math.max(...tools.map((tool) => tool.name.length))
-      for (const tool of tools) print(`${tool.name.padEnd(width)}  ${`[${tool.traits.effect}]`.padEnd(7)}  ${tool.description}`)
+      // The first line only: the rest of a description is for the model.
+      for (const tool of tools) print(`${tool.name.padEnd(width)}  ${`[${tool.traits.effect}]`.padEnd(7)}  ${tool.description.trim().split('\n', 1)[0].trim()}`)
     },
   }],
   ['defs', {
@@ -76,14 +79,14 @@ export const commands = new Map<string, Command>([
   ['revoke', {
     usage: 'revoke <grant-id>',
     summary: 'forget a grant (a unique start of its id will do)',
-    run(args, { ctx, print }) {
+    run(args, { ctx, print, prefix }) {
       const id = args.trim()
-      if (!id) return print('Usage: revoke <grant-id> (see "grants")')
+      if (!id) return print(`Usage: ${prefix}revoke <grant-id> (see "${prefix}grants")`)
       const matches = ctx.permissions.grants().filter((grant) => grant.id.startsWith(id))
       const exact = matches.find((grant) => grant.id === id)
       if (!exact && matches.length > 1) return print(`"${id}" starts ${matches.length} grant ids; type more of it.`)
       const grant = exact ?? matches[0]
-      if (!grant || !ctx.permissions.revoke(grant.id)) return print(`No grant "${id}". Type "grants" to list them.`)
+      if (!grant || !ctx.permissions.revoke(grant.id)) return print(`No grant "${id}". Type "${prefix}grants" to list them.`)
       print(`Revoked ${describeGrant(grant)}`)
     },
   }],
@@ -102,9 +105,9 @@ export const commands = new Map<string, Command>([
   ['help', {
     usage: 'help',
     summary: 'show this help',
-    run(_, { print }) {
-      const width = Math.max(...[...commands.values()].map((command) => command.usage.length))
-      for (const command of commands.values()) print(`  ${command.usage.padEnd(width)}  ${command.summary}`)
+    run(_, { print, prefix }) {
+      const width = Math.max(...[...commands.values()].map((command) => command.usage.length)) + prefix.length
+      for (const command of commands.values()) print(`  ${(prefix + command.usage).padEnd(width)}  ${command.summary}`)
     },
   }],
   ['exit', {

@@ -8,13 +8,17 @@ import * as Http from '@dogu/http'
 import * as Shell from '@dogu/shell'
 import { Context, type Fiber } from 'cordis'
 import { mkdirSync } from 'node:fs'
-import { resolve } from 'node:path'
+import { join, resolve } from 'node:path'
 import { createInterface } from 'node:readline'
 import { type Chat, createChat, type ModelConfig } from './chat'
 import { format } from 'node:util'
 import { type CommandScope, commands } from './commands'
+import { lockDataDir } from './data-lock'
 import { LineReader } from './line-reader'
 import { terminalAsker } from './terminal-asker'
+
+/** Commands that run even typed without their `/` while chatting. */
+const bare = new Set(['help', 'exit'])
 
 export interface PlaygroundOptions {
   /** @default process.stdin */
@@ -46,7 +50,15 @@ export interface PlaygroundOptions {
    * start with `/` (`/list`); without, the prompt takes commands only.
    */
   model?: ModelConfig
-  /** The file tools' and the shell's sandbox folder, created if missing. @default 'data/workspace' */
+  /**
+   * The playground's own folder: its lock (`.lock`), grants (`dogu/permissions.json`),
+   * background tasks (`dogu/background.json`) and the default workspace. One playground at
+   * a time may use it; a second one fails with `DataInUseError`. `yarn start --data DIR` or
+   * `DOGU_DATA=DIR` set it from the command line.
+   * @default 'data'
+   */
+  dataDir?: string
+  /** The file tools' and the shell's sandbox folder, created if missing. @default `${dataDir}/workspace` */
   workspace?: string
 }
 
@@ -61,6 +73,9 @@ export async function startPlayground(options: PlaygroundOptions = {}): Promise<
   const interactive = options.interactive ?? !!(input as { isTTY?: boolean }).isTTY
   const session = options.session ?? { id: 'playground', userId: 'playground-user', platform: 'terminal', authority: 1 }
   const print = (text: string) => { output.write(text + '\n') }
+  const dataDir = resolve(options.dataDir ?? 'data')
+  // Before anything else: a second playground on this folder stops here, having touched nothing.
+  const unlock = lockDataDir(dataDir, print)
 
   let chat: Chat | undefined
   const rl = createInterface({ input, output: interactive ? output : undefined, terminal: interactive, prompt: 'dogu> ' })
@@ -78,14 +93,20 @@ export async function startPlayground(options: PlaygroundOptions = {}): Promise<
 
   const fibers: Fiber[] = []
   try {
-    const dogu: DoguPlugin.Config = options.askTimeout === undefined
-      ? options.dogu ?? {}
-      : { ...options.dogu, permissions: { ...options.dogu?.permissions, askTimeout: options.askTimeout } }
+    const dogu: DoguPlugin.Config = {
+      ...options.dogu,
+      permissions: {
+        storePath: join(dataDir, 'dogu/permissions.json'),
+        ...options.dogu?.permissions,
+        ...options.askTimeout !== undefined ? { askTimeout: options.askTimeout } : {},
+      },
+      background: { storePath: join(dataDir, 'dogu/background.json'), ...options.dogu?.background },
+    }
     fibers.push(await ctx.plugin(Dogu, dogu))
     fibers.push(await ctx.plugin(Lookup, options.lookup))
     fibers.push(await ctx.plugin(Notes, options.notes))
     // The real tool packs, in a sandbox folder: file tools, the shell, http_fetch.
-    const workspace = resolve(options.workspace ?? 'data/workspace')
+    const workspace = resolve(options.workspace ?? join(dataDir, 'workspace'))
     mkdirSync(workspace, { recursive: true })
     // The schema fills in the defaults (its input type names every field).
     const fsConfig = Fs.Config({ workspace } as Fs.Config)
@@ -100,8 +121,8 @@ export async function startPlayground(options: PlaygroundOptions = {}): Promise<
         })
       },
     }))
-    // The playground's grants, notes and tasks live in data/: hidden from sandboxed commands.
-    fibers.push(await ctx.plugin(Shell, { workspace, sandbox: { dataDir: resolve('data') } }))
+    // The playground's grants, notes and tasks live in its data folder: hidden from sandboxed commands.
+    fibers.push(await ctx.plugin(Shell, { workspace, sandbox: { dataDir } }))
     fibers.push(await ctx.plugin(Http, {}))
     // Questions are answered by the person at the terminal, who is the session's user.
     const asker = terminalAsker({
@@ -124,7 +145,9 @@ export async function startPlayground(options: PlaygroundOptions = {}): Promise<
 
     if (options.webui) fibers.push(await ctx.plugin(WebUI, options.webui))
     const names = ctx.tools.list().map((tool) => tool.name)
-    print(`Dogu playground: ${names.length} tools (${names.join(', ')}). Type "help" for commands.`)
+    // Chatting, free text goes to the model, so every hint names commands with their `/`.
+    const prefix = options.model ? '/' : ''
+    print(`Dogu playground: ${names.length} tools (${names.join(', ')}). Type "${prefix}help" for commands.`)
     // Alone on its line, so a terminal makes it a link and a script can read it.
     if (options.webui) print(ctx.get('webui')!.url)
     if (options.model) {
@@ -132,7 +155,7 @@ export async function startPlayground(options: PlaygroundOptions = {}): Promise<
       print(`Chatting with ${options.model.model} at ${options.model.baseURL}: type a message; commands start with "/" (/help, /exit).`)
     }
     let n = 0
-    const scope: CommandScope = { ctx, session, print, nextCallId: () => `call_${++n}` }
+    const scope: CommandScope = { ctx, session, print, prefix, nextCallId: () => `call_${++n}` }
     while (true) {
       if (interactive) rl.prompt()
       const line = await lines.read()
@@ -140,14 +163,15 @@ export async function startPlayground(options: PlaygroundOptions = {}): Promise<
       const text = line.trim()
       if (!text || text.startsWith('#')) continue
       if (!interactive) print(`dogu> ${text}`)
-      if (chat && !text.startsWith('/')) {
+      // Nobody means to ask the model "help": a bare `help` or `exit` is the command.
+      if (chat && !text.startsWith('/') && !bare.has(text)) {
         await chat.send(text)
         continue
       }
       const [, name, args] = /^\/?(\S+)\s*([\s\S]*)$/.exec(text)!
       const command = commands.get(name)
       if (!command) {
-        print(`Unknown command "${name}". Type "help" for commands.`)
+        print(`Unknown command "${name}". Type "${prefix}help" for commands.`)
         continue
       }
       try {
@@ -159,6 +183,10 @@ export async function startPlayground(options: PlaygroundOptions = {}): Promise<
   } finally {
     chat?.dispose()
     rl.close()
-    for (const fiber of fibers.reverse()) await fiber.dispose()
+    try {
+      for (const fiber of fibers.reverse()) await fiber.dispose()
+    } finally {
+      unlock()
+    }
   }
 }

@@ -30,6 +30,7 @@ async function chat(script: string, options: PlaygroundOptions = {}) {
   const done = startPlayground({
     input,
     output,
+    dataDir: dir,
     workspace: join(dir, 'workspace'),
     model: { baseURL: server.baseURL, model: 'dogu-demo' },
     dogu: { permissions: { storePath: join(dir, 'permissions.json') }, background: { storePath: join(dir, 'background.json') } },
@@ -79,6 +80,34 @@ describe('playground chat', () => {
     expect(transcript).toContain('model: Hello! I am the demo model.')
     // The third request carried the whole conversation so far.
     expect(server!.requests.at(-1)!.body.messages!.map((message) => message.role)).toEqual(['system', 'user', 'assistant', 'tool', 'assistant', 'user'])
+  })
+
+  it('names commands with their "/" in every hint', async () => {
+    const transcript = await chat('/frob\n/revoke\n/revoke nope\n')
+    expect(transcript).toMatch(/^Dogu playground: 12 tools \(.*\)\. Type "\/help" for commands\.$/m)
+    expect(transcript).toContain([
+      'dogu> /frob',
+      'Unknown command "frob". Type "/help" for commands.',
+      'dogu> /revoke',
+      'Usage: /revoke <grant-id> (see "/grants")',
+      'dogu> /revoke nope',
+      'No grant "nope". Type "/grants" to list them.',
+    ].join('\n'))
+    expect(transcript).not.toMatch(/Type "help"/)
+    expect(server!.requests).toHaveLength(0)
+  })
+
+  it('runs a bare "help" or "exit" as the command, not as a chat turn', async () => {
+    const transcript = await chat('help\nhelp me\nexit\nhello\n')
+    expect(transcript).toContain([
+      'dogu> help',
+      '  /list                                        list the tools',
+      '  /defs <openai|anthropic|gemini|json> [name]  print tool definitions in a provider\'s format, as JSON',
+    ].join('\n'))
+    expect(transcript).toContain('  /exit                                        leave the playground (or end the input)\ndogu> help me\nmodel: ')
+    // "help me" was a chat turn (a lookup of "me", then its summary); "exit" ended the session.
+    expect(server!.requests).toHaveLength(2)
+    expect(transcript).toMatch(/dogu> exit\n$/)
   })
 
   it('without a model, free text is an unknown command, as before', async () => {

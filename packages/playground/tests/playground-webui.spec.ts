@@ -34,6 +34,7 @@ describe('playground with the console', () => {
       input,
       output,
       webui: { port: 0 },
+      dataDir: dir,
       workspace: join(dir, 'workspace'),
       dogu: { permissions: { storePath: join(dir, 'permissions.json') }, background: { storePath: join(dir, 'background.json') } },
     })

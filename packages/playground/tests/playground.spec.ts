@@ -15,6 +15,7 @@ afterEach(async () => { await rm(dir, { recursive: true, force: true }) })
 /** Options that keep the services' files in this test's folder. */
 function isolated(options: PlaygroundOptions = {}): PlaygroundOptions {
   return {
+    dataDir: dir,
     workspace: join(dir, 'workspace'),
     ...options,
     dogu: {
@@ -78,7 +79,7 @@ function drive(options: PlaygroundOptions = {}) {
 
 /** The transcript without timings, which vary. */
 function stable(transcript: string) {
-  return transcript.replace(/ in \d+(\.\d+)? ms/g, ' in # ms').replace(/"durationMs": [\d.]+/g, '"durationMs": #')
+  return transcript.replace(/ in \d+(\.\d+)? ms/g, ' in # ms').replace(/"durationMs": [\d.]+/g, '"durationMs": #').replace(/"waitMs": [\d.]+/g, '"waitMs": #')
 }
 
 const WHY = '  why: no rule matches; write tools need approval by default'
@@ -94,6 +95,16 @@ describe('playground', () => {
     ])
     expect(transcript).toMatch(/^lookup       \[read\]   Look up a country/m)
     expect(transcript).toMatch(/^notes        \[write\]  Keep short notes/m)
+  })
+
+  it('lists each tool on one line: the first line of its description', async () => {
+    const transcript = await run('defs json bash\nlist\n')
+    // bash's description has more lines, for the model.
+    const at = transcript.indexOf('dogu> list\n')
+    expect(JSON.parse(transcript.slice(transcript.indexOf('{'), at)).description).toContain('\n')
+    const listed = transcript.slice(at + 'dogu> list\n'.length).trimEnd().split('\n')
+    expect(listed.map((line) => line.split(' ', 1)[0])).toEqual(['bash', 'edit', 'glob', 'grep', 'http_fetch', 'list', 'lookup', 'notes', 'read', 'task_cancel', 'task_status', 'write'])
+    expect(listed[0]).toBe('bash         [exec]   Run one shell command with bash in the workspace and wait for it to finish.')
   })
 
   it('runs a call, printing its progress events and its result', async () => {
