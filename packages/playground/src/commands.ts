@@ -10,6 +10,8 @@ export interface CommandScope {
   nextCallId(): string
   /** What commands start with at this prompt: `/` when chatting with a model (`/grants`), otherwise nothing. */
   prefix: '' | '/'
+  /** Aborts when the person presses Ctrl-C while the command runs. */
+  signal: AbortSignal
 }
 
 export interface Command {
@@ -58,12 +60,13 @@ export const commands = new Map<string, Command>([
   ['call', {
     usage: 'call <name> [json-args]',
     summary: 'run a call through a toolset and print its result',
-    async run(args, { ctx, session, print, nextCallId }) {
+    async run(args, { ctx, session, print, nextCallId, signal }) {
       const match = /^(\S+)\s*([\s\S]*)$/.exec(args)
       if (!match) return print('Usage: call <name> [json-args], e.g. call lookup {"q":"Paris"}')
       const [, name, json] = match
       // The text goes to the pipeline as the model would send it: bad JSON is its to report.
-      const [result] = await ctx.tools.toolset({ session }).execute([{ id: nextCallId(), name, arguments: json.trim() || '{}' }])
+      // Ctrl-C cancels it: the call ends `cancelled` at once, whatever the tool is doing.
+      const [result] = await ctx.tools.toolset({ session }).execute([{ id: nextCallId(), name, arguments: json.trim() || '{}' }], { signal })
       print(JSON.stringify(result, null, 2))
     },
   }],

@@ -2,6 +2,7 @@ import Dogu, { type DoguPlugin } from '@dogu/cordis'
 import type { CallInfo, Session, ToolResult } from '@dogu/core'
 import { WebUI } from '@dogu/webui'
 import * as Lookup from '@dogu-external/lookup'
+import * as Countdown from '@dogu-external/lookup/countdown'
 import * as Notes from '@dogu-external/notes'
 import * as Fs from '@dogu/fs'
 import * as Http from '@dogu/http'
@@ -15,10 +16,13 @@ import { format } from 'node:util'
 import { type CommandScope, commands } from './commands'
 import { lockDataDir } from './data-lock'
 import { LineReader } from './line-reader'
-import { terminalAsker } from './terminal-asker'
+import { INTERRUPTED, terminalAsker } from './terminal-asker'
 
 /** Commands that run even typed without their `/` while chatting. */
 const bare = new Set(['help', 'exit'])
+
+/** A second Ctrl-C at an idle prompt within this many milliseconds of the first exits. */
+const EXIT_WINDOW = 2_000
 
 export interface PlaygroundOptions {
   /** @default process.stdin */
@@ -30,6 +34,8 @@ export interface PlaygroundOptions {
   /** Config of `@dogu/cordis`. */
   dogu?: DoguPlugin.Config
   lookup?: Partial<Lookup.Config>
+  /** The slow example tool, `countdown`. */
+  countdown?: Partial<Countdown.Config>
   /** Notes live in memory unless `dataDir` is set. */
   notes?: Partial<Notes.Config>
   /** Milliseconds a permission question waits for an answer (`dogu.permissions.askTimeout`). @default 300_000 */
@@ -78,9 +84,28 @@ export async function startPlayground(options: PlaygroundOptions = {}): Promise<
   const unlock = lockDataDir(dataDir, print)
 
   let chat: Chat | undefined
+  /** The command running now: Ctrl-C aborts it (a `call` ends `cancelled`). */
+  let running: AbortController | undefined
+  /** The permission question waiting for an answer: Ctrl-C answers it as a denial. */
+  let asking: (() => void) | undefined
+  /** When Ctrl-C last showed the exit hint at an idle prompt. */
+  let hinted = -Infinity
   const rl = createInterface({ input, output: interactive ? output : undefined, terminal: interactive, prompt: 'dogu> ' })
-  // Ctrl-C stops a chat turn in flight (its stream and its calls); otherwise it leaves.
-  rl.on('SIGINT', () => chat?.busy ? chat.abort() : rl.close())
+  // Ctrl-C as in a shell: it stops what runs (a question, a call, a chat turn); at an idle
+  // prompt it says how to leave, and a second press soon after leaves.
+  rl.on('SIGINT', () => {
+    if (asking) return asking()
+    if (running) return running.abort()
+    if (chat?.busy) return chat.abort()
+    if (Date.now() - hinted < EXIT_WINDOW) return rl.close()
+    hinted = Date.now()
+    // What was typed is dropped, as a shell does; the hint goes on a line of its own.
+    rl.write(null, { ctrl: true, name: 'e' })
+    rl.write(null, { ctrl: true, name: 'u' })
+    output.write('\n')
+    print('(To exit, press Ctrl-C again or type exit)')
+    rl.prompt()
+  })
   const lines = new LineReader(rl)
 
   const ctx = new Context()
@@ -105,6 +130,8 @@ export async function startPlayground(options: PlaygroundOptions = {}): Promise<
     fibers.push(await ctx.plugin(Dogu, dogu))
     fibers.push(await ctx.plugin(Lookup, options.lookup))
     fibers.push(await ctx.plugin(Notes, options.notes))
+    // A slow tool that moves to the background: for trying tasks and progress.
+    fibers.push(await ctx.plugin(Countdown, options.countdown))
     // The real tool packs, in a sandbox folder: file tools, the shell, http_fetch.
     const workspace = resolve(options.workspace ?? join(dataDir, 'workspace'))
     mkdirSync(workspace, { recursive: true })
@@ -134,9 +161,23 @@ export async function startPlayground(options: PlaygroundOptions = {}): Promise<
       },
       async ask(question, signal) {
         output.write(question)
-        const answer = await lines.read(signal)
-        if (!interactive) output.write(`${answer ?? ''}\n`)
-        return answer
+        // Ctrl-C answers the question: the read is abandoned, and the asker denies.
+        const interrupt = new AbortController()
+        const interrupted = new Promise<typeof INTERRUPTED>((resolve) => {
+          // Resolved before the read is abandoned, so the race sees the interrupt first.
+          asking = () => {
+            resolve(INTERRUPTED)
+            interrupt.abort()
+          }
+        })
+        try {
+          const answer = await Promise.race([lines.read(AbortSignal.any([signal, interrupt.signal])), interrupted])
+          if (answer === INTERRUPTED) output.write('n (Ctrl-C)\n')
+          else if (!interactive) output.write(`${answer ?? ''}\n`)
+          return answer
+        } finally {
+          asking = undefined
+        }
       },
     })
     fibers.push(await ctx.inject(['permissions'], (ctx) => {
@@ -155,11 +196,13 @@ export async function startPlayground(options: PlaygroundOptions = {}): Promise<
       print(`Chatting with ${options.model.model} at ${options.model.baseURL}: type a message; commands start with "/" (/help, /exit).`)
     }
     let n = 0
-    const scope: CommandScope = { ctx, session, print, prefix, nextCallId: () => `call_${++n}` }
+    const scope: Omit<CommandScope, 'signal'> = { ctx, session, print, prefix, nextCallId: () => `call_${++n}` }
     while (true) {
       if (interactive) rl.prompt()
       const line = await lines.read()
       if (line === undefined) break
+      // A line typed since the hint: the next Ctrl-C hints again rather than exits.
+      hinted = -Infinity
       const text = line.trim()
       if (!text || text.startsWith('#')) continue
       if (!interactive) print(`dogu> ${text}`)
@@ -174,10 +217,13 @@ export async function startPlayground(options: PlaygroundOptions = {}): Promise<
         print(`Unknown command "${name}". Type "${prefix}help" for commands.`)
         continue
       }
+      running = new AbortController()
       try {
-        if (await command.run(args, scope) === 'exit') break
+        if (await command.run(args, { ...scope, signal: running.signal }) === 'exit') break
       } catch (error) {
         print(`! ${error instanceof Error ? error.message : String(error)}`)
+      } finally {
+        running = undefined
       }
     }
   } finally {

@@ -1,10 +1,14 @@
 import type { Approver, AskAnswer, Asker, PermissionRequest } from '@dogu/core'
 
+/** What an `AskLine` resolves with when the person pressed Ctrl-C at the question: a denial. */
+export const INTERRUPTED: unique symbol = Symbol('interrupted')
+
 /**
- * Writes `question` and resolves with the next line typed, or `undefined` at the end of
- * the input. Rejects when `signal` aborts (the request ended without this answer).
+ * Writes `question` and resolves with the next line typed, `undefined` at the end of the
+ * input, or `INTERRUPTED` on Ctrl-C. Rejects when `signal` aborts (the request ended
+ * without this answer).
  */
-export type AskLine = (question: string, signal: AbortSignal) => Promise<string | undefined>
+export type AskLine = (question: string, signal: AbortSignal) => Promise<string | undefined | typeof INTERRUPTED>
 
 export interface TerminalAskerOptions {
   ask: AskLine
@@ -45,7 +49,7 @@ export function question(request: PermissionRequest): string {
 /**
  * An asker for `ctx.permissions.asker()` that asks at the terminal, one request at a
  * time. It answers as `approver`, so the engine accepts it when that is the caller (or
- * has the approver authority). The end of the input denies; an answer it cannot read is
+ * has the approver authority). The end of the input and Ctrl-C deny; an answer it cannot read is
  * asked again, up to `tries` times, then denies. When the request ends otherwise
  * (timeout, cancelled, answered elsewhere) it stops waiting and says so.
  */
@@ -71,7 +75,7 @@ export function terminalAsker({ ask, print, approver, tries = 3 }: TerminalAsker
       // open question at once, before the call's result is printed.
       const ended = () => print(`\n  (${signal.reason instanceof Error ? signal.reason.message : 'the permission request ended'})`)
       signal.addEventListener('abort', ended, { once: true })
-      let line: string | undefined
+      let line: string | undefined | typeof INTERRUPTED
       try {
         line = await ask(question(request), signal)
       } catch {
@@ -80,6 +84,7 @@ export function terminalAsker({ ask, print, approver, tries = 3 }: TerminalAsker
         signal.removeEventListener('abort', ended)
       }
       if (line === undefined) return { decision: 'deny', by: approver, reason: 'the input ended before an answer' }
+      if (line === INTERRUPTED) return { decision: 'deny', by: approver, reason: 'denied with Ctrl-C at the terminal' }
       const choice = parseAnswer(line)
       if (choice) return { ...choice, by: approver }
       print(`  Please answer y (once), s (session), a (always) or n (no).`)

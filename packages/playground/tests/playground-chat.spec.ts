@@ -84,7 +84,7 @@ describe('playground chat', () => {
 
   it('names commands with their "/" in every hint', async () => {
     const transcript = await chat('/frob\n/revoke\n/revoke nope\n')
-    expect(transcript).toMatch(/^Dogu playground: 12 tools \(.*\)\. Type "\/help" for commands\.$/m)
+    expect(transcript).toMatch(/^Dogu playground: 13 tools \(.*\)\. Type "\/help" for commands\.$/m)
     expect(transcript).toContain([
       'dogu> /frob',
       'Unknown command "frob". Type "/help" for commands.',

@@ -90,7 +90,7 @@ describe('playground', () => {
   it('starts on embedded defaults and lists the tools', async () => {
     const transcript = await run('list\n')
     expect(transcript.split('\n').slice(0, 2)).toEqual([
-      'Dogu playground: 12 tools (bash, edit, glob, grep, http_fetch, list, lookup, notes, read, task_cancel, task_status, write). Type "help" for commands.',
+      'Dogu playground: 13 tools (bash, countdown, edit, glob, grep, http_fetch, list, lookup, notes, read, task_cancel, task_status, write). Type "help" for commands.',
       'dogu> list',
     ])
     expect(transcript).toMatch(/^lookup       \[read\]   Look up a country/m)
@@ -103,7 +103,7 @@ describe('playground', () => {
     const at = transcript.indexOf('dogu> list\n')
     expect(JSON.parse(transcript.slice(transcript.indexOf('{'), at)).description).toContain('\n')
     const listed = transcript.slice(at + 'dogu> list\n'.length).trimEnd().split('\n')
-    expect(listed.map((line) => line.split(' ', 1)[0])).toEqual(['bash', 'edit', 'glob', 'grep', 'http_fetch', 'list', 'lookup', 'notes', 'read', 'task_cancel', 'task_status', 'write'])
+    expect(listed.map((line) => line.split(' ', 1)[0])).toEqual(['bash', 'countdown', 'edit', 'glob', 'grep', 'http_fetch', 'list', 'lookup', 'notes', 'read', 'task_cancel', 'task_status', 'write'])
     expect(listed[0]).toBe('bash         [exec]   Run one shell command with bash in the workspace and wait for it to finish.')
   })
 
@@ -121,6 +121,38 @@ describe('playground', () => {
     ].join('\n'))
   })
 
+  it('runs the countdown past its timeout in the background, as a task that ends with its text', async () => {
+    const playground = drive()
+    playground.send('call countdown {"seconds":8}')
+    // Five seconds in, the call moves to the background and its result names the task.
+    const [, id] = await playground.until(/"status": "background",\n\s+"content": "The call is still running and continues in the background as task (task_\w+)\./)
+    expect(playground.transcript).toContain([
+      '  → countdown {"seconds":8}',
+      '  … countdown: 8 s left',
+      '  … countdown: 7 s left',
+    ].join('\n'))
+    // A bounded wait: task_status returns once the task ends, or after 30 s as it is then.
+    playground.send(`call task_status {"id":"${id}","wait_seconds":30}`)
+    await playground.until(/← task_status ok/)
+    const transcript = await playground.end()
+    expect(transcript).toMatch(new RegExp(`"content": "Task ${id} \\(countdown\\) succeeded after [\\d.]+s\\. Its result:\\\\nCountdown of 8 s finished\\."`))
+  })
+
+  it('stops a countdown whose task is cancelled', async () => {
+    const playground = drive({ countdown: { timeout: 100 } })
+    playground.send('call countdown {"seconds":120}')
+    const [, id] = await playground.until(/continues in the background as task (task_\w+)\./)
+    playground.send(`call task_cancel {"id":"${id}"}`)
+    await playground.until(/\[n\] no $/)
+    playground.send('y')
+    await playground.until(/← task_cancel ok/)
+    playground.send(`call task_status {"id":"${id}"}`)
+    const transcript = await playground.end()
+    expect(transcript).toContain(`"content": "Task ${id} (countdown) was cancelled."`)
+    // Two minutes of countdown would outlast the test: it stopped when cancelled.
+    expect(transcript).toMatch(new RegExp(`"content": "Task ${id} \\(countdown\\) was cancelled after [\\d.]+s\\.`))
+  })
+
   it('reports bad calls as the pipeline does, and keeps going', async () => {
     const transcript = await run('call lookup {"q":\ncall lokup {}\nfrobnicate\ncall lookup {"q":"JP"}\n')
     expect(transcript).toContain('"status": "error"')
@@ -134,7 +166,7 @@ describe('playground', () => {
   it('prints definitions in each dialect, for all tools or one', async () => {
     const all = await run('defs json\n')
     const json = JSON.parse(all.slice(all.indexOf('['), all.lastIndexOf(']') + 1))
-    expect(json.map((definition: { name: string }) => definition.name)).toEqual(['bash', 'edit', 'glob', 'grep', 'http_fetch', 'list', 'lookup', 'notes', 'read', 'task_cancel', 'task_status', 'write'])
+    expect(json.map((definition: { name: string }) => definition.name)).toEqual(['bash', 'countdown', 'edit', 'glob', 'grep', 'http_fetch', 'list', 'lookup', 'notes', 'read', 'task_cancel', 'task_status', 'write'])
     for (const dialect of ['openai', 'anthropic', 'gemini']) {
       const one = await run(`defs ${dialect} notes\n`)
       const definition = JSON.parse(one.slice(one.indexOf('{'), one.lastIndexOf('}') + 1))
@@ -145,7 +177,7 @@ describe('playground', () => {
       'dogu> defs xml',
       'Usage: defs <openai|anthropic|gemini|json> [name]',
       'dogu> defs json nope',
-      'No tool named "nope". Tools: bash, edit, glob, grep, http_fetch, list, lookup, notes, read, task_cancel, task_status, write.',
+      'No tool named "nope". Tools: bash, countdown, edit, glob, grep, http_fetch, list, lookup, notes, read, task_cancel, task_status, write.',
     ].join('\n'))
   })
 
@@ -376,7 +408,7 @@ describe('yarn start', () => {
     guardOutput(child.stdout, 'playground', { marker: '! ' })
     guardOutput(child.stderr, 'playground')
     expect(child.status).toBe(0)
-    expect(child.stdout).toContain('Dogu playground: 12 tools (bash, edit, glob, grep, http_fetch, list, lookup, notes, read, task_cancel, task_status, write).')
+    expect(child.stdout).toContain('Dogu playground: 13 tools (bash, countdown, edit, glob, grep, http_fetch, list, lookup, notes, read, task_cancel, task_status, write).')
     expect(child.stdout).toContain('"content": "No country or capital matches \\"x\\". Try an English or Chinese name, or a two-letter code such as \\"FR\\"."')
   })
 })

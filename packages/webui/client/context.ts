@@ -3,6 +3,9 @@ import type { Transport } from './transport'
 
 export const TRANSPORT: InjectionKey<Transport> = Symbol('dogu transport')
 
+/** The questions waiting, polled once by the console for its badge and its panel alike. */
+export const APPROVALS: InjectionKey<Poll<any[]>> = Symbol('dogu approvals')
+
 /** The transport the console was mounted with. */
 export function useTransport(): Transport {
   const transport = inject(TRANSPORT)

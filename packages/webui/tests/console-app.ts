@@ -19,13 +19,13 @@ const echoArgs = Schema.object({
 
 const deployArgs = Schema.object({ env: Schema.union(['staging', 'prod'] as const).required().description('Where to deploy') })
 
-/** A Cordis app with Dogu's services, four tools and the console on a free loopback port. */
-export async function startConsoleApp(config: WebUI.Config = {}) {
+/** A Cordis app with Dogu's services, four tools and the console on a free loopback port; questions expire after `askTimeout` ms. */
+export async function startConsoleApp(config: WebUI.Config = {}, options: { askTimeout?: number } = {}) {
   const dir = await mkdtemp(join(tmpdir(), 'dogu-webui-'))
   const ctx = new Context()
   guardLogs(ctx)
   await ctx.plugin(Dogu, {
-    permissions: { storePath: join(dir, 'permissions.json'), askTimeout: 60_000 },
+    permissions: { storePath: join(dir, 'permissions.json'), askTimeout: options.askTimeout ?? 60_000 },
     background: { storePath: join(dir, 'background.json') },
   })
   /** Releases every `wait` call still running (its signal is the other way out). */
@@ -36,7 +36,7 @@ export async function startConsoleApp(config: WebUI.Config = {}) {
     apply(ctx: Context) {
       ctx.tools.define(defineTool({
         name: 'echo',
-        description: 'Repeat a text',
+        description: 'Repeat a text\n- up to five times\n- plainly or shouted',
         args: echoArgs,
         traits: { effect: 'read' },
         run: ({ text, times, style, tags, options }, call) => {

@@ -67,7 +67,7 @@ describe('the console page in Chromium', () => {
     await page.click('[data-test=tool-echo]')
     // `text` is required and left empty.
     await page.click('[data-test=run]')
-    await expect.poll(() => page.textContent('[data-test=form-error]')).toMatch(/^The form refuses this value: .*text/)
+    await expect.poll(() => page.textContent('[data-test=form-error]')).toMatch(/^The form refuses these values:.*\$\.text/)
     expect(await page.locator('[data-test=result]').count()).toBe(0)
     expect(app!.webui.log.list().filter((entry) => entry.kind === 'call-start')).toEqual([])
     await page.click('[data-test=force]')

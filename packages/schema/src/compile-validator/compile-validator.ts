@@ -16,6 +16,13 @@ export interface CompileOptions {
    * @default true
    */
   nullAsAbsent?: boolean
+  /**
+   * Generate objects' checks as code (`new Function`), several times faster than closures.
+   * `false` for a page whose Content-Security-Policy forbids code generation: it would fall
+   * back to closures anyway, but the browser reports each refused attempt.
+   * @default true
+   */
+  codegen?: boolean
 }
 
 // One compiler per schemastery type; any other type is left to schemastery itself.
@@ -35,7 +42,7 @@ const compilers: Record<string, Compile> = {
  * // { ok: false, issues: [{ path: '$.env', message: 'must be one of "staging", "prod" (got "dev")' }] }
  */
 export function compileValidator<S = any, T = S>(schema: Schema<S, T>, options: CompileOptions = {}): Validator<T> {
-  const root = new Compiler(compilers, options.nullAsAbsent ?? true).node(schema, false)
+  const root = new Compiler(compilers, options.nullAsAbsent ?? true, options.codegen ?? true).node(schema, false)
   let idle: Run | undefined = { issues: undefined, n: 0, quiet: 0 }
   return (input) => {
     // a transform callback may validate again while we run; it gets its own state

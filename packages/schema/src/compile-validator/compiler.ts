@@ -11,7 +11,7 @@ export type Compile = (schema: Schema, strict: boolean, c: Compiler) => Node
 export class Compiler {
   private memo = [new Map<Schema, Node>(), new Map<Schema, Node>()] as const
 
-  constructor(readonly compilers: Record<string, Compile>, public nullAsAbsent: boolean) {}
+  constructor(readonly compilers: Record<string, Compile>, public nullAsAbsent: boolean, readonly codegen = true) {}
 
   node(schema: Schema, strict: boolean): Node {
     const memo = this.memo[+strict]

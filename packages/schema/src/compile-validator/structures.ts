@@ -11,7 +11,7 @@ export const structureCompilers: Record<string, Compile> = {
   object: ({ dict }, strict, c) => {
     const keys = Object.keys(dict!)
     const nodes = keys.map((key) => c.node(dict![key]!, false))
-    return generatedObject(keys, nodes, strict) ?? closureObject(keys, nodes, strict)
+    return (c.codegen ? generatedObject(keys, nodes, strict) : undefined) ?? closureObject(keys, nodes, strict)
   },
 
   dict: (schema, strict, c) => {
