@@ -1,45 +1,14 @@
-import { mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import Dogu, { ToolService } from '@dogu/cordis'
 import type { ToolCall } from '@dogu/core'
-import { Context, type Fiber } from 'cordis'
-import { afterEach, describe, expect, it } from 'vitest'
-import { guardLogs } from '../../../test-support/log-guard'
+import { describe, expect, it } from 'vitest'
+import { pluginApp, session } from './plugin-app'
 import * as Countdown from '../src/countdown'
 
-const session = { id: 's1' }
-
-// Disposed (awaited) after each test, before its temp dirs are removed.
-const loaded: Fiber[] = []
-const dirs: string[] = []
-afterEach(async () => {
-  for (const fiber of loaded.splice(0).reverse()) await fiber.dispose()
-  await Promise.all(dirs.splice(0).map((dir) => rm(dir, { recursive: true, force: true })))
-})
-
-/** The countdown plugin on ToolService alone; with `dogu`, on the default plugin (tools, permissions, background). */
-async function setup(config?: Partial<Countdown.Config>, { dogu = false } = {}) {
-  const ctx = new Context()
-  guardLogs(ctx)
-  if (dogu) {
-    const dir = await mkdtemp(join(tmpdir(), 'dogu-countdown-'))
-    dirs.push(dir)
-    loaded.push(await ctx.plugin(Dogu, {
-      permissions: { storePath: join(dir, 'permissions.json') },
-      background: { storePath: join(dir, 'background.json') },
-    }))
-  } else {
-    loaded.push(await ctx.plugin(ToolService))
-  }
-  loaded.push(await ctx.plugin(Countdown, config))
+/** The countdown plugin (see plugin-app.ts), with the progress messages it reports. */
+async function setup(config?: Partial<Countdown.Config>, options?: { dogu?: boolean }) {
+  const app = await pluginApp(Countdown, 'countdown', config, options)
   const progress: string[] = []
-  ctx.on('tools/call-progress', (_, message: string) => { progress.push(message) })
-  const call = async (args: unknown) => {
-    const [result] = await ctx.tools.toolset({ session }).execute([{ id: 'c1', name: 'countdown', arguments: args as string }])
-    return result
-  }
-  return { ctx, call, progress }
+  app.ctx.on('tools/call-progress', (_, message: string) => { progress.push(message) })
+  return { ...app, progress }
 }
 
 describe('the countdown tool', () => {

@@ -1,46 +1,8 @@
-import { mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import Dogu, { ToolService } from '@dogu/cordis'
-import { Context, type Fiber } from 'cordis'
-import { afterEach, describe, expect, it } from 'vitest'
-import { guardLogs } from '../../../test-support/log-guard'
+import { describe, expect, it } from 'vitest'
+import { pluginApp, session } from './plugin-app'
 import * as Lookup from '../src'
 
-const session = { id: 's1' }
-
-// Disposed (awaited) after each test, before its temp dirs are removed.
-const loaded: Fiber[] = []
-const dirs: string[] = []
-afterEach(async () => {
-  for (const fiber of loaded.splice(0).reverse()) await fiber.dispose()
-  await Promise.all(dirs.splice(0).map((dir) => rm(dir, { recursive: true, force: true })))
-})
-
-/**
- * The lookup plugin on ToolService alone, which is all it needs; with `dogu`, on the
- * default plugin (tools, permissions, background), its stores in a temp dir.
- */
-async function setup(config?: Partial<Lookup.Config>, { dogu = false } = {}) {
-  const ctx = new Context()
-  guardLogs(ctx)
-  if (dogu) {
-    const dir = await mkdtemp(join(tmpdir(), 'dogu-lookup-'))
-    dirs.push(dir)
-    loaded.push(await ctx.plugin(Dogu, {
-      permissions: { storePath: join(dir, 'permissions.json') },
-      background: { storePath: join(dir, 'background.json') },
-    }))
-  } else {
-    loaded.push(await ctx.plugin(ToolService))
-  }
-  const fiber = await ctx.plugin(Lookup, config)
-  const call = async (args: unknown) => {
-    const [result] = await ctx.tools.toolset({ session }).execute([{ id: 'c1', name: 'lookup', arguments: args as string }])
-    return result
-  }
-  return { ctx, fiber, call }
-}
+const setup = (config?: Partial<Lookup.Config>, options?: { dogu?: boolean }) => pluginApp(Lookup, 'lookup', config, options)
 
 describe('findCapitals', () => {
   it('ranks an exact match before prefixes and substrings, and folds case and accents', () => {

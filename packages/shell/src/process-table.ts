@@ -58,6 +58,8 @@ export interface RunWatch {
   interval: number
   check(): string | undefined
   alive(): boolean
+  /** Kills what it follows, before the group is signalled (a sandbox's namespace, which killing bubblewrap alone may miss). */
+  kill(): Promise<void>
 }
 
 export interface ProcessTableOptions {
@@ -278,7 +280,7 @@ export class ProcessTable {
   /** SIGTERM to the group, SIGKILL after the grace period; true once the group (and what `watch` follows) is gone. */
   private async terminate(pgid: number, watch?: RunWatch): Promise<boolean> {
     try {
-      watch?.check()
+      if (watch) await watch.kill()
       this.control.signal(pgid, 'SIGTERM')
       if (await this.vanished(pgid, this.killGrace, watch)) return true
       this.control.signal(pgid, 'SIGKILL')

@@ -49,6 +49,20 @@ export class SandboxNamespace {
     }
   }
 
+  /**
+   * Waits (at most `within` ms) while bubblewrap runs and its init is not there yet, then
+   * kills the namespace. Killing bubblewrap alone is not enough while it starts: a child
+   * whose parent dies before it has set `--die-with-parent` never gets that signal, and
+   * its sandbox would run on.
+   */
+  async killSoon(within = 1000): Promise<void> {
+    const until = Date.now() + within
+    while (this.initPid() === undefined && Date.now() < until && running(this.bwrapPid)) {
+      await new Promise((resolve) => setTimeout(resolve, 2))
+    }
+    this.kill()
+  }
+
   /** SIGKILLs the namespace's init, which makes the kernel kill everything inside. */
   kill(): void {
     if (this.init === undefined || !this.alive()) return
@@ -74,6 +88,11 @@ function statFields(pid: number): string[] | undefined {
   } catch {
     return undefined
   }
+}
+
+function running(pid: number): boolean {
+  const fields = statFields(pid)
+  return fields !== undefined && fields[0] !== 'Z' && fields[0] !== 'X'
 }
 
 function startTime(pid: number): string | undefined {

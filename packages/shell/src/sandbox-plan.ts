@@ -165,6 +165,7 @@ export class ShellSandbox {
             return `more than ${limit} processes (sandbox.limits.processes)`
           },
           alive: () => namespace.alive(),
+          kill: () => namespace.killSoon(),
         }
       }
       return { command, watch, proxy, close, fds: filter === undefined ? [] : [filter] }
