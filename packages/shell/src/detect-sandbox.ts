@@ -49,17 +49,30 @@ function probe(bwrapPath: string): SandboxSupport {
     '--ro-bind', '/', '/', '--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp', '--', 'true',
   ], { stdio: ['ignore', 'ignore', 'pipe', ...fd === undefined ? [] : [fd]], timeout: 10_000, encoding: 'utf8' })
   const uid = process.getuid?.() === 0 ? ['--uid', String(SANDBOX_UID), '--gid', String(SANDBOX_UID)] : []
+  const filters = writeFilters()
+  const works = (extra: string[]) => {
+    if (!filters || !extra.includes('--seccomp')) return tryRun(extra).status === 0
+    const fd = openSync(filters.strict, 'r')
+    try {
+      return tryRun(extra, fd).status === 0
+    } finally {
+      closeSync(fd)
+    }
+  }
+  const tools = { prlimit: findProgram('prlimit'), socat: findProgram('socat'), nsenter: findProgram('nsenter') }
+  // The usual answer, everything works, costs one start; the separate probes only follow a refusal.
+  if (filters && works([...uid, '--disable-userns', '--seccomp', '3'])) return { available: true, bwrap, disableUserns: true, ...tools, seccomp: filters }
   const plain = tryRun(uid)
   if (plain.error || plain.status !== 0) {
     const why = plain.error?.message ?? (plain.stderr.trim().split('\n')[0] || `exit code ${plain.status}`)
     return { available: false, reason: `${bwrap} cannot create namespaces here: ${why}` }
   }
-  const disableUserns = tryRun([...uid, '--disable-userns']).status === 0
-  return { available: true, bwrap, disableUserns, prlimit: findProgram('prlimit'), socat: findProgram('socat'), nsenter: findProgram('nsenter'), seccomp: writeFilters((fd) => tryRun([...uid, '--seccomp', '3'], fd).status === 0) }
+  const disableUserns = works([...uid, '--disable-userns'])
+  return { available: true, bwrap, disableUserns, ...tools, seccomp: filters && works([...uid, '--seccomp', '3']) ? filters : undefined }
 }
 
-/** Writes both filters into a private folder (removed when the process exits), if the kernel takes them. */
-function writeFilters(works: (fd: number) => boolean): { strict: string; unixSockets: string } | undefined {
+/** Writes both filters into a private folder, removed when the process exits; undefined where the architecture has none. */
+function writeFilters(): { strict: string; unixSockets: string } | undefined {
   const strict = seccompFilter({ unixSockets: false })
   const unixSockets = seccompFilter({ unixSockets: true })
   if (!strict || !unixSockets) return undefined
@@ -68,19 +81,14 @@ function writeFilters(works: (fd: number) => boolean): { strict: string; unixSoc
   const files = { strict: join(dir, 'strict.bpf'), unixSockets: join(dir, 'unix-sockets.bpf') }
   writeFileSync(files.strict, strict, { mode: 0o400 })
   writeFileSync(files.unixSockets, unixSockets, { mode: 0o400 })
-  const fd = openSync(files.strict, 'r')
-  try {
-    return works(fd) ? files : undefined
-  } finally {
-    closeSync(fd)
-  }
+  return files
 }
 
 /**
  * The uid commands have inside the sandbox when the bot runs as root: unprivileged there,
  * so setuid programs and capabilities mean nothing. It still maps to root outside (the
  * workspace is root's to write), so the kernel's process limit does not hold for it and a
- * watchdog counts instead (process-watchdog.ts).
+ * watchdog counts instead (sandbox-namespace.ts).
  */
 export const SANDBOX_UID = 1000
 

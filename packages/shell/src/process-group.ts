@@ -37,15 +37,21 @@ function hasLiveMember(pgid: number): boolean {
   }
   for (const entry of entries) {
     if (entry.charCodeAt(0) < 48 || entry.charCodeAt(0) > 57) continue
-    let stat: string
-    try {
-      stat = readFileSync(`/proc/${entry}/stat`, 'latin1')
-    } catch {
-      continue
-    }
-    // "pid (comm) state ppid pgrp …": comm may contain spaces and parentheses.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-    if (Number(fields[2]) === pgid && fields[0] !== 'Z' && fields[0] !== 'X') return true
+    const fields = statFields(entry)
+    if (fields && Number(fields[2]) === pgid && fields[0] !== 'Z' && fields[0] !== 'X') return true
   }
   return false
+}
+
+/**
+ * `/proc/<pid>/stat` after the command name: state is [0], ppid [1], pgrp [2], start time
+ * [19]. "pid (comm) state …": comm may contain spaces and parentheses. Undefined when gone.
+ */
+export function statFields(pid: number | string): string[] | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1')
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+  } catch {
+    return undefined
+  }
 }

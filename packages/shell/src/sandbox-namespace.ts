@@ -1,4 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs'
+import { statFields } from './process-group'
 
 /**
  * One running sandbox seen from outside: bubblewrap's child is the init of the sandbox's
@@ -77,16 +78,6 @@ export class SandboxNamespace {
     if (init === undefined) return false
     const fields = statFields(init)
     return fields !== undefined && fields[19] === this.started && fields[0] !== 'Z' && fields[0] !== 'X'
-  }
-}
-
-/** `/proc/<pid>/stat` after the command name (which may hold spaces): state is [0], start time [19]. */
-function statFields(pid: number): string[] | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1')
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-  } catch {
-    return undefined
   }
 }
 
