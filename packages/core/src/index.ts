@@ -47,6 +47,7 @@ export {
   GRANT_TABLE,
   isPermissionMode,
   JsonFileGrantStore,
+  mayAnswer,
   PERMISSION_MODES,
   PermissionEngine,
   type PermissionEngineOptions,

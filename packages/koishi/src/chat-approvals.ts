@@ -1,11 +1,10 @@
-import { type Approver, askedMessage, type PermissionRequest } from '@dogu/core'
+import { type Approver, askedMessage, mayAnswer, type PermissionRequest } from '@dogu/core'
 import { type Context, h, type Next, Schema, type Session as KoishiSession } from 'koishi'
 import { parseAnswer } from './answer-parser'
 import { ChatError } from './chat-error'
 import { chatTarget } from './chat-target'
 import { durationIn } from './format-duration'
 import { configDescriptions, defineLocales } from './locales'
-import { mayAnswer } from './may-answer'
 import { type Question, QuestionBoard } from './question-board'
 
 export interface ChatApprovalsConfig {

@@ -3,7 +3,7 @@ import { Schema } from 'koishi'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { parseAnswer } from '../src/answer-parser'
 import { ChatApprovalsConfig } from '../src/chat-approvals'
-import { mayAnswer } from '../src/may-answer'
+import { mayAnswer } from '@dogu/core'
 import { type ChatApp, chatApp, type ChatAppOptions, descriptions, inBothLanguages } from './chat-harness'
 
 let t: ChatApp | undefined

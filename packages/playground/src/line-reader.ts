@@ -22,8 +22,12 @@ export class LineReader {
     })
   }
 
-  /** The next line; `undefined` once the input has ended. Rejects when `signal` aborts. */
-  read(signal?: AbortSignal): Promise<string | undefined> {
+  /**
+   * The next line; `undefined` once the input has ended. Rejects when `signal` aborts.
+   * `first`: this read takes the next line before reads already waiting (a question asked
+   * while the prompt waits for a command gets its answer, not the prompt).
+   */
+  read(signal?: AbortSignal, { first = false } = {}): Promise<string | undefined> {
     if (this.lines.length) return Promise.resolve(this.lines.shift())
     if (this.closed) return Promise.resolve(undefined)
     if (signal?.aborted) return Promise.reject(signal.reason)
@@ -38,7 +42,8 @@ export class LineReader {
         reject(signal!.reason)
       }
       signal?.addEventListener('abort', onAbort, { once: true })
-      this.waiters.push(waiter)
+      if (first) this.waiters.unshift(waiter)
+      else this.waiters.push(waiter)
     })
   }
 }

@@ -10,7 +10,7 @@ import * as Shell from '@dogu/shell'
 import { Context, type Fiber } from 'cordis'
 import { mkdirSync } from 'node:fs'
 import { join, resolve } from 'node:path'
-import { createInterface } from 'node:readline'
+import { clearLine, createInterface, cursorTo } from 'node:readline'
 import { type Chat, createChat, type ModelConfig } from './chat'
 import { format } from 'node:util'
 import { type CommandScope, commands } from './commands'
@@ -78,7 +78,17 @@ export async function startPlayground(options: PlaygroundOptions = {}): Promise<
   const output = options.output ?? process.stdout
   const interactive = options.interactive ?? !!(input as { isTTY?: boolean }).isTTY
   const session = options.session ?? { id: 'playground', userId: 'playground-user', platform: 'terminal', authority: 1 }
-  const print = (text: string) => { output.write(text + '\n') }
+  /** Whether the prompt is on screen, waiting for a command: what is printed then goes above it. */
+  let idle = false
+  const print = (text: string) => {
+    if (!idle || !interactive || asking) return void output.write(text + '\n')
+    // A console call or a background notice while the user types: the line goes above a
+    // redrawn prompt that keeps what was typed, as a shell prints a job's notice.
+    clearLine(output as NodeJS.WritableStream, 0)
+    cursorTo(output as NodeJS.WritableStream, 0)
+    output.write(text + '\n')
+    rl.prompt(true)
+  }
   const dataDir = resolve(options.dataDir ?? 'data')
   // Before anything else: a second playground on this folder stops here, having touched nothing.
   const unlock = lockDataDir(dataDir, print)
@@ -160,6 +170,15 @@ export async function startPlayground(options: PlaygroundOptions = {}): Promise<
         ...(session.authority !== undefined ? { authority: session.authority } : {}),
       },
       async ask(question, signal) {
+        // Asked while the prompt waits (a call from the console): the question replaces the
+        // prompt line, and what was typed there is dropped, so the answer is only the answer.
+        const atPrompt = idle && interactive
+        if (atPrompt) {
+          rl.write(null, { ctrl: true, name: 'e' })
+          rl.write(null, { ctrl: true, name: 'u' })
+          clearLine(output as NodeJS.WritableStream, 0)
+          cursorTo(output as NodeJS.WritableStream, 0)
+        }
         output.write(question)
         // Ctrl-C answers the question: the read is abandoned, and the asker denies.
         const interrupt = new AbortController()
@@ -171,12 +190,13 @@ export async function startPlayground(options: PlaygroundOptions = {}): Promise<
           }
         })
         try {
-          const answer = await Promise.race([lines.read(AbortSignal.any([signal, interrupt.signal])), interrupted])
+          const answer = await Promise.race([lines.read(AbortSignal.any([signal, interrupt.signal]), { first: true }), interrupted])
           if (answer === INTERRUPTED) output.write('n (Ctrl-C)\n')
           else if (!interactive) output.write(`${answer ?? ''}\n`)
           return answer
         } finally {
           asking = undefined
+          if (atPrompt && idle) rl.prompt()
         }
       },
     })
@@ -199,7 +219,8 @@ export async function startPlayground(options: PlaygroundOptions = {}): Promise<
     const scope: Omit<CommandScope, 'signal'> = { ctx, session, print, prefix, nextCallId: () => `call_${++n}` }
     while (true) {
       if (interactive) rl.prompt()
-      const line = await lines.read()
+      idle = true
+      const line = await lines.read().finally(() => { idle = false })
       if (line === undefined) break
       // A line typed since the hint: the next Ctrl-C hints again rather than exits.
       hinted = -Infinity

@@ -1,4 +1,4 @@
-import type { Approver, AskAnswer, Asker, PermissionRequest } from '@dogu/core'
+import { type Approver, type AskAnswer, type Asker, mayAnswer, type PermissionRequest } from '@dogu/core'
 
 /** What an `AskLine` resolves with when the person pressed Ctrl-C at the question: a denial. */
 export const INTERRUPTED: unique symbol = Symbol('interrupted')
@@ -57,6 +57,9 @@ export function terminalAsker({ ask, print, approver, tries = 3 }: TerminalAsker
   // Questions share one input: a second request waits until the first is answered.
   let queue: Promise<void> = Promise.resolve()
   return (request, { signal, respond }) => {
+    // Not ours to answer (a call from the console, which only its operator may approve):
+    // left to the askers that can, rather than a question whose answer would be ignored.
+    if (!mayAnswer(request.approvers, approver)) return
     const turn = queue.then(async () => {
       if (signal.aborted) return
       const answer = await askUntilAnswered(request, signal)

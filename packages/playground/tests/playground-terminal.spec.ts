@@ -147,6 +147,62 @@ describe('Ctrl-C in the playground', () => {
   })
 })
 
+describe('calls made from the console, seen at the terminal', () => {
+  /** The console's address, from the line the playground prints at start. */
+  async function consoleUrl(): Promise<string> {
+    await shows(/^http:\/\/127\.0\.0\.1:\d+\/\S*$/m)
+    return /^(http:\/\/127\.0\.0\.1:\d+\/\S*?)\/?$/m.exec(screen())![1]
+  }
+  const call = (url: string, tool: string, args: unknown) => fetch(`${url}/api/call`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ tool, args, sessionId: 'webui' }),
+  }).then(async (response) => ({ status: response.status, body: await response.json() }))
+
+  it('prints their lines above the prompt and redraws it with what was typed', async () => {
+    start()
+    const url = await consoleUrl()
+    await shows(/^dogu> $/m)
+    tmux('send-keys', '-t', session!, 'lis')
+    await shows(/^dogu> lis$/m)
+    const result = await call(url, 'lookup', { q: 'France' })
+    expect(result.status).toBe(200)
+    await shows(/^ {2}← lookup ok in [\d.]+ ms\ndogu> lis$/m)
+    // The line under the cursor is still the user's: finishing it runs `list`.
+    tmux('send-keys', '-t', session!, 't', 'Enter')
+    await shows(/^countdown +\[read\] +Count down/m)
+    expect(screen()).not.toContain('Unknown command')
+    tmux('send-keys', '-t', session!, 'exit', 'Enter')
+    await until(() => alive(session!) === false, 'the playground to exit')
+  })
+
+  it('leaves the console\'s questions to the console: the prompt stays the user\'s', async () => {
+    start()
+    const url = await consoleUrl()
+    await shows(/^dogu> $/m)
+    tmux('send-keys', '-t', session!, 'lis')
+    const pending = call(url, 'notes', { action: 'add', text: 'from the console' })
+    const post = (method: string, payload: unknown) => fetch(`${url}/api/${method}`, {
+      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(payload),
+    }).then((response) => response.json())
+    let questions: { id: string }[] = []
+    for (const deadline = Date.now() + 20_000; !questions.length; await new Promise((resolve) => setTimeout(resolve, 50))) {
+      if (Date.now() > deadline) throw new Error(`no question reached the console; the screen:\n${screen()}`)
+      questions = await post('approvals.list', {})
+    }
+    // Only the console's operator may answer a console call: the terminal is not asked.
+    expect(screen()).not.toContain('[y] once')
+    await post('approvals.answer', { id: questions[0].id, decision: 'allow', scope: 'once' })
+    expect((await pending).body.result.status).toBe('ok')
+    await shows(/^ {2}← notes ok in [\d.]+ ms\ndogu> lis$/m)
+    tmux('send-keys', '-t', session!, 't', 'Enter')
+    await shows(/^countdown +\[read\] +Count down/m)
+    expect(screen()).not.toContain('Unknown command')
+    tmux('send-keys', '-t', session!, 'exit', 'Enter')
+    await until(() => alive(session!) === false, 'the playground to exit')
+  })
+})
+
 function escape(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 }

@@ -1,6 +1,7 @@
 import type { Logger } from '../logger'
 import type { ApprovalOutcome, ApprovalRequest } from '../permission-gate'
 import type { Approver, ApproverPolicy, AskAnswer, Asker, AskScope, PermissionRequest, RespondStatus } from './asker'
+import { mayAnswer } from './may-answer'
 import type { DecisionSource } from './permission-decision'
 import { messageOf } from '../error-message'
 
@@ -134,12 +135,6 @@ function approverOf(by: unknown): Approver | undefined {
   return approver
 }
 
-/** The caller (same id, and same platform when both are known) or anyone at or above the authority. */
-function mayAnswer(policy: ApproverPolicy, by: Approver): boolean {
-  if (policy.userId !== undefined && by.id === policy.userId
-    && (by.platform === undefined || policy.platform === undefined || by.platform === policy.platform)) return true
-  return by.authority !== undefined && by.authority >= policy.authority
-}
 
 function describePolicy(policy: ApproverPolicy): string {
   const caller = policy.userId !== undefined ? `the caller (${policy.platform ? policy.platform + ':' : ''}${policy.userId}) or ` : ''

@@ -1,10 +1,11 @@
-import type { Approver, ApproverPolicy } from '@dogu/core'
+import type { Approver, ApproverPolicy } from './asker'
 
 /**
  * Whether `by` may answer a request with this policy: the caller (same id, and the same
  * platform when both are known) or anyone at or above the policy's authority. The
  * permission engine decides the same way when the answer arrives; checking first lets
- * the chat leave a reply it would ignore to the rest of the bot instead of consuming it.
+ * an asker (a chat, a terminal) leave a request it could not answer to the others instead
+ * of asking, or consuming a reply it would see ignored.
  */
 export function mayAnswer(policy: ApproverPolicy, by: Approver): boolean {
   if (policy.userId !== undefined && by.id === policy.userId
