@@ -27,7 +27,7 @@ export default defineConfig({
     },
   },
   test: {
-    include: ['packages/*/tests/**/*.spec.ts', 'external/*/tests/**/*.spec.ts'],
+    include: ['packages/*/tests/**/*.spec.ts', 'external/*/tests/**/*.spec.ts', 'tests/**/*.spec.ts'],
     exclude: missing ? [...configDefaults.exclude, '**/*.corpus.spec.ts'] : configDefaults.exclude,
     // scripts/test.sh names its own reporters and prints the notice before its closing line.
     reporters: missing ? ['default', { onTestRunEnd: () => console.log(`\n${notice}`) }] : ['default'],

@@ -10,8 +10,8 @@
 // install from the registry never brings those packages, nor the cordis 4 they peer.
 import { build } from 'esbuild'
 import { spawnSync } from 'node:child_process'
-import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs'
-import { join, resolve } from 'node:path'
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { dirname, join, resolve } from 'node:path'
 
 const root = resolve(import.meta.dirname, '..')
 const only = process.argv.slice(2)
@@ -29,6 +29,33 @@ function workspaces() {
     }
   }
   return result
+}
+
+// tsc copies the sources' relative specifiers (`./tool`, `./background`: the sources resolve
+// them the bundler way) into the declarations as they are. A user's Node ESM tsconfig
+// (`moduleResolution: NodeNext`) resolves a declaration's imports like Node does, so an
+// extensionless `./tool` is not found there and every type behind it becomes `any`. Each
+// relative specifier in lib/**/*.d.ts is rewritten to the file it names: `./tool.js`, or
+// `./background/index.js` for a folder.
+function fixDeclarationSpecifiers(dir) {
+  if (!existsSync(dir)) return
+  for (const entry of readdirSync(dir)) {
+    const file = join(dir, entry)
+    if (statSync(file).isDirectory()) {
+      fixDeclarationSpecifiers(file)
+      continue
+    }
+    if (!file.endsWith('.d.ts')) continue
+    const text = readFileSync(file, 'utf8')
+    const fixed = text.replace(/((?:from|import\(|declare module)\s*)(['"])(\.{1,2}(?:\/[^'"]*)?)\2/g, (whole, lead, quote, spec) => {
+      if (/\.(?:js|cjs|mjs|json)$/.test(spec)) return whole
+      const target = resolve(dirname(file), spec)
+      if (existsSync(`${target}.d.ts`)) return `${lead}${quote}${spec}.js${quote}`
+      if (existsSync(join(target, 'index.d.ts'))) return `${lead}${quote}${spec.replace(/\/$/, '')}/index.js${quote}`
+      return whole
+    })
+    if (fixed !== text) writeFileSync(file, fixed)
+  }
 }
 
 function order(all) {
@@ -86,6 +113,7 @@ for (const name of order(all)) {
   }
   const tsc = spawnSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(folder, 'tsconfig.json')], { stdio: 'inherit' })
   if (tsc.status !== 0) failed = true
+  else fixDeclarationSpecifiers(join(folder, 'lib'))
   // A package with a browser page (@dogu/webui) also type-checks its Vue client and builds
   // it with its own vite.config.ts.
   let page = { status: 0 }

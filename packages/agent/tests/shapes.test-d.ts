@@ -2,6 +2,7 @@
 // only): what we send must be assignable to the SDK's request types, and the SDK's reply
 // and stream types must be readable by our parsers.
 import type Anthropic from '@anthropic-ai/sdk'
+import type { AnthropicToolDefinition } from '@dogu/core'
 import type { Content, GenerateContentResponse, Part } from '@google/genai'
 import type {
   ChatCompletionChunk as SdkChunk,
@@ -60,6 +61,12 @@ describe('Anthropic Messages (@anthropic-ai/sdk)', () => {
     expectTypeOf<Anthropic.ContentBlock>().toExtend<AnthropicContentBlock>()
     expectTypeOf<Anthropic.RawMessageStreamEvent>().toExtend<AnthropicStreamEvent>()
     expectTypeOf<Anthropic.ContentBlock[]>().toExtend<Parameters<typeof parseAnthropicToolCalls>[0]>()
+  })
+
+  it('has tool definitions the SDK takes as tools, without a cast', () => {
+    // toolset.definitions('anthropic') goes straight into messages.create({ tools })
+    expectTypeOf<AnthropicToolDefinition>().toExtend<Anthropic.Tool>()
+    expectTypeOf<AnthropicToolDefinition[]>().toExtend<Anthropic.ToolUnion[]>()
   })
 })
 

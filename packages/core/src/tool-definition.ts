@@ -8,11 +8,15 @@ export interface OpenAIToolDefinition {
   function: { name: string; description: string; parameters: JsonSchema; strict: boolean }
 }
 
-/** Anthropic Messages `tools[]` entry. */
+/**
+ * Anthropic Messages `tools[]` entry. `input_schema` is always one object at the root (the
+ * `anthropic` dialect makes it so), and says so in its type: the definition is assignable to
+ * the Anthropic SDK's `Tool` (whose `input_schema` requires `type: 'object'`) without a cast.
+ */
 export interface AnthropicToolDefinition {
   name: string
   description: string
-  input_schema: JsonSchema
+  input_schema: JsonSchema & { type: 'object' }
 }
 
 /** Gemini `functionDeclarations[]` entry; a tool without arguments has no `parameters`. */
@@ -40,7 +44,7 @@ type Format = { [D in Dialect]: (tool: Tool, locale?: string) => DefinitionMap[D
 
 const formats: Format = {
   json: (tool, locale) => ({ name: tool.name, description: tool.description, parameters: jsonSchemaOf(tool.args, locale) }),
-  anthropic: (tool, locale) => ({ name: tool.name, description: tool.description, input_schema: dialectOf(tool.args, locale, 'anthropic').schema }),
+  anthropic: (tool, locale) => ({ name: tool.name, description: tool.description, input_schema: dialectOf(tool.args, locale, 'anthropic').schema as JsonSchema & { type: 'object' } }),
   gemini: (tool, locale) => {
     const { schema } = dialectOf(tool.args, locale, 'gemini')
     // Gemini refuses an OBJECT without properties: a tool without arguments declares none.
