@@ -1,6 +1,9 @@
 // `yarn screenshots`: a screenshot of each view of the console into docs/images/, for
-// docs/webui.md. Runs the built packages (`yarn build` first) in a throwaway app with the
-// playground's plugins, the file tools and a few calls made, then drives Debian's Chromium.
+// docs/webui.md, in English (`webui-<view>.png`) and in Chinese (`webui-<view>.zh-CN.png`),
+// the form listing its violations among them. Runs the built packages (`yarn build` first)
+// in a throwaway app with the playground's plugins, the file tools and a few calls made, then
+// drives Debian's Chromium. The Chinese shots need a CJK font (Debian: fonts-noto-cjk).
+import { spawnSync } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -20,6 +23,14 @@ const out = join(root, 'docs/images')
 const executablePath = process.env.DOGU_CHROMIUM ?? '/usr/lib/chromium/chromium'
 if (!existsSync(executablePath)) {
   console.error(`no Chromium at ${executablePath}: install it with \`sudo apt-get install -y chromium\`, or set DOGU_CHROMIUM`)
+  process.exit(1)
+}
+// Without a CJK font Chromium draws Chinese as empty boxes, and the shots would show them.
+const cjk = spawnSync('fc-list', [':lang=zh', 'family'], { encoding: 'utf8' })
+if (cjk.error || !cjk.stdout.trim()) {
+  console.error(cjk.error
+    ? `cannot list the installed fonts (${cjk.error.message}): the Chinese screenshots need fontconfig's fc-list and a CJK font; on Debian/Ubuntu: sudo apt-get install -y fontconfig fonts-noto-cjk`
+    : 'no CJK font is installed, so the Chinese screenshots would show boxes instead of characters: on Debian/Ubuntu, sudo apt-get install -y fonts-noto-cjk')
   process.exit(1)
 }
 
@@ -92,23 +103,34 @@ try {
   })
   const page = await context.newPage()
   await page.goto(webui.url)
-  await page.click('[data-test=tool-deploy]')
-  await page.waitForSelector('.k-form')
-  await shot(page, 'tools')
-  await page.selectOption('[data-test=language]', 'en-US')
-  await page.click('[data-test=tool-lookup]')
-  await page.locator('.k-schema-item', { has: page.locator('h3', { hasText: /^q$/ }) }).locator('input').first().fill('France')
-  await page.click('[data-test=run]')
-  await page.waitForSelector('[data-test=result]')
-  await shot(page, 'result')
-  for (const view of ['approvals', 'tasks', 'grants', 'modes', 'log', 'changes']) {
-    await page.click(`[data-test=tab-${view}]`)
-    if (view === 'modes') {
-      await page.fill('[data-test=mode-session]', 'group-42')
-      await page.press('[data-test=mode-session]', 'Enter')
+  for (const locale of ['en-US', 'zh-CN']) {
+    await page.selectOption('[data-test=language]', locale)
+    await page.click('[data-test=tab-tools]')
+    await page.click('[data-test=tool-deploy]')
+    await page.waitForSelector('.k-form')
+    await shot(page, 'tools', locale)
+    // The form keeps what is typed and lists every violation by its path.
+    await page.click('[data-test=tool-lookup]')
+    await field(page, 'q').fill('The country whose capital sits on the Seine, famous for its bread, its cheese, its wine, its museums and its long history of revolutions.')
+    await field(page, 'limit').fill('99')
+    await field(page, 'limit').press('Tab')
+    await page.waitForSelector('[data-test=form-issue]')
+    await shot(page, 'form-errors', locale)
+    await field(page, 'q').fill('France')
+    await field(page, 'limit').fill('3')
+    await field(page, 'limit').press('Tab')
+    await page.click('[data-test=run]')
+    await page.waitForSelector('[data-test=result]')
+    await shot(page, 'result', locale)
+    for (const view of ['approvals', 'tasks', 'grants', 'modes', 'log', 'changes']) {
+      await page.click(`[data-test=tab-${view}]`)
+      if (view === 'modes') {
+        await page.fill('[data-test=mode-session]', 'group-42')
+        await page.press('[data-test=mode-session]', 'Enter')
+      }
+      await page.waitForTimeout(300)
+      await shot(page, view, locale)
     }
-    await page.waitForTimeout(300)
-    await shot(page, view)
   }
 } finally {
   await context?.close()
@@ -116,8 +138,13 @@ try {
   await rm(dir, { recursive: true, force: true })
 }
 
-async function shot(page, name) {
-  const path = join(out, `webui-${name}.png`)
+/** The input of a form field, found by the key the form shows. */
+function field(page, key) {
+  return page.locator('.k-schema-item', { has: page.locator('h3', { hasText: new RegExp(`^${key}$`) }) }).locator('input').first()
+}
+
+async function shot(page, name, locale) {
+  const path = join(out, `webui-${name}${locale === 'en-US' ? '' : `.${locale}`}.png`)
   await page.screenshot({ path, fullPage: false })
   console.log(`wrote ${path.slice(root.length + 1)}`)
 }

@@ -47,7 +47,8 @@ describe('what the console shows stays with what it belongs to', () => {
     await expect.poll(() => page.textContent('[data-test=result-content]')).toBe('hello')
     await page.click('[data-test=toggle-raw]')
     await page.fill('[data-test=raw-args]', '{"text": ')
-    await page.click('[data-test=run]')
+    // Checked as typed: Run stays disabled while the form lists what is wrong.
+    expect(await page.isDisabled('[data-test=run]')).toBe(true)
     await expect.poll(() => page.textContent('[data-test=form-error]')).toContain('$: ')
     await page.click('[data-test=toggle-raw]')
     expect(await page.locator('[data-test=form-error]').count()).toBe(0)
@@ -99,6 +100,22 @@ describe('what the console shows stays with what it belongs to', () => {
     expect((await second).body.result.status).not.toBe('ok')
   })
 
+  it('names who asked once each: the console\'s own call, and a chat user\'s', async () => {
+    const page = await open()
+    await page.click('[data-test=tab-approvals]')
+    // A call from the console's own session: platform webui, session "webui", no user.
+    const own = app!.send('call', { tool: 'deploy', args: { env: 'prod' }, sessionId: 'webui' })
+    await page.waitForSelector('[data-test=approval-deploy]')
+    expect(await page.innerText('[data-test=approval-deploy] [data-test=approval-who]')).toBe('Console · session webui')
+    await page.click('[data-test=approval-deploy] [data-test=allow-once]')
+    await own
+    const bob = app!.send('call', { tool: 'deploy', args: { env: 'prod' }, sessionId: 'chan-2', userId: 'bob' })
+    await page.waitForSelector('[data-test=approval-deploy]')
+    expect(await page.innerText('[data-test=approval-deploy] [data-test=approval-who]')).toBe('Console bob · session chan-2')
+    await page.click('[data-test=approval-deploy] [data-test=deny]')
+    await bob
+  })
+
   it('lists every bad path the form refuses, as the pipeline does', async () => {
     const page = await open()
     const errors: string[] = []
@@ -106,7 +123,6 @@ describe('what the console shows stays with what it belongs to', () => {
     await page.click('[data-test=tool-echo]')
     await page.click('[data-test=toggle-raw]')
     await page.fill('[data-test=raw-args]', '{"times": 9, "style": "whisper"}')
-    await page.click('[data-test=run]')
     await page.waitForSelector('[data-test=form-issue]')
     const issues = await page.locator('[data-test=form-issue]').allTextContents()
     expect(issues.map((issue) => issue.split(':')[0])).toEqual(['$.text', '$.times', '$.style'])

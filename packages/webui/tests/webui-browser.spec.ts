@@ -65,9 +65,9 @@ describe('the console page in Chromium', () => {
   it('refuses a bad value in the form, and the pipeline refuses it when forced', async () => {
     const page = await open()
     await page.click('[data-test=tool-echo]')
-    // `text` is required and left empty.
-    await page.click('[data-test=run]')
+    // `text` is required and left empty: listed at once, and Run stays disabled.
     await expect.poll(() => page.textContent('[data-test=form-error]')).toMatch(/^The form refuses these values:.*\$\.text/)
+    expect(await page.isDisabled('[data-test=run]')).toBe(true)
     expect(await page.locator('[data-test=result]').count()).toBe(0)
     expect(app!.webui.log.list().filter((entry) => entry.kind === 'call-start')).toEqual([])
     await page.click('[data-test=force]')
@@ -87,7 +87,7 @@ describe('the console page in Chromium', () => {
     await page.click('[data-test=tab-approvals]')
     const card = page.locator('[data-test=approval-deploy]')
     expect(await card.textContent()).toContain('deploy(env=prod)')
-    expect(await card.textContent()).toContain('webui:alice @ webui')
+    expect(await card.textContent()).toContain('Console alice · session webui')
     expect(await card.locator('[data-test=approval-reason]').textContent()).toBe('no rule matches; write tools need approval by default')
     await card.locator('[data-test=allow-once]').click()
     await page.waitForSelector('[data-test=approvals-empty]')
