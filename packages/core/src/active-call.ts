@@ -4,6 +4,7 @@ import type { CallInfo } from './events'
 import type { Session } from './session'
 import type { Tool } from './tool'
 import type { ToolCall } from './tool-call'
+import type { ToolPreview } from './tool-preview'
 import { ToolDenial } from './tool-denial'
 import type { ToolEntry } from './tool-entry'
 import type { ToolResult, ToolStatus } from './tool-result'
@@ -13,7 +14,7 @@ export type AbortKind = 'cancelled' | 'timed_out' | 'disposed'
 
 export interface CallHooks {
   progress(call: ActiveCall, message: string): void
-  ask(call: ActiveCall, reason: string): Promise<void>
+  ask(call: ActiveCall, reason: string, preview?: ToolPreview): Promise<void>
   /** The signal aborted: settle the call now, whatever the handler does. */
   aborted(call: ActiveCall): void
   /** The deadline passed while the handler was running. */
@@ -134,9 +135,9 @@ export class ActiveCall implements ToolCall, RunningCall, CallInfo {
     if (!this.adopted) this.hooks.progress(this, this.lastProgress)
   }
 
-  ask(reason: string): Promise<void> {
+  ask(reason: string, options?: { preview?: ToolPreview }): Promise<void> {
     if (this.abortKind) return Promise.reject(this.abortError())
-    return this.hooks.ask(this, String(reason))
+    return this.hooks.ask(this, String(reason), options?.preview)
   }
 
   deny(reason: string): never {

@@ -15,6 +15,7 @@ import type { ModelToolCall } from './tool-call'
 import { ToolDenial } from './tool-denial'
 import type { ToolEntry } from './tool-entry'
 import type { ToolResult, ToolResultCode, ToolStatus } from './tool-result'
+import { normalizePreview, PREVIEW_TIMEOUT, type ToolPreview } from './tool-preview'
 import { messageOf } from './error-message'
 
 /** What a pipeline reads from its registry at call time: services may come and go. */
@@ -137,7 +138,9 @@ export class CallPipeline implements CallHooks {
         const asked = Date.now()
         let outcome: ApprovalOutcome | undefined
         try {
-          outcome = await gate.approve({ ...request, callId: call.id, reason: request.permission.reason }, call.signal)
+          const preview = call.tool.preview ? await previewOf(call, this.host.logger) : undefined
+          if (call.aborted) return this.finishAborted(call)
+          outcome = await gate.approve({ ...request, callId: call.id, reason: request.permission.reason, ...(preview ? { preview } : {}) }, call.signal)
         } finally {
           call.waitedFor(asked)
         }
@@ -254,7 +257,7 @@ export class CallPipeline implements CallHooks {
     this.host.emit?.('tools/call-progress', call, message)
   }
 
-  async ask(call: ActiveCall, reason: string): Promise<void> {
+  async ask(call: ActiveCall, reason: string, preview?: ToolPreview): Promise<void> {
     const gate = this.host.permissions
     if (!gate) throw new ToolDenial(`no permission service is loaded to approve it (${reason})`)
     // A tool asking from inside `run` wants a person's answer now, not a remembered one.
@@ -262,7 +265,8 @@ export class CallPipeline implements CallHooks {
     const asked = Date.now()
     let outcome: ApprovalOutcome | undefined
     try {
-      outcome = await gate.approve({ ...request, callId: call.id, reason }, call.signal)
+      const shown = normalizePreview(preview)
+      outcome = await gate.approve({ ...request, callId: call.id, reason, ...(shown ? { preview: shown } : {}) }, call.signal)
     } finally {
       call.waitedFor(asked)
     }
@@ -395,6 +399,33 @@ function modeFor(gate: PermissionGate | undefined, session: Session): Permission
 function permissionOf(call: ActiveCall): PermissionSpec {
   const { tool } = call
   return tool.permission ? tool.permission(call.args as any, call) : call.entry.defaultPermission
+}
+
+/**
+ * The tool's preview of this call, bounded, or a line saying why there is none: the person
+ * asked is never left without knowing that the tool meant to show something.
+ */
+async function previewOf(call: ActiveCall, logger: Logger): Promise<Readonly<ToolPreview> | undefined> {
+  let timer: ReturnType<typeof setTimeout> | undefined
+  let onAbort: (() => void) | undefined
+  const late = Symbol('late')
+  try {
+    // Bounded by the preview timeout and by the call: a hung preview never holds the question.
+    const stopped = new Promise<typeof late>((resolve) => {
+      timer = setTimeout(() => resolve(late), PREVIEW_TIMEOUT)
+      onAbort = () => resolve(late)
+      call.signal.addEventListener('abort', onAbort, { once: true })
+    })
+    const shown = await Promise.race([Promise.resolve().then(() => call.tool.preview!(call.args as any, call)), stopped])
+    if (shown === late) return call.aborted ? undefined : { text: `(no preview: the tool's preview took over ${PREVIEW_TIMEOUT / 1000} s)` }
+    return normalizePreview(shown)
+  } catch (error) {
+    logger.warn('the preview of tool %s failed: %s', call.name, messageOf(error))
+    return { text: `(no preview: ${messageOf(error)})` }
+  } finally {
+    clearTimeout(timer)
+    call.signal.removeEventListener('abort', onAbort!)
+  }
 }
 
 function requestFor(call: ActiveCall, permission: PermissionSpec, confirm: 'always' | undefined): AuthorizeRequest {

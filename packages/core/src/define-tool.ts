@@ -44,7 +44,7 @@ export function defineTool<A = unknown>(options: ToolOptions<A>): Tool<A> {
   if (!isSchema(args) || !isObjectSchema(args)) {
     throw new DoguError('INVALID_ARGS_SCHEMA', `tool "${name}": args must be a schemastery object schema (Schema.object, or an intersect or union of objects)`)
   }
-  for (const key of ['permission', 'visibility'] as const) {
+  for (const key of ['permission', 'visibility', 'preview'] as const) {
     if (options[key] !== undefined && typeof options[key] !== 'function') {
       throw new DoguError('INVALID_DEFINITION', `tool "${name}": ${key} must be a function`)
     }
@@ -78,6 +78,7 @@ export function defineTool<A = unknown>(options: ToolOptions<A>): Tool<A> {
     confirm: options.confirm,
     visibility: options.visibility,
     permission: options.permission,
+    ...(options.preview ? { preview: options.preview } : {}),
     run,
   })
   defined.add(tool)

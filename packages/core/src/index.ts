@@ -71,6 +71,7 @@ export {
 } from './search'
 export type { Session } from './session'
 export type { Effect, PermissionSpec, Tool, ToolOptions, ToolTraits } from './tool'
+export { normalizePreview, type PreviewFunction, type ToolPreview } from './tool-preview'
 export type { ModelToolCall, ToolCall } from './tool-call'
 export {
   type AnthropicToolDefinition,

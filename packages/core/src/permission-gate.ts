@@ -1,6 +1,7 @@
 import type { PermissionMode } from './permissions/permission-modes'
 import type { Session } from './session'
 import type { Effect, PermissionSpec } from './tool'
+import type { ToolPreview } from './tool-preview'
 
 export type Decision = 'allow' | 'ask' | 'deny'
 
@@ -26,6 +27,8 @@ export interface AuthorizeResult {
 export interface ApprovalRequest extends AuthorizeRequest {
   callId: string
   reason?: string
+  /** What the call would do (`defineTool({ preview })`), already bounded. */
+  preview?: Readonly<ToolPreview>
 }
 
 export interface ApprovalOutcome {

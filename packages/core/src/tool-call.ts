@@ -1,4 +1,5 @@
 import type { PermissionMode } from './permissions/permission-modes'
+import type { ToolPreview } from './tool-preview'
 import type { Session } from './session'
 
 /** A tool call as a model sends it. `arguments` is a JSON string or an already parsed object. */
@@ -27,8 +28,12 @@ export interface ToolCall {
   readonly mode: PermissionMode
   /** Reports progress to hosts (`tools/call-progress`); never reaches the model's history. */
   progress(message: string): void
-  /** Suspends until a person approves; rejects with a denial the pipeline reports as `denied`. */
-  ask(reason: string): Promise<void>
+  /**
+   * Suspends until a person approves; rejects with a denial the pipeline reports as `denied`.
+   * `preview`: what the person approves, when it is not the call's own preview (a redirect's
+   * URL as it will be fetched).
+   */
+  ask(reason: string, options?: { preview?: ToolPreview }): Promise<void>
   /** Ends the call as `denied` with this reason. */
   deny(reason: string): never
 }

@@ -1,6 +1,7 @@
 import type Schema from 'schemastery'
 import type { Session } from './session'
 import type { ToolCall } from './tool-call'
+import type { PreviewFunction } from './tool-preview'
 import type { ToolOutput } from './tool-result'
 
 /** What a call may change: nothing, files, or anything (a process, a payment). */
@@ -64,6 +65,12 @@ export interface ToolOptions<A = any> {
   confirm?: 'always'
   /** Hide the tool from sessions where it makes no sense; hidden tools are neither listed nor callable. */
   visibility?: (session: Session) => boolean
+  /**
+   * What the call would do, without doing it (a diff, the whole command, the URL as
+   * fetched): shown to whoever is asked to approve it. Runs after validation, only when a
+   * person is asked; a preview that throws or takes over 5 s leaves a line saying so.
+   */
+  preview?: PreviewFunction<A>
   run: (args: A, call: ToolCall) => ToolOutput | Promise<ToolOutput>
 }
 
@@ -78,5 +85,6 @@ export interface Tool<A = any> {
   readonly confirm?: 'always'
   readonly visibility?: (session: Session) => boolean
   readonly permission?: (args: A, call: ToolCall) => PermissionSpec
+  readonly preview?: PreviewFunction<A>
   readonly run: (args: A, call: ToolCall) => ToolOutput | Promise<ToolOutput>
 }

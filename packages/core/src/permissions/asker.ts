@@ -1,5 +1,6 @@
 import type { Session } from '../session'
 import type { Effect, PermissionSpec } from '../tool'
+import type { ToolPreview } from '../tool-preview'
 import type { RuleSource } from './permission-decision'
 
 /** How long an `allow` answer lasts. `once` (the default) covers only the request answered. */
@@ -53,6 +54,11 @@ export interface PermissionRequest {
    */
   asked?: Readonly<RuleSource> | Readonly<{ kind: 'default'; effect: Effect }>
   approvers: ApproverPolicy
+  /**
+   * What the call would do (the tool's `preview`): a diff, the whole command, the URL as
+   * fetched. Each field is bounded to 64 KiB; askers show a part and offer the rest.
+   */
+  preview?: Readonly<ToolPreview>
   /** Set when remembered answers do not apply: `session`/`always` answers count as `once`. */
   confirm?: 'always'
   createdAt: number

@@ -161,6 +161,7 @@ export class PermissionEngine implements PermissionGate {
       summary: summarizeArgs(request.tool, request.args, request.permission.target === undefined ? undefined : request.permission),
       reason: why,
       ...(asked ? { asked } : {}),
+      ...(request.preview ? { preview: request.preview } : {}),
       approvers: Object.freeze({
         ...(this.callerMayAnswer && session.userId !== undefined ? { userId: session.userId } : {}),
         ...(session.platform !== undefined ? { platform: session.platform } : {}),

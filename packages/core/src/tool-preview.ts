@@ -1,0 +1,48 @@
+import type { ToolCall } from './tool-call'
+
+/**
+ * What a call would do, shown to the person asked to approve it (`defineTool({ preview })`).
+ * Every field is optional; askers show those present, each bounded on screen with a way to
+ * see the rest (`d` / `详情` in chat, an expander in the consoles).
+ */
+export interface ToolPreview {
+  /** What will happen, in words; may span lines (`in /work/app, sandboxed, no network`). */
+  text?: string
+  /** The unified diff the call would apply (`--- a/x`, `+++ b/x`, `@@ … @@` hunks). */
+  diff?: string
+  /** The URL as it will be fetched, after normalization. */
+  url?: string
+  /** The whole command line that will run, never shortened. */
+  command?: string
+}
+
+/** `defineTool({ preview })`: runs after validation and authorization, before the question; never acts. */
+export type PreviewFunction<A = any> = (args: A, call: ToolCall) => ToolPreview | undefined | Promise<ToolPreview | undefined>
+
+/** The most characters one preview field keeps; what is past it is cut with a note saying how much. */
+export const PREVIEW_FIELD_LIMIT = 64 * 1024
+
+/** How long a preview may take before the question is asked without it. */
+export const PREVIEW_TIMEOUT = 5_000
+
+const FIELDS = ['text', 'diff', 'url', 'command'] as const
+
+/**
+ * A tool's preview as askers get it: only string fields, each bounded, frozen; `undefined`
+ * when nothing is left. What is not a preview becomes a line saying so, so a tool's bug
+ * shows in the question rather than hiding it.
+ */
+export function normalizePreview(value: unknown): Readonly<ToolPreview> | undefined {
+  if (value === undefined || value === null) return undefined
+  if (typeof value !== 'object' || Array.isArray(value)) return Object.freeze({ text: `(the tool's preview returned ${Array.isArray(value) ? 'an array' : typeof value}, not { text, diff, url, command })` })
+  const preview: ToolPreview = {}
+  for (const field of FIELDS) {
+    const text = (value as Record<string, unknown>)[field]
+    if (text === undefined || text === null || text === '') continue
+    const string = typeof text === 'string' ? text : String(text)
+    preview[field] = string.length > PREVIEW_FIELD_LIMIT
+      ? `${string.slice(0, PREVIEW_FIELD_LIMIT)}\n… ${string.length - PREVIEW_FIELD_LIMIT} more characters not shown`
+      : string
+  }
+  return Object.keys(preview).length ? Object.freeze(preview) : undefined
+}
