@@ -38,6 +38,12 @@ const Rule: Schema<PermissionRule> = Schema.object({
   platforms: Schema.array(String).description('Platforms. Empty: any.'),
   authority: Schema.natural().description('Minimum authority of the caller.'),
   sandboxed: Schema.boolean().description('Matches when the command runs in an OS sandbox (true), or when it does not (false; also tools that never say).'),
+  approvers: Schema.object({
+    users: Schema.array(String).description('User ids, plain or `platform:id`, who may answer.'),
+    authority: Schema.natural().description('Anyone at or above this authority may answer.'),
+    permissions: Schema.array(String).description('Host permission names; anyone an asker attests holds one may answer.'),
+    caller: Schema.boolean().description('The caller may answer their own request. Default: callerMayApprove.'),
+  }).description('Ask rules: who may answer the question (any of users, authority, permissions), instead of approverAuthority.'),
   decision: Schema.union(['allow', 'ask', 'deny'] as const).required(),
   name: Schema.string().description('A label for audit logs and denial messages.'),
 }) as Schema<PermissionRule>

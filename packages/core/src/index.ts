@@ -39,6 +39,7 @@ export {
   DatabaseGrantStore,
   type DatabaseGrantStoreOptions,
   type DecisionEvent,
+  describeApprovers,
   type DecisionSource,
   type Grant,
   type GrantStore,
@@ -56,6 +57,7 @@ export {
   type PermissionRequest,
   type PermissionRule,
   type RespondStatus,
+  type RuleApprovers,
   type RuleCondition,
   type RuleSource,
 } from './permissions'

@@ -380,7 +380,7 @@ describe('PermissionEngine: host conditions', () => {
       .toThrow(expect.objectContaining({ code: 'INVALID_RULE', message: 'config.rules[0]: "role" must be a role name' }))
     // An unknown field is an error still, and the message lists the host's fields.
     expect(() => engine({ conditions: { role }, rules: [{ permission: 'x', rol: 'ops', decision: 'allow' } as unknown as PermissionRule] }))
-      .toThrow(expect.objectContaining({ code: 'INVALID_RULE', message: expect.stringContaining('unknown field "rol" (known: permission, target, command, users, channels, guilds, platforms, authority, sandboxed, decision, name, role)') }))
+      .toThrow(expect.objectContaining({ code: 'INVALID_RULE', message: expect.stringContaining('unknown field "rol" (known: permission, target, command, users, channels, guilds, platforms, authority, sandboxed, approvers, decision, name, role)') }))
   })
 
   it('refuses a condition that shadows a built-in field or cannot match', () => {
@@ -606,7 +606,7 @@ describe('PermissionEngine: asking', () => {
     vi.advanceTimersByTime(59_999)
     expect(permissions.pending()).toHaveLength(1)
     vi.advanceTimersByTime(1)
-    expect(await pending).toEqual({ decision: 'deny', reason: 'nobody answered the permission request within 1 min' })
+    expect(await pending).toEqual({ decision: 'deny', reason: 'timed out waiting for approval (no answer within 1 min)' })
     expect(manual.signals[0].aborted).toBe(true)
     expect(events.at(-1)).toMatchObject({ phase: 'approve', decision: 'deny', source: { kind: 'timeout', timeout: 60_000 } })
     expect(vi.getTimerCount()).toBe(0)
@@ -618,7 +618,7 @@ describe('PermissionEngine: asking', () => {
     permissions.addAsker(() => {})
     const pending = permissions.approve({ ...request(), callId: 'c1' })
     vi.advanceTimersByTime(300_000)
-    expect(await pending).toMatchObject({ decision: 'deny', reason: 'nobody answered the permission request within 5 min' })
+    expect(await pending).toMatchObject({ decision: 'deny', reason: 'timed out waiting for approval (no answer within 5 min)' })
   })
 
   it('cancels the pending request when the call aborts', async () => {

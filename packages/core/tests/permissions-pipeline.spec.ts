@@ -182,7 +182,7 @@ describe('permissions in the pipeline', () => {
     engine.addAsker(() => {})
     const pending = call(user, 'write')
     await vi.advanceTimersByTimeAsync(10_000)
-    expect(await pending).toMatchObject({ status: 'denied', content: 'Permission denied: nobody answered the permission request within 10s' })
+    expect(await pending).toMatchObject({ status: 'denied', content: 'Permission denied: timed out waiting for approval (no answer within 10s)' })
   })
 
   it('cancels the pending request when the batch is cancelled', async () => {

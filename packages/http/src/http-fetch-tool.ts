@@ -1,4 +1,4 @@
-import { defineTool, type PermissionGate, type PermissionSpec, type Tool, type ToolCall } from '@dogu/core'
+import { defineTool, type PermissionGate, type PermissionSpec, type Tool, type ToolCall, type ToolPreview } from '@dogu/core'
 import Schema from 'schemastery'
 import { Allowlist } from './allowlist'
 import { canonicalUrl } from './canonical-url'
@@ -93,6 +93,7 @@ export function createHttpFetchTool(options: HttpFetchToolOptions): Tool {
       timeout: timeout + 5000,
       background: false,
     },
+    preview: ({ url, method, headers, body }, call) => fetchPreview(call.name, method, url, headers, body),
     async run({ url, method, headers, body, raw }, call) {
       if (body !== undefined && READ_METHODS.has(method)) {
         throw new HttpFetchError('INVALID_REQUEST', `a ${method} request cannot have a body`)
@@ -147,8 +148,9 @@ export function createHttpFetchTool(options: HttpFetchToolOptions): Tool {
 async function authorizeHop(hop: RedirectHop, call: ToolCall, signal: AbortSignal, permissions: HttpFetchToolOptions['permissions']): Promise<void> {
   const permission = httpPermission(hop.method, hop.url)
   const reason = `${hop.from.href} redirects (${hop.status}) to ${permission.target}`
+  const preview = hopPreview(hop)
   if (!permissions) {
-    await call.ask(reason)
+    await call.ask(reason, { preview })
     return
   }
   const gate = permissions()
@@ -167,12 +169,55 @@ async function authorizeHop(hop: RedirectHop, call: ToolCall, signal: AbortSigna
   if (signal.aborted) throw signal.reason
   if (answer?.decision === 'allow') return
   if (answer?.decision === 'ask') {
-    const outcome = await gate!.approve({ ...request, callId: call.id, reason }, signal)
+    const outcome = await gate!.approve({ ...request, callId: call.id, reason, preview }, signal)
     if (signal.aborted) throw signal.reason
     if (outcome?.decision === 'allow') return
     call.deny(`${reason}: ${outcome?.reason ?? 'the redirect was not approved'}`)
   }
   call.deny(`${reason}: ${answer?.reason ?? 'the permission check returned no valid decision'}`)
+}
+
+/**
+ * What a fetch will send, for the person asked: the method and the URL as it will be
+ * fetched (canonical; credentials in it shown as `***`), the body's size and type, and the
+ * names (not the values) of the headers given. A request the tool refuses says so.
+ */
+export function fetchPreview(tool: string, method: string, url: string, headers: Record<string, string> = {}, body?: string): ToolPreview {
+  let href: string
+  try {
+    href = canonicalUrl(url).href
+  } catch (error) {
+    const code = error instanceof HttpFetchError ? ` (${error.code})` : ''
+    return { url: redactUrl(url), text: `${tool} will be refused${code}: ${redactUrl((error as Error).message)}` }
+  }
+  const lines = [`${method} ${href}`]
+  if (body !== undefined && READ_METHODS.has(method)) {
+    lines.push(`${tool} will be refused (INVALID_REQUEST): a ${method} request cannot have a body`)
+  }
+  if (body !== undefined) {
+    const type = Object.entries(headers).find(([name]) => name.toLowerCase() === 'content-type')?.[1]
+    lines.push(`body: ${formatSize(Buffer.byteLength(body))}, ${type ? `content-type ${type}` : 'no content-type header'}`)
+  } else {
+    lines.push('no body')
+  }
+  const names = Object.keys(headers)
+  if (names.length) lines.push(`headers: ${names.join(', ')} (values not shown)`)
+  return { url: href, text: lines.join('\n') }
+}
+
+/** A redirect hop's question: the next URL as it will be fetched. */
+function hopPreview(hop: RedirectHop): ToolPreview {
+  return { url: hop.url.href, text: `${hop.method} ${hop.url.href}\nredirected (${hop.status}) from ${hop.from.href}` }
+}
+
+/** `https://***:***@host/…`: a user name and password in a URL (or in a text quoting one) hidden. */
+export function redactUrl(text: string): string {
+  return text.replace(/\b([a-z][a-z0-9+.-]*:\/\/)[^/?#@\s]*@/gi, '$1***@')
+}
+
+function formatSize(bytes: number): string {
+  if (bytes < 1024) return `${bytes} byte${bytes === 1 ? '' : 's'}`
+  return bytes < 1 << 20 ? `${(bytes / 1024).toFixed(1)} KiB (${bytes} bytes)` : `${(bytes / (1 << 20)).toFixed(1)} MiB (${bytes} bytes)`
 }
 
 function headerRecord(headers: Headers): Record<string, string> {

@@ -414,3 +414,50 @@ describe('http_fetch: the undici client', () => {
     await alone.dispose()
   })
 })
+
+describe('http_fetch: preview', () => {
+  const tool = () => createHttpFetchTool({ client, allow: ['127.0.0.1'] })
+  const preview = (args: Record<string, unknown>) => { const t = tool(); return t.preview!(t.args(args), call()) }
+
+  it('gives the method, the URL as it will be fetched, and the body\'s size and type', async () => {
+    expect(await preview({ url: 'HTTPS://API.Example.COM:443/v1/%7Eusers/./me/../items?q=%61b#frag', method: 'POST', headers: { 'Content-Type': 'application/json', authorization: 'Bearer sk-secret' }, body: '{"name":"tea","count":2}' })).toEqual({
+      url: 'https://api.example.com/v1/~users/items?q=ab',
+      text: [
+        'POST https://api.example.com/v1/~users/items?q=ab',
+        'body: 24 bytes, content-type application/json',
+        'headers: Content-Type, authorization (values not shown)',
+      ].join('\n'),
+    })
+    expect(await preview({ url: 'http://0x7f000001/admin', method: 'DELETE' })).toEqual({ url: 'http://127.0.0.1/admin', text: 'DELETE http://127.0.0.1/admin\nno body' })
+    expect((await preview({ url: 'https://x.example/upload', method: 'PUT', body: 'x'.repeat(5000) }))!.text).toBe('PUT https://x.example/upload\nbody: 4.9 KiB (5000 bytes), no content-type header')
+  })
+
+  it('never shows credentials written in the URL, and says the call will be refused', async () => {
+    const shown = (await preview({ url: 'https://alice:hunter2@api.example.com/private', method: 'POST', body: 'x' }))!
+    expect(shown).toEqual({ url: 'https://***@api.example.com/private', text: 'http_fetch will be refused (INVALID_URL): https://***@api.example.com carries credentials in the URL; send them in an Authorization header instead' })
+    expect(JSON.stringify(shown)).not.toContain('hunter2')
+    expect(await preview({ url: 'file:///etc/passwd', method: 'POST' })).toEqual({ url: 'file:///etc/passwd', text: 'http_fetch will be refused (UNSUPPORTED_PROTOCOL): file: URLs cannot be fetched; use http or https' })
+    expect((await preview({ url: 'https://x.example/', method: 'GET', body: 'x' }))!.text).toBe('GET https://x.example/\nhttp_fetch will be refused (INVALID_REQUEST): a GET request cannot have a body\nbody: 1 byte, no content-type header')
+  })
+
+  it('a redirect hop asked through call.ask carries the hop\'s URL as its preview', async () => {
+    const asked: Array<[string, unknown]> = []
+    const theCall = { ...call(), ask: async (reason: string, options?: unknown) => { asked.push([reason, options]) } }
+    const result = await fetchWith({ allow: ['127.0.0.1'] }, { url: `${server.origin}/redirect?to=%2Fhello&status=307`, method: 'POST', body: 'b' }, theCall)
+    expect(result.data.finalUrl).toBe(`${server.origin}/hello`)
+    expect(asked).toEqual([[
+      `${server.origin}/redirect?to=%2Fhello&status=307 redirects (307) to POST ${server.origin}/hello`,
+      { preview: { url: `${server.origin}/hello`, text: `POST ${server.origin}/hello\nredirected (307) from ${server.origin}/redirect?to=%2Fhello&status=307` } },
+    ]])
+  })
+
+  it('a redirect hop asked through the permission gate carries it too', async () => {
+    const approvals: any[] = []
+    const gate = {
+      authorize: () => ({ decision: 'ask' as const }),
+      approve: async (request: any) => { approvals.push(request); return { decision: 'allow' as const } },
+    }
+    await fetchWith({ allow: ['127.0.0.1'], permissions: () => gate }, { url: `${server.origin}/redirect?to=%2Fhello` })
+    expect(approvals.map((request) => request.preview)).toEqual([{ url: `${server.origin}/hello`, text: `GET ${server.origin}/hello\nredirected (302) from ${server.origin}/redirect?to=%2Fhello` }])
+  })
+})

@@ -28,8 +28,21 @@ export const ANSWER_WORDS: ReadonlyMap<string, Meaning> = new Map([
   ['n', DENY], ['no', DENY], ['拒绝', DENY],
 ])
 
+/** The words that ask for a question's whole preview (`d 2`), in every language. */
+export const DETAILS_WORDS: ReadonlySet<string> = new Set(['d', 'details', '详情'])
+
 // A word, then optionally a number (`y 2`, `y2`, `允许 #2`), then optionally a full stop.
 const SHAPE = /^(\S+?)\s*(?:#?\s*(\d{1,6}))?\s*[.。!！]?$/u
+
+/** A reply as one word and an optional positive number, or `undefined` when it is neither. */
+function readReply(text: string): { word: string; number?: number } | undefined {
+  if (typeof text !== 'string' || text.length > 32) return undefined
+  const match = SHAPE.exec(text.normalize('NFKC').trim().toLowerCase())
+  if (!match) return undefined
+  if (match[2] === undefined) return { word: match[1] }
+  const number = Number(match[2])
+  return number > 0 ? { word: match[1], number } : undefined
+}
 
 /**
  * Reads a reply as an answer, or returns `undefined` when it is not one. Case, width
@@ -41,12 +54,22 @@ const SHAPE = /^(\S+?)\s*(?:#?\s*(\d{1,6}))?\s*[.。!！]?$/u
  * parseAnswer('yes please') // undefined
  */
 export function parseAnswer(text: string): ParsedAnswer | undefined {
-  if (typeof text !== 'string' || text.length > 32) return undefined
-  const match = SHAPE.exec(text.normalize('NFKC').trim().toLowerCase())
-  if (!match) return undefined
-  const meaning = ANSWER_WORDS.get(match[1])
+  const reply = readReply(text)
+  const meaning = reply && ANSWER_WORDS.get(reply.word)
   if (!meaning) return undefined
-  if (match[2] === undefined) return { ...meaning }
-  const number = Number(match[2])
-  return number > 0 ? { ...meaning, number } : undefined
+  return reply.number === undefined ? { ...meaning } : { ...meaning, number: reply.number }
+}
+
+/**
+ * Reads a reply as a request for a question's whole preview (`d`, `详情 2`), or returns
+ * `undefined` when it is not one; read like `parseAnswer`.
+ *
+ * @example
+ * parseDetails('d')     // {}
+ * parseDetails('详情 2') // { number: 2 }
+ */
+export function parseDetails(text: string): { number?: number } | undefined {
+  const reply = readReply(text)
+  if (!reply || !DETAILS_WORDS.has(reply.word)) return undefined
+  return reply.number === undefined ? {} : { number: reply.number }
 }

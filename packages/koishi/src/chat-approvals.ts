@@ -1,63 +1,97 @@
-import { type Approver, askedMessage, mayAnswer, type PermissionRequest } from '@dogu/core'
-import { type Context, h, type Next, Schema, type Session as KoishiSession } from 'koishi'
-import { parseAnswer } from './answer-parser'
+import { type Approver, type DecisionEvent, mayAnswer, type PermissionRequest } from '@dogu/core'
+import { type Context, type Fragment, h, type Next, Schema, type Session as KoishiSession } from 'koishi'
+import { type ParsedAnswer, parseAnswer, parseDetails } from './answer-parser'
+import { ApprovalButtons, BUTTON_PREFIX, type ButtonAction } from './approval-buttons'
+import { approverOf } from './approver-of'
 import { ChatError } from './chat-error'
 import { chatTarget } from './chat-target'
-import { durationIn } from './format-duration'
+import { koishiLogger } from './koishi-logger'
 import { configDescriptions, defineLocales } from './locales'
+import { pendingCommand } from './pending-command'
+import { shownPreview } from './preview-text'
 import { type Question, QuestionBoard } from './question-board'
+import { questionTexts } from './question-text'
 
 export interface ChatApprovalsConfig {
   /** Ask in chat. @default true */
   enabled?: boolean
+  /**
+   * Platforms on which a question carries buttons. An adapter without buttons posts their
+   * labels as text (OneBot does), so only platforms known to have them are listed.
+   * @default ['discord', 'telegram']
+   */
+  buttons?: string[]
+  /**
+   * Where a question goes: `channel`, the channel the call came from, mentioning the
+   * approvers to reach; `private`, a private message to each of them the bot can reach
+   * (the channel is told who was asked); `both`. With nobody to reach privately, the
+   * question is asked in the channel. @default 'channel'
+   */
+  route?: ApprovalRoute
+  /**
+   * Whom to reach for questions that an authority level or a Koishi permission decides
+   * (a rule's `approvers.users` are reached anyway): user ids, plain (the asking bot's
+   * platform) or `platform:id`. Who may answer is still decided by the question's policy.
+   */
+  approvers?: string[]
 }
+
+export type ApprovalRoute = 'channel' | 'private' | 'both'
+
+export const BUTTON_PLATFORMS: readonly string[] = Object.freeze(['discord', 'telegram'])
 
 export const ChatApprovalsConfig: Schema<ChatApprovalsConfig> = Schema.object({
   enabled: Schema.boolean().default(true),
+  buttons: Schema.array(String).role('table').default([...BUTTON_PLATFORMS]),
+  route: Schema.union(['channel', 'private', 'both'] as const).default('channel'),
+  approvers: Schema.array(String).role('table').default([]),
 }).i18n(configDescriptions((config) => config.approvals))
+
+const ONCE: ButtonAction = { decision: 'allow', scope: 'once' }
+const SESSION: ButtonAction = { decision: 'allow', scope: 'session' }
+const ALWAYS: ButtonAction = { decision: 'allow', scope: 'always' }
+const DENY: ButtonAction = { decision: 'deny', scope: 'once' }
+const DETAILS: ButtonAction = { decision: 'details' }
 
 /**
  * The chat asker: a call that needs approval is asked about in the channel it came from,
- * through a bot of its platform, in the channel's or the user's language. A reply of
- * `y` / `s` / `a` / `n` (or 允许 / 本会话 / 总是 / 拒绝), optionally with the question's
- * number, answers it when its author may; every other message goes on to the rest of the
- * bot. A question closes when its request ends, however it ends; unloading the plugin
- * takes the asker, its middleware and every open question down.
+ * through a bot of its platform, in the channel's or the user's language, with what the
+ * call would do (its preview, bounded). A reply of `y` / `s` / `a` / `n` (or 允许 / 本会话 /
+ * 总是 / 拒绝), optionally with the question's number, answers it when its author may;
+ * `d` / `详情` posts the whole preview; every other message goes on to the rest of the
+ * bot. On platforms with buttons the question carries them too (`approval-buttons.ts`).
+ * A question closes when its request ends, however it ends, and says so in the channel
+ * when it timed out; unloading the plugin takes the asker, its middleware, its buttons
+ * and every open question down.
  */
 export function chatApprovals(ctx: Context, config: ChatApprovalsConfig = {}): void {
   if (config.enabled === false) return
   defineLocales(ctx, 'dogu.approvals', (locale) => locale.approvals)
-  const board = new QuestionBoard()
-  ctx.effect(() => () => board.clear())
-
-  const text = (locales: readonly string[], key: string, params: object) =>
-    ctx.i18n.render([...locales], [`dogu.approvals.${key}`], params)
-
-  // The rule or default that asked, in the chat's language; a tool's own reason as it wrote it.
-  const reasonText = (locales: readonly string[], request: Readonly<PermissionRequest>) => {
-    const message = askedMessage(request)
-    if (!message) return request.reason
-    const { effect, ...params } = message.params
-    return text(locales, `reason.${message.key}`, effect ? { ...params, effect: text(locales, `effect.${effect}`, {}) } : params)
-  }
-
-  const questionText = ({ request, number, locales }: Question) => {
-    const { unit, count } = durationIn(request.expiresAt - request.createdAt)
-    return text(locales, 'question', {
-      number,
-      tool: request.tool,
-      summary: request.summary,
-      reason: reasonText(locales, request),
-      choices: text(locales, request.confirm === 'always' ? 'choices-confirm' : 'choices', { number }),
-      timeout: text(locales, `duration.${unit}`, [count]),
+  const buttonPlatforms = new Set(config.buttons ?? BUTTON_PLATFORMS)
+  const texts = questionTexts(ctx)
+  const { text } = texts
+  const buttons = new ApprovalButtons()
+  const route = config.route ?? 'channel'
+  // Every copy of each question posted (its channel, and private messages), by request id,
+  // until just after they close: an expiry or an answer is reported (`permissions/decision`)
+  // right after the request's signal closed them.
+  const posted = new Map<string, Question[]>()
+  /** The copy an answer came through: it got its reply there, the other copies are told. */
+  const answeredIn = new Map<string, Question>()
+  const board = new QuestionBoard((question) => {
+    buttons.revoke(question)
+    queueMicrotask(() => {
+      posted.delete(question.request.id)
+      answeredIn.delete(question.request.id)
     })
-  }
-
-  // Lines joined with line breaks, each rendered on its own: a tool's summary is text, never markup.
-  const listText = (locales: readonly string[], head: h[], questions: Question[]) => [
-    ...head,
-    ...questions.flatMap(({ request, number }) => [h.text('\n'), ...text(locales, 'item', { number, tool: request.tool, summary: request.summary })]),
-  ]
+  })
+  ctx.effect(() => () => {
+    board.clear()
+    buttons.clear()
+    posted.clear()
+    answeredIn.clear()
+  })
+  pendingCommand(ctx, board)
 
   ctx.permissions.asker(async (request: Readonly<PermissionRequest>, { signal, respond }) => {
     const target = await chatTarget(ctx, request.session)
@@ -65,14 +99,71 @@ export function chatApprovals(ctx: Context, config: ChatApprovalsConfig = {}): v
     if (!target || signal.aborted) return
     const { bot } = target
     if (!bot) throw new ChatError('NO_BOT', `cannot ask in ${target.channel}: no bot of platform "${target.platform}" is there`)
-    const { question, close } = board.open({ request, channel: target.channel, bot: bot.sid, locales: target.locales, respond }, signal)
-    try {
-      question.messageIds = await bot.sendMessage(target.channelId, questionText(question))
-    } catch (error) {
-      close()
+    const actions = request.confirm === 'always' ? [ONCE, DENY] : [ONCE, SESSION, ALWAYS, DENY]
+    // 详情 only when the question leaves part of the preview out.
+    if (shownPreview(request.preview).cut) actions.push(DETAILS)
+    const reach = approversToReach(request, config.approvers ?? [], target.platform)
+    const direct = route === 'channel' ? [] : reach
+    const copies: Question[] = []
+    /** Posts one copy of the question; `false` when it could not be sent. */
+    const ask = async (channel: string, channelId: string, extra: h[] = []) => {
+      const { question, close } = board.open({ request, channel, channelId, bot: bot.sid, locales: target.locales, respond }, signal)
+      // Known while a copy is open: the board's close takes it out again.
+      if (!signal.aborted) posted.set(request.id, copies)
+      const issued = buttonPlatforms.has(target.platform) ? buttons.issue(question, actions) : []
+      try {
+        question.messageIds = await bot.sendMessage(channelId, [...texts.question(question, issued), ...extra])
+      } catch (error) {
+        close()
+        return error
+      }
+      copies.push(question)
+    }
+    // Privately first, so the channel can say who was asked; a DM that fails is logged, and
+    // with none delivered the question goes to the channel after all.
+    const reached: string[] = []
+    for (const userId of direct) {
+      let channelId: string
+      try {
+        channelId = (await bot.createDirectChannel(userId)).id
+      } catch (error) {
+        koishiLogger(ctx).warn('cannot reach approver %s:%s privately for request %s: %s', target.platform, userId, request.id, error)
+        continue
+      }
+      if (signal.aborted) break
+      const error = await ask(`${target.platform}:${channelId}`, channelId)
+      if (error) koishiLogger(ctx).warn('cannot ask approver %s:%s privately for request %s: %s', target.platform, userId, request.id, error)
+      else reached.push(userId)
+    }
+    if (signal.aborted) return
+    if (route === 'private' && reached.length) {
+      // The caller learns who was asked; the question itself is not in the channel.
+      await bot.sendMessage(target.channelId, text(target.locales, 'asked-private', { summary: request.summary, users: mentions(reached) }))
+        .catch((error: unknown) => koishiLogger(ctx).warn('cannot tell %s who was asked about request %s: %s', target.channel, request.id, error))
+      return
+    }
+    // In the channel, mentioning whoever should answer; the caller reads who that is.
+    const asking = reach.length ? [h.text('\n'), ...text(target.locales, 'asked-approvers', { users: mentions(reach) })] : []
+    const error = await ask(target.channel, target.channelId, asking)
+    if (error) {
+      if (copies.length) return
       throw new ChatError('SEND_FAILED', `cannot ask in ${target.channel}: ${error instanceof Error ? error.message : String(error)}`, { cause: error })
     }
   })
+
+  /** Hands an answer to the engine; the reply to post, or `undefined` when the engine turned it down. */
+  const settle = (question: Question, answer: Omit<ParsedAnswer, 'number'>, by: Approver): Fragment | undefined => {
+    const { request, number, locales } = question
+    answeredIn.set(request.id, question)
+    const status = question.respond({ decision: answer.decision, scope: answer.scope, by })
+    if (status !== 'accepted' && answeredIn.get(request.id) === question) answeredIn.delete(request.id)
+    if (status === 'closed') return text(locales, 'closed', { number })
+    // The engine turned it down after all (its own check of who may answer): not an answer.
+    if (status !== 'accepted') return undefined
+    if (answer.decision === 'deny') return text(locales, 'denied', { number, summary: request.summary })
+    const scope = request.confirm === 'always' ? 'once' : answer.scope
+    return text(locales, 'allowed', { number, summary: request.summary, scope: text(locales, `scope.${scope}`) })
+  }
 
   // Prepended, so an answer is taken before any other plugin reads it as conversation.
   ctx.middleware(async (session: KoishiSession, next: Next) => {
@@ -83,42 +174,105 @@ export function chatApprovals(ctx: Context, config: ChatApprovalsConfig = {}): v
     const { content, hasAt, atSelf } = session.stripped
     if (hasAt && !atSelf) return next()
     const answer = parseAnswer(content ?? '')
-    if (!answer) return next()
-    const by = await approverOf(ctx, session)
+    const details = answer ? undefined : parseDetails(content ?? '')
+    if (!answer && !details) return next()
+    const by = await approverOf(ctx, session, open.map((question) => question.request.approvers))
     const theirs = open.filter((question) => mayAnswer(question.request.approvers, by))
     if (!theirs.length) return next()
 
+    const number = answer ? answer.number : details!.number
     let question: Question | undefined
-    if (answer.number !== undefined) {
-      question = theirs.find((candidate) => candidate.number === answer.number)
-      if (!question) return listText(theirs[0].locales, text(theirs[0].locales, 'unknown', { number: answer.number }), theirs)
+    if (number !== undefined) {
+      question = theirs.find((candidate) => candidate.number === number)
+      if (!question) return texts.list(theirs[0].locales, text(theirs[0].locales, 'unknown', { number }), theirs)
     } else {
       const quoted = session.quote?.id
       question = (quoted && theirs.find((candidate) => candidate.messageIds.includes(quoted)))
         || (theirs.length === 1 ? theirs[0] : undefined)
-      if (!question) return listText(theirs[0].locales, text(theirs[0].locales, 'which', { count: theirs.length, number: theirs[0].number }), theirs)
+      if (!question) return texts.list(theirs[0].locales, text(theirs[0].locales, 'which', { count: theirs.length, number: theirs[0].number }), theirs)
     }
-
-    const { request, number, locales } = question
-    const status = question.respond({ decision: answer.decision, scope: answer.scope, by })
-    if (status === 'closed') return text(locales, 'closed', { number })
-    // The engine turned it down after all (its own check of who may answer): not an answer.
-    if (status !== 'accepted') return next()
-    if (answer.decision === 'deny') return text(locales, 'denied', { number, summary: request.summary })
-    const scope = request.confirm === 'always' ? 'once' : answer.scope
-    return text(locales, 'allowed', { number, summary: request.summary, scope: text(locales, `scope.${scope}`, {}) })
+    // The whole preview; the question stays open.
+    if (!answer) return texts.details(question)
+    return settle(question, answer, by) ?? next()
   }, true)
+
+  // A press of one of the questions' buttons: only a live id of a question open in the
+  // channel it was pressed in, by someone who may answer that question.
+  ctx.on('interaction/button', async (session: KoishiSession) => {
+    const id = session.event.button?.id
+    if (typeof id !== 'string' || !id.startsWith(BUTTON_PREFIX)) return
+    const reply = async (content: Fragment) => {
+      try {
+        await session.send(content)
+      } catch (error) {
+        koishiLogger(ctx).warn('cannot reply to a button press in %s:%s: %s', session.platform, session.channelId, error)
+      }
+    }
+    const live = (button = buttons.find(id)) => button && button.question.bot === session.sid
+      && button.question.channel === `${session.platform}:${session.channelId}` ? button : undefined
+    const button = live()
+    if (!button) return reply(text([], 'button-used'))
+    const { question } = button
+    const by = await approverOf(ctx, session, [question.request.approvers])
+    if (!mayAnswer(question.request.approvers, by)) return reply(text(question.locales, 'button-not-yours', { number: question.number }))
+    // Pressed twice at once, or the question closed meanwhile: the first press counts.
+    if (live() !== button) return reply(text(question.locales, 'button-used'))
+    buttons.take(id)
+    if (button.action.decision === 'details') return reply(texts.details(question))
+    const answered = settle(question, button.action, by)
+    if (answered) return reply(answered)
+  })
+
+  // A question that timed out says so wherever it was asked; one answered through one copy
+  // (or elsewhere: the console) closes every other copy with who answered.
+  ctx.on('permissions/decision', (event: DecisionEvent) => {
+    if (event.phase !== 'approve' || !event.requestId) return
+    const { source } = event
+    if (source.kind !== 'timeout' && source.kind !== 'answer') return
+    const copies = posted.get(event.requestId)
+    if (!copies) return
+    posted.delete(event.requestId)
+    const from = answeredIn.get(event.requestId)
+    answeredIn.delete(event.requestId)
+    for (const question of copies) {
+      if (question === from) continue
+      const bot = ctx.bots.find((candidate) => candidate.sid === question.bot)
+      if (!bot) continue
+      const { request, number, locales } = question
+      const notice = source.kind === 'timeout'
+        ? text(locales, 'expired', { number, summary: request.summary })
+        : text(locales, 'answered-by', { number, summary: request.summary, by: answererName(source.by), decision: text(locales, event.decision === 'allow' ? `scope.${source.scope ?? 'once'}` : 'decision-deny') })
+      bot.sendMessage(question.channelId, notice).catch((error: unknown) => {
+        koishiLogger(ctx).warn('cannot close request %s in %s: %s', request.id, question.channel, error)
+      })
+    }
+  })
 }
 
 /**
- * The replying user as the permission engine sees them: their id and platform from the
- * message, their authority as `ctx.permissions` resolves it for a caller (Koishi's user
- * table when a database is loaded, else the configured default). Never from what the
- * message says.
+ * The users to reach about a request, on the asking bot's platform: the rule's named
+ * approvers, then the configured ones, without the caller (who is asked in the channel
+ * anyway) and without ids of other platforms.
  */
-async function approverOf(ctx: Context, session: KoishiSession): Promise<Approver> {
-  const { authority } = await ctx.permissions.resolveSession(session)
-  const approver: Approver = { id: session.userId!, platform: session.platform }
-  if (authority !== undefined) approver.authority = authority
-  return approver
+function approversToReach(request: Readonly<PermissionRequest>, configured: readonly string[], platform: string): string[] {
+  const ids = new Set<string>()
+  for (const entry of [...request.approvers.users ?? [], ...configured]) {
+    const at = entry.indexOf(':')
+    if (at >= 0 && entry.slice(0, at) !== platform) continue
+    const id = at >= 0 ? entry.slice(at + 1) : entry
+    if (id && id !== request.session.userId) ids.add(id)
+  }
+  return [...ids]
+}
+
+/** `discord:42` as the chat shows who answered: the id, with its platform when it has one. */
+function answererName(by: unknown): string {
+  if (typeof by === 'string') return by
+  const { id, platform } = (by ?? {}) as { id?: string; platform?: string }
+  return platform ? `${platform}:${id}` : String(id)
+}
+
+/** `@ops @admin`: each user mentioned, a space between. */
+function mentions(userIds: readonly string[]): h[] {
+  return userIds.flatMap((id, index) => index ? [h.text(' '), h.at(id)] : [h.at(id)])
 }

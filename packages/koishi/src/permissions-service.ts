@@ -20,7 +20,7 @@ import { type Context, Schema, type Session } from 'koishi'
 import { followDatabase, koishiDatabase } from './koishi-database'
 import { eventEmitter } from './koishi-events'
 import { koishiLogger } from './koishi-logger'
-import { type KoishiDoguSession, koishiPermissionCondition, koishiPermissionNames } from './koishi-permission'
+import { type KoishiDoguSession, koishiPermissionCondition, koishiPermissionNames, koishiUser } from './koishi-permission'
 import { described } from './schema-text'
 import { doguSession } from './session'
 
@@ -96,6 +96,12 @@ const Rule: Schema<KoishiPermissionRule> = Schema.object({
   authority: described(Schema.natural(), 'Minimum Koishi authority of the caller.', '调用者的最低 Koishi 权限等级。'),
   sandboxed: described(Schema.boolean(), 'Matches when the command runs in an OS sandbox (true), or when it does not (false; also tools that never say).', '命令在操作系统沙箱中运行时匹配（true），或不在沙箱中时匹配（false，也包括未声明的工具）。'),
   koishiPermission: described(Schema.array(String).role('perms'), 'Koishi permissions the caller must all hold, checked with Koishi\'s permission system.', '调用者必须全部拥有的 Koishi 权限，由 Koishi 的权限系统判定。'),
+  approvers: described(Schema.object({
+    users: described(Schema.array(String), 'User ids, plain or `platform:id`, who may answer.', '可以回答的用户 ID，可写 `平台:ID`。'),
+    authority: described(Schema.natural(), 'Anyone at or above this Koishi authority may answer.', '权限等级不低于此值的用户可以回答。'),
+    permissions: described(Schema.array(String).role('perms'), 'Koishi permissions: anyone holding one of them may answer.', 'Koishi 权限：拥有其中任一权限的用户可以回答。'),
+    caller: described(Schema.boolean(), 'The caller may answer their own request. Default: callerMayApprove.', '调用者可以回答自己的请求。默认同 callerMayApprove。'),
+  }), 'Ask rules only: who may answer the question (any of users, authority, permissions), instead of approverAuthority.', '仅用于 ask 规则：谁可以回答该请求（满足 users、authority、permissions 之一即可），代替 approverAuthority。'),
   decision: described(Schema.union(['allow', 'ask', 'deny'] as const).required(), 'allow, ask or deny.', '允许（allow）、询问（ask）或拒绝（deny）。'),
   name: described(Schema.string(), 'A label for audit logs and denial messages.', '规则名，用于审计日志与拒绝说明。'),
 }) as Schema<KoishiPermissionRule>
@@ -276,18 +282,8 @@ export class PermissionService {
   }
 
   /** The user as Koishi loaded it, completed from the user table when it lacks an authority. */
-  private async userOf(session: Session): Promise<{ authority?: number; permissions?: string[] } | undefined> {
-    const user = session.user as { authority?: number; permissions?: string[] } | undefined
-    if (typeof user?.authority === 'number') return user
-    const database = this.ctx.get('database')
-    if (!database || session.platform === undefined || session.userId === undefined) return user
-    try {
-      const row = await database.getUser(session.platform, session.userId, ['authority', 'permissions'])
-      return row ? { ...user, ...row } : user
-    } catch (error) {
-      koishiLogger(this.ctx).warn('reading user %s:%s from the database failed, using the default authority: %s', session.platform, session.userId, error)
-      return user
-    }
+  private userOf(session: Session): Promise<{ authority?: number; permissions?: string[] } | undefined> {
+    return koishiUser(this.ctx, session)
   }
 
   private count(rule: KoishiPermissionRule, delta: number) {

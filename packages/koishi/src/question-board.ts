@@ -7,6 +7,8 @@ export interface Question {
   readonly number: number
   /** `platform:channelId`, where it was asked and where replies count. */
   readonly channel: string
+  /** The channel's id on its platform, to post in it again (the end of `channel`). */
+  readonly channelId: string
   /** The bot that asked (`platform:selfId`); replies count only as that bot receives them. */
   readonly bot: string
   /** The locales it was asked in, best first; replies about it use them too. */
@@ -22,11 +24,14 @@ export type QuestionFields = Omit<Question, 'number' | 'messageIds'>
 /**
  * The questions open in each channel. A question is taken down when its request ends
  * (`signal` aborts: answered here or elsewhere, expired, cancelled, stopped), when its
- * `close` is called, or by `clear`; nothing of it stays behind.
+ * `close` is called, or by `clear`; nothing of it stays behind, and `onClose` hears of it
+ * (to take down what else belongs to it: its buttons).
  */
 export class QuestionBoard {
   private channels = new Map<string, Map<number, Question>>()
   private closers = new Set<() => void>()
+
+  constructor(private onClose?: (question: Question) => void) {}
 
   /** How many questions are open, in every channel. */
   get size(): number {
@@ -46,6 +51,7 @@ export class QuestionBoard {
       signal.removeEventListener('abort', close)
       questions.delete(number)
       if (!questions.size && this.channels.get(fields.channel) === questions) this.channels.delete(fields.channel)
+      this.onClose?.(question)
     }
     this.closers.add(close)
     if (signal.aborted) close()

@@ -1,7 +1,7 @@
 import { type AskerContext, type DecisionEvent, defineTool, type ToolResult } from '@dogu/core'
 import { Schema } from 'koishi'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { parseAnswer } from '../src/answer-parser'
+import { parseAnswer, parseDetails } from '../src/answer-parser'
 import { ChatApprovalsConfig } from '../src/chat-approvals'
 import { mayAnswer } from '@dogu/core'
 import { type ChatApp, chatApp, type ChatAppOptions, descriptions, inBothLanguages } from './chat-harness'
@@ -101,6 +101,19 @@ describe('parseAnswer', () => {
   })
 })
 
+describe('parseDetails', () => {
+  it.each([
+    ['d', {}], ['D', {}], ['details', {}], ['详情', {}], ['ｄ', {}],
+    ['d 2', { number: 2 }], ['d2', { number: 2 }], ['详情 #3', { number: 3 }],
+  ])('reads %j', (text, details) => {
+    expect(parseDetails(text)).toEqual(details)
+  })
+
+  it.each(['', 'dd', 'd 0', 'details please', 'y', '详'])('leaves %j alone', (text) => {
+    expect(parseDetails(text)).toBeUndefined()
+  })
+})
+
 describe('mayAnswer', () => {
   const policy = { userId: 'alice', platform: 'mock', authority: 4 }
 
@@ -118,8 +131,8 @@ describe('mayAnswer', () => {
 
 describe('chat approvals', () => {
   it('are on by default; the config is described in Chinese and English', () => {
-    expect(ChatApprovalsConfig({})).toEqual({ enabled: true })
-    expect(descriptions(ChatApprovalsConfig)).toEqual(inBothLanguages(['$', '$.enabled']))
+    expect(ChatApprovalsConfig({})).toEqual({ enabled: true, buttons: ['discord', 'telegram'], route: 'channel', approvers: [] })
+    expect(descriptions(ChatApprovalsConfig)).toEqual(inBothLanguages(['$', '$.enabled', '$.buttons', '$.route', '$.approvers']))
   })
 
   it('asks in the channel the call came from: the tool, the call and why', async () => {
@@ -193,13 +206,14 @@ describe('chat approvals', () => {
     expect((await result).status).toBe('ok')
   })
 
-  it('no answer by the timeout: the call is denied and the question closes', async () => {
+  it('no answer by the timeout: the call is denied, the chat says so and the question closes', async () => {
     const { outbox, app, passed } = await setup({ permissions: { askTimeout: 60_000 } })
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] })
     const result = deploy('prod')
     await outbox.next()
     vi.advanceTimersByTime(60_000)
-    expect(await result).toMatchObject({ status: 'denied', content: expect.stringContaining('nobody answered the permission request within 1 min') })
+    expect(await result).toMatchObject({ status: 'denied', content: 'Permission denied: timed out waiting for approval (no answer within 1 min)' })
+    expect(await outbox.next()).toEqual({ channelId: 'room', text: '[1] deploy(env=prod)：已超时，已拒绝。', id: 'm2' })
     expect(app.permissions.pending()).toEqual([])
     expect(await t!.client('alice').receive('y')).toEqual([])
     expect(passed).toEqual(['alice: y'])
@@ -406,5 +420,290 @@ describe('chat approvals', () => {
     const [result] = await t!.app.tools.execute([{ id: 'd1', name: 'deploy', arguments: { env: 'prod' } }], { session })
     expect(result.status).toBe('denied')
     expect(result.content).toContain('cannot ask in discord:9: no bot of platform "discord" is there')
+  })
+})
+
+/** A diff of `count` changed lines, as an edit tool's preview would carry it. */
+const DIFF = (count: number) => ['--- a/src/app.ts', '+++ b/src/app.ts', `@@ -1,${count} +1,${count} @@`,
+  ...Array.from({ length: count }, (_, i) => `-const v${i} = ${i}\n+const v${i} = ${i + 1}`)].join('\n')
+
+/** The setup above, plus `edit` (a write tool with a diff preview) and `sh` (a command preview). */
+async function withPreviews(options: ChatAppOptions = {}, diffLines = 20) {
+  const app = await setup(options)
+  app.app.plugin({
+    name: 'preview-tools',
+    inject: ['tools'],
+    apply(ctx) {
+      ctx.tools.define(defineTool({
+        name: 'edit',
+        description: 'Edit a file',
+        args: Schema.object({ path: Schema.string().required() }),
+        traits: { effect: 'write' },
+        preview: () => ({ diff: DIFF(diffLines) }),
+        run: () => 'edited',
+      }))
+      ctx.tools.define(defineTool({
+        name: 'sh',
+        description: 'Run a command',
+        args: Schema.object({ command: Schema.string().required() }),
+        traits: { effect: 'exec' },
+        preview: (args: { command: string }) => ({ command: args.command, text: 'in /work/app, no network' }),
+        run: () => 'ran',
+      }))
+    },
+  })
+  await t!.settle()
+  return app
+}
+
+function call(name: string, args: Record<string, unknown>, session = t!.session('alice')): Promise<ToolResult> {
+  return t!.app.tools.execute([{ id: `call-${name}`, name, arguments: args }], { session }).then(([result]) => result)
+}
+
+describe('chat approvals: previews', () => {
+  it('a question shows a diff to 15 lines, says how much is left, and `d` posts all of it; the question stays open', async () => {
+    const { outbox, app } = await withPreviews({}, 20)
+    const result = call('edit', { path: 'src/app.ts' })
+    const question = (await outbox.next()).text
+    expect(question).toBe('[1] 工具 edit 请求批准：edit(path=src/app.ts)\n'
+      + '原因：没有匹配的规则，写入类工具默认需要批准\n'
+      + '改动：\n--- a/src/app.ts\n+++ b/src/app.ts\n@@ -1,20 +1,20 @@\n'
+      + Array.from({ length: 6 }, (_, i) => `-const v${i} = ${i}\n+const v${i} = ${i + 1}\n`).join('')
+      + '……另有 28 行\n'
+      + '预览未显示完整：回复 d 或 详情 查看全部（同时有多个请求时加上编号，如 d 1）。\n'
+      + '回复 y 允许一次 · s 本会话内允许 · a 总是允许 · n 拒绝（也可回复 允许 / 本会话 / 总是 / 拒绝；同时有多个请求时加上编号，如 y 1）。5 分钟内无人回复即拒绝。')
+    const [details] = await t!.client('alice').receive('详情')
+    expect(details).toBe(`[1] edit(path=src/app.ts) 的完整预览（1/1）：\n改动：\n${DIFF(20)}`)
+    expect(app.permissions.pending()).toHaveLength(1)
+    // `d` with the number, from an approver, works too.
+    expect(await t!.client('admin').receive('d 1')).toEqual([details])
+    expect(await t!.client('alice').receive('y')).toEqual(['已允许 [1] edit(path=src/app.ts)（仅此一次）。'])
+    expect((await result).status).toBe('ok')
+  })
+
+  it('a long preview comes in several messages, each under 2000 characters, nothing left out', async () => {
+    const { outbox } = await withPreviews({}, 100)
+    void call('edit', { path: 'src/app.ts' })
+    await outbox.next()
+    const messages = await t!.client('alice').receive('d')
+    expect(messages.length).toBeGreaterThan(1)
+    for (const [index, message] of messages.entries()) {
+      expect(message.length).toBeLessThan(2000)
+      expect(message.startsWith(`[1] edit(path=src/app.ts) 的完整预览（${index + 1}/${messages.length}）：\n`)).toBe(true)
+    }
+    const bodies = messages.map((message) => message.slice(message.indexOf('\n') + 1))
+    expect(bodies.join('\n')).toBe(`改动：\n${DIFF(100)}`)
+  })
+
+  it('a command is shown whole, with the words, and no hint when nothing is left out', async () => {
+    const { outbox } = await withPreviews()
+    void call('sh', { command: 'npm test -- --run' })
+    expect((await outbox.next()).text).toBe('[1] 工具 sh 请求批准：sh(command="npm test -- --run")\n'
+      + '原因：没有匹配的规则，执行类工具默认需要批准\n'
+      + '说明：in /work/app, no network\n'
+      + '命令：npm test -- --run\n'
+      + '回复 y 允许一次 · s 本会话内允许 · a 总是允许 · n 拒绝（也可回复 允许 / 本会话 / 总是 / 拒绝；同时有多个请求时加上编号，如 y 1）。5 分钟内无人回复即拒绝。')
+  })
+
+  it('a command too long for a question is cut, saying how much is left', async () => {
+    const { outbox } = await withPreviews()
+    const command = `echo ${'x'.repeat(600)}`
+    void call('sh', { command })
+    const { text } = await outbox.next()
+    expect(text).toContain(`\n命令：${command.slice(0, 400)}…（另有 ${command.length - 400} 字）\n预览未显示完整：`)
+    expect((await t!.client('alice').receive('d'))[0]).toContain(`\n命令：\n${command}`)
+  })
+
+  it('markup in a preview stays text', async () => {
+    const { outbox } = await withPreviews()
+    void call('sh', { command: 'echo "<at id=\\"all\\"/>" &amp;' })
+    expect((await outbox.next()).text).toContain('\n命令：echo "<at id=\\"all\\"/>" &amp;\n')
+  })
+
+  it('in English', async () => {
+    const { outbox, app } = await withPreviews({}, 20)
+    await app.mock.initChannel('room', '514', { locales: ['en-US'] })
+    void call('edit', { path: 'a' })
+    const { text } = await outbox.next()
+    expect(text).toContain('\nChanges: \n--- a/src/app.ts\n')
+    expect(text).toContain('\n… 28 more lines\nPreview shortened: reply d or 详情 for all of it (with several requests open, add the number: d 1).\nReply y')
+    expect((await t!.client('alice').receive('details'))[0]).toMatch(/^Whole preview of \[1\] edit\(path=a\) \(1\/1\):\nChanges: \n--- a/)
+  })
+
+  it('`d` from someone who may not answer goes on to the bot; without a preview it says so', async () => {
+    const { outbox, passed } = await withPreviews()
+    void deploy('prod')
+    await outbox.next()
+    expect(await t!.client('bob').receive('d')).toEqual([])
+    expect(passed).toEqual(['bob: d'])
+    expect(await t!.client('alice').receive('d')).toEqual(['请求 [1] 没有预览。'])
+  })
+})
+
+describe('chat approvals: buttons', () => {
+  const LABELS = ['允许一次', '本会话', '总是', '拒绝']
+
+  it('only on the platforms configured (by default discord and telegram, not the mock)', async () => {
+    const { outbox } = await setup()
+    void deploy('prod')
+    expect((await outbox.next()).buttons).toBeUndefined()
+  })
+
+  it('a question carries the four answers, each an unguessable id of its own; the caller\'s press answers it', async () => {
+    const { outbox, app, passed } = await setup({ approvals: { buttons: ['mock'] } })
+    const result = deploy('prod')
+    const question = await outbox.next()
+    // The text is the same as without buttons: a text answer works everywhere.
+    expect(question.text).toBe(QUESTION(1, 'prod'))
+    expect(question.buttons!.map((button) => button.label)).toEqual(LABELS)
+    const ids = question.buttons!.map((button) => button.id)
+    for (const id of ids) expect(id).toMatch(/^dogu:[\w-]{22}$/)
+    expect(new Set(ids).size).toBe(4)
+    expect(await t!.press('alice', ids[1])).toEqual(['已允许 [1] deploy(env=prod)（本会话内）。'])
+    expect((await result).status).toBe('ok')
+    expect(app.permissions.grants()).toMatchObject([{ scope: 'session', by: 'mock:alice' }])
+    expect(passed).toEqual([])
+  })
+
+  it('a bystander\'s press is refused and spends nothing: the question stays open and the caller\'s press still works', async () => {
+    const { outbox, app } = await setup({ approvals: { buttons: ['mock'] } })
+    const result = deploy('prod')
+    const { buttons } = await outbox.next()
+    expect(await t!.press('bob', buttons![0].id)).toEqual(['你不能回答请求 [1]：只有调用者本人或审批人可以。'])
+    expect(app.permissions.pending()).toHaveLength(1)
+    expect(await t!.press('alice', buttons![0].id)).toEqual(['已允许 [1] deploy(env=prod)（仅此一次）。'])
+    expect((await result).status).toBe('ok')
+  })
+
+  it('an approver\'s press answers anyone\'s request', async () => {
+    const { outbox } = await setup({ approvals: { buttons: ['mock'] } })
+    const result = deploy('prod')
+    const { buttons } = await outbox.next()
+    expect(await t!.press('admin', buttons![3].id)).toEqual(['已拒绝 [1] deploy(env=prod)。'])
+    expect((await result).status).toBe('denied')
+  })
+
+  it('a replayed id, a forged id and a press after the question closed are refused', async () => {
+    const { outbox, app } = await setup({ approvals: { buttons: ['mock'] } })
+    const first = deploy('prod')
+    const one = (await outbox.next()).buttons!
+    const second = deploy('staging')
+    const two = (await outbox.next()).buttons!
+    const USED = ['这个按钮已失效：请求已结束，或按钮已经用过。']
+    // Forged: the prefix and the shape, but never issued. The question stays open.
+    expect(await t!.press('alice', `dogu:${'A'.repeat(22)}`)).toEqual(USED)
+    expect(app.permissions.pending()).toHaveLength(2)
+    // Pressed in another channel than the question's.
+    expect(await t!.press('alice', one[0].id, 'elsewhere')).toEqual(USED)
+    expect(app.permissions.pending()).toHaveLength(2)
+    // A button settles only its own question.
+    expect(await t!.press('alice', two[0].id)).toEqual(['已允许 [2] deploy(env=staging)（仅此一次）。'])
+    expect((await second).status).toBe('ok')
+    expect(app.permissions.pending()).toHaveLength(1)
+    // Replayed, and any other button of the closed question.
+    expect(await t!.press('alice', two[0].id)).toEqual(USED)
+    expect(await t!.press('alice', two[3].id)).toEqual(USED)
+    // Closed by a text answer: its buttons are dead too.
+    expect(await t!.client('alice').receive('n')).toEqual(['已拒绝 [1] deploy(env=prod)。'])
+    expect((await first).status).toBe('denied')
+    expect(await t!.press('alice', one[0].id)).toEqual(USED)
+    expect(app.permissions.grants()).toEqual([])
+  })
+
+  it('a press of another plugin\'s button is left alone', async () => {
+    const { outbox, app } = await setup({ approvals: { buttons: ['mock'] } })
+    void deploy('prod')
+    await outbox.next()
+    expect(await t!.press('alice', 'vote-42')).toEqual([])
+    expect(app.permissions.pending()).toHaveLength(1)
+  })
+
+  it('详情 is there when the preview was cut: it posts the whole preview and leaves the question open', async () => {
+    const { outbox, app } = await withPreviews({ approvals: { buttons: ['mock'] } }, 20)
+    const result = call('edit', { path: 'src/app.ts' })
+    const { buttons } = await outbox.next()
+    expect(buttons!.map((button) => button.label)).toEqual([...LABELS, '详情'])
+    expect(await t!.press('bob', buttons![4].id)).toEqual(['你不能回答请求 [1]：只有调用者本人或审批人可以。'])
+    expect(await t!.press('alice', buttons![4].id)).toEqual([`[1] edit(path=src/app.ts) 的完整预览（1/1）：\n改动：\n${DIFF(20)}`])
+    expect(app.permissions.pending()).toHaveLength(1)
+    expect(await t!.press('alice', buttons![0].id)).toEqual(['已允许 [1] edit(path=src/app.ts)（仅此一次）。'])
+    expect((await result).status).toBe('ok')
+  })
+
+  it('a tool that confirms every time has only 允许一次 and 拒绝', async () => {
+    const { outbox } = await setup({ approvals: { buttons: ['mock'] } })
+    void t!.app.tools.execute([{ id: 'p1', name: 'pay', arguments: { invoice: 'INV-1' } }], { session: t!.session('alice') })
+    expect((await outbox.next()).buttons!.map((button) => button.label)).toEqual(['允许一次', '拒绝'])
+  })
+
+  it('a press after the timeout is refused; the chat said it timed out', async () => {
+    const { outbox } = await setup({ approvals: { buttons: ['mock'] }, permissions: { askTimeout: 60_000 } })
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] })
+    const result = deploy('prod')
+    const { buttons } = await outbox.next()
+    vi.advanceTimersByTime(60_000)
+    expect((await result).content).toBe('Permission denied: timed out waiting for approval (no answer within 1 min)')
+    expect((await outbox.next()).text).toBe('[1] deploy(env=prod)：已超时，已拒绝。')
+    vi.useRealTimers()
+    expect(await t!.press('alice', buttons![0].id)).toEqual(['这个按钮已失效：请求已结束，或按钮已经用过。'])
+  })
+
+  it('unloading the chat approvals takes the buttons down', async () => {
+    const { outbox, forks } = await setup({ approvals: { buttons: ['mock'] } })
+    const result = deploy('prod')
+    const { buttons } = await outbox.next()
+    forks.approvals!.dispose()
+    expect((await result).status).toBe('denied')
+    expect(await t!.press('alice', buttons![0].id)).toEqual([])
+  })
+})
+
+describe('chat approvals: expiry', () => {
+  it('says so in the channel\'s language; an answered question says nothing more', async () => {
+    const { outbox, app } = await setup({ permissions: { askTimeout: 60_000 } })
+    await app.mock.initChannel('en-room', '514', { locales: ['en-US'] })
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] })
+    const answered = deploy('prod')
+    await outbox.next()
+    const expiring = deploy('test', t!.session('alice', 'en-room'))
+    await outbox.next()
+    expect(await t!.client('alice').receive('y')).toEqual(['已允许 [1] deploy(env=prod)（仅此一次）。'])
+    expect((await answered).status).toBe('ok')
+    vi.advanceTimersByTime(60_000)
+    expect((await expiring).status).toBe('denied')
+    expect(await outbox.next()).toEqual({ channelId: 'en-room', text: '[1] deploy(env=test): timed out, denied.', id: 'm3' })
+    expect(outbox.unread).toEqual([])
+  })
+})
+
+describe('dogu.pending', () => {
+  it('lists the questions in this channel that the sender may answer, with their numbers', async () => {
+    const { outbox } = await setup()
+    void deploy('prod')
+    await outbox.next()
+    void deploy('staging', t!.session('bob'))
+    await outbox.next()
+    void deploy('elsewhere', t!.session('alice', 'other'))
+    await outbox.next()
+    const HEAD = (count: number, number: number) => `本频道中等你批准的请求（${count} 个），回复 y 编号 允许、n 编号 拒绝，如 y ${number}：`
+    expect(await t!.client('alice').receive('dogu.pending')).toEqual([`${HEAD(1, 1)}\n[1] deploy：deploy(env=prod)（5 分钟后超时）`])
+    expect(await t!.client('bob').receive('dogu.pending')).toEqual([`${HEAD(1, 2)}\n[2] deploy：deploy(env=staging)（5 分钟后超时）`])
+    expect(await t!.client('admin').receive('dogu.pending')).toEqual([`${HEAD(2, 1)}\n[1] deploy：deploy(env=prod)（5 分钟后超时）\n[2] deploy：deploy(env=staging)（5 分钟后超时）`])
+    expect(await t!.client('ops').receive('dogu.pending')).toEqual(['本频道中没有等你批准的请求。'])
+    // The numbers are the ones that answer.
+    expect(await t!.client('admin').receive('y 2')).toEqual(['已允许 [2] deploy(env=staging)（仅此一次）。'])
+  })
+
+  it('in English, described in both languages, gone with the chat approvals', async () => {
+    const { outbox, app, forks } = await setup()
+    await app.mock.initChannel('room', '514', { locales: ['en-US'] })
+    void deploy('prod')
+    await outbox.next()
+    expect(await t!.client('alice').receive('dogu.pending')).toEqual(['Requests in this channel waiting for you (1); reply y or n with the number, such as y 1:\n[1] deploy: deploy(env=prod) (times out in 5 min)'])
+    for (const locale of ['zh-CN', 'en-US']) expect(app.i18n.get('commands.dogu.pending.description')[locale]).toEqual(expect.any(String))
+    forks.approvals!.dispose()
+    await t!.settle()
+    expect(app.$commander.get('dogu.pending')).toBeUndefined()
+    expect(app.i18n.get('commands.dogu.pending.description')).toEqual({})
   })
 })

@@ -19,8 +19,11 @@ const MemoryPlugin = (memory as unknown as { default?: typeof memory }).default 
 /** A message the bot sent on its own (a question, a notice), not as a reply. */
 export interface Sent {
   channelId: string
+  /** The message as text, without its buttons. */
   text: string
   id: string
+  /** Its buttons (`<button type="action">`), when it has any: what a user could press. */
+  buttons?: { id: string; label: string }[]
 }
 
 /**
@@ -37,7 +40,11 @@ export class Outbox {
     bot.sendMessage = async (channelId, content, referrer, options) => {
       if (options?.session) return original(channelId, content, referrer, options)
       const id = `m${this.sent.length + 1}`
-      this.sent.push({ channelId, text: h.normalize(content).map((element) => element.toString(true)).join(''), id })
+      const elements = h.normalize(content)
+      const buttons = h.select(elements, 'button').map((button) => ({ id: button.attrs.id, label: button.children.join('') }))
+      // A mention reads `@id` here: stripped, it would leave nothing to check.
+      const text = h.transform(elements.filter((element) => element.type !== 'button'), { at: ({ id }) => `@${id}` }).map((element) => element.toString(true)).join('')
+      this.sent.push(buttons.length ? { channelId, text, id, buttons } : { channelId, text, id })
       this.waiter?.()
       return [id]
     }
@@ -125,6 +132,19 @@ export async function chatApp(options: ChatAppOptions = {}) {
     },
     client(userId: string, channelId = 'room') {
       return app.mock.client(userId, channelId)
+    },
+    /**
+     * A press of the button `id` by a user in a channel, as an adapter with buttons reports
+     * it (`interaction/button`; the mock has no helper for it): the bot's replies to it.
+     */
+    async press(userId: string, id: string, channelId = 'room'): Promise<string[]> {
+      const client = app.mock.client(userId, channelId)
+      // Where the mock collects what the bot says to this client (private in its types).
+      const replies = (client as unknown as { replies: string[] }).replies
+      ;(bot as any).receive({ ...client.event, type: 'interaction/button', button: { id } }, client)
+      // The press has no middleware run to wait for: wait for its reply instead.
+      for (let tick = 0; tick < 200 && !replies.length; tick++) await new Promise((resolve) => setImmediate(resolve))
+      return replies.splice(0)
     },
     settle: () => app.lifecycle.flush(),
     async dispose() {

@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { type BrowserContext, chromium, type Page } from 'playwright-core'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { defineTool } from '@dogu/core'
+import { type Context, Schema } from 'koishi'
 import { consoleApp } from './console-app'
 
 /** Debian's chromium package (`apt-get install -y chromium`); never a downloaded browser. */
@@ -68,7 +70,8 @@ describe('the Dogu page in Koishi\'s console, in Chromium', () => {
     await page.click('[data-test=run]')
     // The console has no login here: calls carry the page's authority (4), not guest's (0).
     await expect.poll(() => page.textContent('[data-test=result-content]')).toBe('hello (as authority 4)')
-    expect(await page.textContent('[data-test=result-status]')).toBe('ok')
+    // Koishi's console is in Chinese unless its locale setting says otherwise; the page follows it.
+    expect(await page.textContent('[data-test=result-status]')).toBe('成功')
     await screenshot(page, 'koishi-console-tools')
   })
 
@@ -88,5 +91,52 @@ describe('the Dogu page in Koishi\'s console, in Chromium', () => {
     // Closed in the chat: alice's "y" is no answer any more, it goes on to the bot.
     expect(await t!.client('alice').receive('y')).toEqual([])
     expect(t!.passed).toEqual(['alice: y'])
+  })
+
+  it('shows what the call would do on the approval card: a folded diff, the whole command, markup as text', async () => {
+    const page = await open()
+    t!.app.plugin({
+      name: 'preview-tools',
+      inject: ['tools'],
+      apply(ctx: Context) {
+        ctx.tools.define(defineTool({
+          name: 'patch',
+          description: 'Apply a patch, showing it first',
+          args: Schema.object({ diff: Schema.string(), command: Schema.string() }),
+          traits: { effect: 'write' },
+          preview: (args: { diff?: string; command?: string }) => args,
+          run: () => 'patched',
+        }))
+      },
+    })
+    await t!.settle()
+    const hostile = '<img src=x onerror="window.__pwned=1">'
+    const diff = ['--- a/app.txt', '+++ b/app.txt', '@@ -1,12 +1,12 @@', ...Array.from({ length: 12 }, (_, i) => [`-old ${i + 1}`, `+new ${i + 1}`]).flat(), `+${hostile}`].join('\n')
+    const command = `make deploy ${Array.from({ length: 40 }, (_, i) => `FLAG_${i}=on`).join(' ')} TARGET=the-very-end`
+    const result = t!.app.tools.execute([{ id: 'call-2', name: 'patch', arguments: { diff, command } }], { session: t!.session('alice') }).then(([r]) => r)
+    await t!.outbox.next()
+    await expect.poll(() => page.textContent('[data-test=approvals-count]')).toBe('1')
+    await page.click('[data-test=tab-approvals]')
+    const card = page.locator('.dogu-koishi [data-test=approval-patch]')
+    const shown = card.locator('[data-test=preview-diff]')
+    expect(await shown.locator('> span').count()).toBe(20)
+    expect(await shown.locator('.diff-added').first().textContent()).toBe('+new 1\n')
+    expect(await shown.locator('.diff-removed').first().textContent()).toBe('-old 1\n')
+    expect(await shown.locator('.diff-added').first().evaluate((element) => getComputedStyle(element).color)).toBe('rgb(17, 99, 41)')
+    const expander = card.locator('[data-test=preview-diff-expand]')
+    // In the console's language (Chinese by default).
+    expect(await expander.textContent()).toBe('显示全部 28 行')
+    await expander.click()
+    expect(await shown.locator('> span').count()).toBe(28)
+    expect(await expander.textContent()).toBe('收起')
+    expect(await shown.locator('.diff-added').last().textContent()).toBe(`+${hostile}\n`)
+    expect(await card.locator('img').count()).toBe(0)
+    expect(await page.evaluate(() => (window as { __pwned?: number }).__pwned)).toBeUndefined()
+    expect(await card.locator('[data-test=preview-command]').textContent()).toBe(command)
+    expect(await card.locator('[data-test=preview-command]').evaluate((element) => element.scrollWidth <= element.clientWidth)).toBe(true)
+    await expander.click()
+    expect(await shown.locator('> span').count()).toBe(20)
+    await card.locator('[data-test=deny]').click()
+    expect((await result).status).toBe('denied')
   })
 })

@@ -34,7 +34,7 @@ describe('the Dogu plugin for Koishi', () => {
       tools: { maxContentLength: 50_000, maxArgumentsLength: 1_000_000 },
       permissions: { rules: [], mode: 'default', askTimeout: 300_000, approverAuthority: 4, callerMayApprove: true, syncInterval: 5_000 },
       background: { maxTasks: 200, maxAgeMs: 7 * 24 * 3600_000, maxResultLength: 50_000, leaseMs: 30_000, syncInterval: 5_000 },
-      approvals: { enabled: true },
+      approvals: { enabled: true, buttons: ['discord', 'telegram'], route: 'channel', approvers: [] },
       commands: { enabled: true, authority: { tools: 1, tasks: 1, run: 3, grants: 3, revoke: 3, mode: 4 }, maxOutput: 1000, listLimit: 20 },
       notices: { enabled: true, preview: 200 },
       chatluna: { enabled: true, include: [], exclude: [], groups: [], mode: 'eager', eager: [], images: false },

@@ -90,6 +90,16 @@ describe.each(['http', 'stdio'] as TransportKind[])('Dogu MCP server over %s, wi
     const denied = await client.callTool({ name: 'deploy', arguments: { env: 'prod' } })
     expect((denied.content as any)[0].text).toBe(`Permission denied: mcp:${user} declined it: denied in the MCP client`)
     expect(asked).toHaveLength(2)
+    // The tool's preview is in the message, bounded, saying how much was left out.
+    const hosts = Array.from({ length: 59 }, (_, i) => `host-${i + 1}.prod.example`)
+    const left = Array.from({ length: 21 }, (_, i) => `\nhost-${i + 60}.prod.example`).join('').length
+    expect(asked[1]).toBe([
+      'Allow deploy(env=prod)? no rule matches; exec tools need approval by default',
+      '',
+      '$ deploy --env prod',
+      ...hosts,
+      `… 21 more lines, ${left} more characters of the preview not shown`,
+    ].join('\n'))
   })
 
   it('a client without elicitation, with no other asker, is denied at once', async () => {

@@ -1,6 +1,7 @@
 import type { ToolResult } from '@dogu/core'
 import { describe, expect, it } from 'vitest'
 import { annotationsOf, effectOf, importedName, McpError, runDoguMcp, toCallToolResult } from '../src'
+import { approvalForm, MESSAGE_PREVIEW_CHARS, previewText } from '../src/approval-form'
 import { formDefaults } from '../src/form-defaults'
 
 describe('annotations ⇄ traits', () => {
@@ -42,6 +43,32 @@ describe('importedName', () => {
     const b = importedName('x', `${'a'.repeat(79)}b`)
     expect(a).toHaveLength(64)
     expect(a).not.toBe(b)
+  })
+})
+
+describe('approvalForm: the preview in the message', () => {
+  const request = { summary: 'write(path=a.txt)', reason: 'no rule matches', confirm: undefined } as any
+  it('carries the command, the URL, the text and the diff under the question', () => {
+    expect(approvalForm({ ...request, preview: { command: 'make', url: 'https://x.example/', text: 'in /w', diff: '--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-a\n+b' } }).message).toBe([
+      'Allow write(path=a.txt)? no rule matches',
+      '',
+      '$ make',
+      'URL: https://x.example/',
+      'in /w',
+      '--- a/a.txt',
+      '+++ b/a.txt',
+      '@@ -1 +1 @@',
+      '-a',
+      '+b',
+    ].join('\n'))
+    expect(approvalForm(request).message).toBe('Allow write(path=a.txt)? no rule matches')
+  })
+  it('bounds it by characters too, saying how many were left out', () => {
+    const text = previewText({ diff: `+${'x'.repeat(10_000)}` })
+    expect(text).toBe(`+${'x'.repeat(MESSAGE_PREVIEW_CHARS - 1)}\n… ${10_001 - MESSAGE_PREVIEW_CHARS} more characters of the preview not shown`)
+    const lines = previewText({ text: Array.from({ length: 100 }, () => 'y'.repeat(99)).join('\n') })
+    expect(lines.split('\n')).toHaveLength(41)
+    expect(lines.split('\n').at(-1)).toBe(`… 60 more lines, ${60 * 100} more characters of the preview not shown`)
   })
 })
 

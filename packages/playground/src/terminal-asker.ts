@@ -1,4 +1,4 @@
-import { type Approver, type AskAnswer, type Asker, mayAnswer, type PermissionRequest } from '@dogu/core'
+import { type Approver, type AskAnswer, type Asker, mayAnswer, type PermissionRequest, type ToolPreview } from '@dogu/core'
 
 /** What an `AskLine` resolves with when the person pressed Ctrl-C at the question: a denial. */
 export const INTERRUPTED: unique symbol = Symbol('interrupted')
@@ -43,7 +43,59 @@ export function parseAnswer(text: string): Choice | undefined {
 export function question(request: PermissionRequest): string {
   // Remembered answers do not apply to these tools: session/always would count as once.
   const options = request.confirm === 'always' ? '[y] once  [n] no' : '[y] once  [s] session  [a] always  [n] no'
-  return `Allow ${request.summary}? ${options} `
+  // Offered when something of the preview was left out under the question.
+  const details = request.preview && previewLines(request.preview).folded ? '  [d] details' : ''
+  return `Allow ${request.summary}? ${options}${details} `
+}
+
+/** The most lines of a preview's diff shown under the question; `d` shows the rest. */
+export const PREVIEW_DIFF_LINES = 20
+/** The most lines of a preview's text shown under the question. */
+export const PREVIEW_TEXT_LINES = 10
+/** Characters of one preview line shown under the question; `d` shows whole lines. */
+const LINE_WIDTH = 240
+
+/** Whether a typed answer asks for the whole preview: `d`, `details`, `diff`, any case. */
+export function isDetails(text: string): boolean {
+  return DETAILS.has(text.trim().toLowerCase())
+}
+
+const DETAILS = new Set(['d', 'details', 'diff'])
+
+/**
+ * A preview as the terminal shows it under the question, each line indented: the command
+ * (`$ …`, whole), the URL, the text and the diff. Bounded (`whole: false`): the text to
+ * `PREVIEW_TEXT_LINES` lines, the diff to `PREVIEW_DIFF_LINES`, long lines cut, each with
+ * `… N more lines: d shows them`. Control characters (escape sequences, carriage returns)
+ * are shown as `\x1b`, never sent to the terminal: a file's content cannot redraw the question.
+ */
+export function previewLines(preview: Readonly<ToolPreview>, whole = false): { lines: string[]; folded: boolean } {
+  const lines: string[] = []
+  let folded = false
+  const field = (text: string, max: number, first: string, rest: string) => {
+    const rows = text.replace(/\r\n/g, '\n').replace(/\n$/, '').split('\n').map(visible)
+    const shown = whole ? rows : rows.slice(0, max)
+    shown.forEach((row, i) => {
+      const cut = !whole && row.length > LINE_WIDTH
+      if (cut) folded = true
+      lines.push(`${i ? rest : first}${cut ? `${row.slice(0, LINE_WIDTH)}… (${row.length - LINE_WIDTH} more characters)` : row}`)
+    })
+    if (shown.length < rows.length) {
+      const left = rows.length - shown.length
+      folded = true
+      lines.push(`  … ${left} more line${left === 1 ? '' : 's'}: d shows them`)
+    }
+  }
+  if (preview.command) field(preview.command, Infinity, '  $ ', '    ')
+  if (preview.url) field(preview.url, Infinity, '  url: ', '       ')
+  if (preview.text) field(preview.text, PREVIEW_TEXT_LINES, '  ', '  ')
+  if (preview.diff) field(preview.diff, PREVIEW_DIFF_LINES, '  ', '  ')
+  return { lines, folded }
+}
+
+/** Control characters as `\x1b`, so what a preview carries is shown, never obeyed. */
+function visible(line: string): string {
+  return line.replace(/[\x00-\x08\x0b-\x1f\x7f-\x9f]/g, (char) => `\\x${char.charCodeAt(0).toString(16).padStart(2, '0')}`)
 }
 
 /**
@@ -73,7 +125,10 @@ export function terminalAsker({ ask, print, approver, tries = 3 }: TerminalAsker
 
   async function askUntilAnswered(request: PermissionRequest, signal: AbortSignal): Promise<AskAnswer | undefined> {
     if (request.reason) print(`  why: ${request.reason}`)
-    for (let i = 0; i < tries; i++) {
+    const preview = request.preview
+    if (preview) for (const line of previewLines(preview).lines) print(line)
+    // `d` shows the whole preview and asks again; it is not one of the tries.
+    for (let i = 0; i < tries;) {
       // The request ended without us (timeout, cancelled, answered elsewhere): close the
       // open question at once, before the call's result is printed.
       const ended = () => print(`\n  (${signal.reason instanceof Error ? signal.reason.message : 'the permission request ended'})`)
@@ -88,9 +143,14 @@ export function terminalAsker({ ask, print, approver, tries = 3 }: TerminalAsker
       }
       if (line === undefined) return { decision: 'deny', by: approver, reason: 'the input ended before an answer' }
       if (line === INTERRUPTED) return { decision: 'deny', by: approver, reason: 'denied with Ctrl-C at the terminal' }
+      if (preview && isDetails(line)) {
+        for (const row of previewLines(preview, true).lines) print(row)
+        continue
+      }
       const choice = parseAnswer(line)
       if (choice) return { ...choice, by: approver }
-      print(`  Please answer y (once), s (session), a (always) or n (no).`)
+      print(`  Please answer y (once), s (session), a (always) or n (no)${preview ? ', or d for the whole preview' : ''}.`)
+      i++
     }
     return { decision: 'deny', by: approver, reason: `no valid answer in ${tries} tries` }
   }

@@ -6,7 +6,7 @@ import { join, resolve } from 'node:path'
 import { PassThrough } from 'node:stream'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { guardOutput } from '../../../test-support/log-guard'
-import { type PlaygroundOptions, parseAnswer, startPlayground } from '../src'
+import { isDetails, type PlaygroundOptions, parseAnswer, previewLines, startPlayground } from '../src'
 
 let dir: string
 beforeEach(async () => { dir = await mkdtemp(join(tmpdir(), 'dogu-playground-')) })
@@ -347,10 +347,10 @@ describe('permission questions', () => {
     const transcript = await playground.end()
     expect(transcript).toContain([
       `Allow notes(action=add, text=x) — notes "add"? ${CHOICES} `,
-      '  (permission request ended: nobody answered the permission request within 50 ms)',
+      '  (permission request ended: timed out waiting for approval (no answer within 50 ms))',
       '  ← notes denied in # ms',
     ].join('\n'))
-    expect(transcript).toContain('"content": "Permission denied: nobody answered the permission request within 50 ms"')
+    expect(transcript).toContain('"content": "Permission denied: timed out waiting for approval (no answer within 50 ms)"')
     expect(transcript).toContain('dogu> grants\nNo grants.\n')
   })
 
@@ -375,6 +375,87 @@ describe('permission questions', () => {
     expect(transcript.match(/^Allow /gm)).toEqual(['Allow '])
     expect(transcript).toContain(`Allow notes(action=add, text=asked) — notes "add"? ${CHOICES} n\n`)
     expect(transcript).toContain('dogu> mode sloppy\nUsage: mode [default|readOnly|acceptEdits|trust]\n')
+  })
+})
+
+describe('previews under the question', () => {
+  const WRITE_WHY = '  why: no rule matches; write tools need approval by default'
+  const write = (path: string, content: string) => `call write ${JSON.stringify({ path, content })}`
+
+  it('shows the diff a write would apply under the question, and nothing is written before the answer', async () => {
+    const transcript = await run([write('hello.txt', 'hello\nworld\n'), 'n', 'call read {"path":"hello.txt"}'].join('\n'))
+    expect(transcript).toContain([
+      `dogu> ${write('hello.txt', 'hello\nworld\n')}`,
+      '  → write {"path":"hello.txt","content":"hello\\nworld\\n"}',
+      WRITE_WHY,
+      '  Creates hello.txt (2 lines).',
+      '  --- /dev/null',
+      '  +++ b/hello.txt',
+      '  @@ -0,0 +1,2 @@',
+      '  +hello',
+      '  +world',
+      `Allow write(path=hello.txt, content="hello\\nworld\\n") — fs.write "hello.txt"? ${CHOICES} n`,
+      '  ← write denied in # ms',
+    ].join('\n'))
+    expect(transcript).toContain('"content": "Error: \\"hello.txt\\" does not exist",')
+  })
+
+  it('bounds a long diff to 20 lines; d prints the whole preview and asks again, without using a try', async () => {
+    const content = Array.from({ length: 30 }, (_, i) => `row ${i + 1}`).join('\n') + '\n'
+    const transcript = await run([write('rows.txt', content), 'd', 'maybe', 'D', 'what', 'y'].join('\n'))
+    const question = /^(Allow write\(path=rows\.txt, content=.*— fs\.write "rows\.txt")\? /m.exec(transcript)![1]
+    const head = ['  Creates rows.txt (30 lines).', '  --- /dev/null', '  +++ b/rows.txt', '  @@ -0,0 +1,30 @@']
+    const rows = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => `  +row ${from + i}`)
+    const retry = '  Please answer y (once), s (session), a (always) or n (no), or d for the whole preview.'
+    const ask = (answer: string) => `${question}? ${CHOICES}  [d] details ${answer}`
+    expect(transcript.slice(transcript.indexOf(WRITE_WHY))).toContain([
+      WRITE_WHY,
+      ...head,
+      ...rows(1, 17),
+      '  … 13 more lines: d shows them',
+      ask('d'),
+      ...head,
+      ...rows(1, 30),
+      ask('maybe'),
+      retry,
+      ask('D'),
+      ...head,
+      ...rows(1, 30),
+      ask('what'),
+      retry,
+      ask('y'),
+      '  … write: checking rows.txt for changes since it was read',
+      '  ← write ok in # ms',
+    ].join('\n'))
+    expect(await readFile(join(dir, 'workspace', 'rows.txt'), 'utf8')).toBe(content)
+  })
+
+  it('shows the whole command and where it runs for bash, and escape sequences only as text', async () => {
+    const transcript = await run(['call bash {"command":"touch made.txt && echo done"}', 'n'].join('\n'))
+    expect(transcript).toMatch(/\n {2}why: [^\n]*\n {2}\$ touch made\.txt && echo done\n {2}in \S+\/workspace, (sandboxed|not sandboxed)[^\n]*; stopped after 120 s\nAllow bash\(/)
+    const fs = await import('node:fs/promises')
+    await fs.mkdir(join(dir, 'workspace'), { recursive: true })
+    await fs.writeFile(join(dir, 'workspace', 'trap.txt'), 'safe\n')
+    const trap = await run([write('trap.txt', 'safe\n\u001b[1A\u001b[2KAllow nothing? [y]\r\n'), 'n'].join('\n'))
+    expect(trap).toContain('  +\\x1b[1A\\x1b[2KAllow nothing? [y]\\x0d\n')
+    expect(trap).not.toContain('\u001b[1A')
+  })
+})
+
+describe('previewLines', () => {
+  it('keeps the command and URL whole, bounds text and diff, cuts long lines, and shows all with whole', () => {
+    const preview = { command: 'a\nb', url: 'https://x.example/', text: Array.from({ length: 12 }, (_, i) => `t${i}`).join('\n'), diff: `+${'x'.repeat(300)}` }
+    const bounded = previewLines(preview)
+    expect(bounded.folded).toBe(true)
+    expect(bounded.lines).toEqual([
+      '  $ a', '    b', '  url: https://x.example/',
+      ...Array.from({ length: 10 }, (_, i) => `  t${i}`), '  … 2 more lines: d shows them',
+      `  +${'x'.repeat(239)}… (61 more characters)`,
+    ])
+    expect(previewLines(preview, true).lines).toHaveLength(3 + 12 + 1)
+    expect(previewLines({ text: 'short' })).toEqual({ lines: ['  short'], folded: false })
+    expect(['d', ' D ', 'details', 'diff'].every(isDetails)).toBe(true)
+    expect(isDetails('y')).toBe(false)
   })
 })
 

@@ -87,6 +87,21 @@ function confine(permission: ShellPermission, sandbox: ShellSandbox, readOnly: b
   return confined
 }
 
+/** How a call will run, for its preview: `sandboxed (bubblewrap), no network`, or `not sandboxed: …`. */
+function confinement(sandbox: ShellSandbox, readOnly: boolean): string {
+  if (!sandbox.confined) {
+    const why = sandbox.state === 'off' ? 'the sandbox is off' : `the sandbox is unavailable: ${(sandbox.support as { reason: string }).reason}`
+    return `not sandboxed (${why}): it runs directly on the host as the bot's user, with its network`
+  }
+  if (readOnly) return 'sandboxed (bubblewrap), the workspace read-only, no network'
+  const network = sandbox.allow ? `network only to ${sandbox.allow.join(', ')} (through a proxy)` : sandbox.offline ? 'no network' : 'the host\'s network'
+  return `sandboxed (bubblewrap), only the workspace and a private /tmp writable, ${network}`
+}
+
+function formatSeconds(ms: number): string {
+  return ms % 1000 === 0 ? `${ms / 1000} s` : `${(ms / 1000).toFixed(1)} s`
+}
+
 const DESCRIPTION = `Run one shell command with bash in the workspace and wait for it to finish.
 - Runs in the foreground in the session's working directory; nothing keeps running after the call.
 - stdout and stderr are returned with the exit code; a non-zero exit code is a normal result. Long output keeps its beginning and end, with the omitted byte count in between.
@@ -149,6 +164,17 @@ export function createShellTool(options: ShellToolOptions): Tool {
       // followed or stopped from here.
       background: false,
     },
+    // What the person asked sees: the whole command line, where it runs and how confined.
+    preview: async ({ command, timeout }, call) => {
+      let cwd: string
+      try {
+        cwd = await resolveWorkingDirectory(workspace, call.session.cwd)
+      } catch (error) {
+        if (!ShellError.is(error)) throw error
+        return { command, text: `${call.name} will be refused (${error.code}): ${error.message}` }
+      }
+      return { command, text: `in ${cwd}, ${confinement(sandbox, call.mode === 'readOnly')}; stopped after ${formatSeconds(timeout)}` }
+    },
     async run({ command, timeout }, call) {
       sandbox.assertAllowed()
       const cwd = await resolveWorkingDirectory(workspace, call.session.cwd)
@@ -160,7 +186,7 @@ export function createShellTool(options: ShellToolOptions): Tool {
       let runEnv = env
       const now = shellPermission(command, where(call))
       if (now.effect === 'read') runEnv = readEnvironment(env, root)
-      else if (checkedRead.has(call) && !(readOnly && sandbox.confined)) await call.ask(`it was read-only when checked but is not now: ${now.reason}`)
+      else if (checkedRead.has(call) && !(readOnly && sandbox.confined)) await call.ask(`it was read-only when checked but is not now: ${now.reason}`, { preview: { command, text: `in ${cwd}, ${confinement(sandbox, readOnly)}` } })
       // Keep room before the call's deadline to terminate and still report the output.
       const left = Number.isFinite(call.deadline) ? call.deadline - Date.now() - killBudget : Infinity
       const limit = Math.max(1, Math.min(timeout, left))

@@ -246,3 +246,62 @@ describe('bash: plugin', () => {
     expect(ShellError.is(error, 'DISPOSED')).toBe(true)
   })
 })
+
+describe('bash: preview', () => {
+  const MISSING = '/nonexistent/bwrap'
+  const preview = (tool: Tool, args: object, call = fakeCall({ id: 's1' })) => tool.preview!(tool.args(args), call)
+  const long = `for f in ${Array.from({ length: 200 }, (_, i) => `file-${i}.txt`).join(' ')}; do rm -f "$f"; done && echo done`
+
+  it('gives the whole command line, never shortened, its working directory, and that it runs unsandboxed', async () => {
+    const tool = createShellTool({ workspace, sandbox: { mode: 'off' } })
+    expect(await preview(tool, { command: long })).toEqual({
+      command: long,
+      text: `in ${workspace}, not sandboxed (the sandbox is off): it runs directly on the host as the bot's user, with its network; stopped after 120 s`,
+    })
+    const unavailable = createShellTool({ workspace, sandbox: { bwrapPath: MISSING } })
+    expect(await preview(unavailable, { command: 'make install', timeout: 2500 }, fakeCall({ id: 's1', cwd: 'sub' }))).toEqual({
+      command: 'make install',
+      text: `in ${join(workspace, 'sub')}, not sandboxed (the sandbox is unavailable: ${MISSING} was not found; Debian: apt-get install bubblewrap): it runs directly on the host as the bot's user, with its network; stopped after 2.5 s`,
+    })
+  })
+
+  it('says how the sandbox confines it, and with what network', async () => {
+    expect(createShellTool({ workspace }).description).toContain('- sandbox: full (bubblewrap)')
+    expect((await preview(createShellTool({ workspace }), { command: 'npm test' }))!.text)
+      .toBe(`in ${workspace}, sandboxed (bubblewrap), only the workspace and a private /tmp writable, no network; stopped after 120 s`)
+    expect((await preview(createShellTool({ workspace, sandbox: { network: 'host' } }), { command: 'npm ci' }))!.text)
+      .toBe(`in ${workspace}, sandboxed (bubblewrap), only the workspace and a private /tmp writable, the host's network; stopped after 120 s`)
+    expect((await preview(createShellTool({ workspace, sandbox: { network: ['registry.npmjs.org', '*.github.com'] } }), { command: 'npm ci' }))!.text)
+      .toBe(`in ${workspace}, sandboxed (bubblewrap), only the workspace and a private /tmp writable, network only to registry.npmjs.org, *.github.com (through a proxy); stopped after 120 s`)
+    expect((await preview(createShellTool({ workspace }), { command: 'rm -rf build' }, fakeCall({ id: 's1' }, undefined, 'readOnly')))!.text)
+      .toBe(`in ${workspace}, sandboxed (bubblewrap), the workspace read-only, no network; stopped after 120 s`)
+  })
+
+  it('a working directory the tool would refuse: the preview says so', async () => {
+    const tool = createShellTool({ workspace, sandbox: { mode: 'off' } })
+    expect(await preview(tool, { command: 'ls' }, fakeCall({ id: 's1', cwd: 'escape' }))).toEqual({
+      command: 'ls',
+      text: expect.stringMatching(/^bash will be refused \(CWD_OUTSIDE_WORKSPACE\): the working directory \S+ is outside the workspace /),
+    })
+  })
+
+  it('reaches the person asked with the request; a command that only reads asks nobody', async () => {
+    const { PermissionEngine } = await import('@dogu/core')
+    const registry = new ToolRegistry()
+    const engine = new PermissionEngine()
+    registry.permissions = engine
+    registry.define(createShellTool({ workspace, sandbox: { mode: 'off' } }))
+    const previews: unknown[] = []
+    engine.addAsker((request, { respond }) => {
+      previews.push(request.preview)
+      respond({ decision: 'deny', by: 'u1' })
+    })
+    const toolset = registry.toolset({ session: { id: 's1', userId: 'u1' } })
+    const [denied] = await toolset.execute([{ id: 'c1', name: 'bash', arguments: { command: 'touch made-by-bash' } }])
+    expect(denied.status).toBe('denied')
+    expect(previews).toEqual([{ command: 'touch made-by-bash', text: `in ${workspace}, not sandboxed (the sandbox is off): it runs directly on the host as the bot's user, with its network; stopped after 120 s` }])
+    expect(existsSync(join(workspace, 'made-by-bash'))).toBe(false)
+    expect((await toolset.execute([{ id: 'c2', name: 'bash', arguments: { command: 'ls' } }]))[0].status).toBe('ok')
+    expect(previews).toHaveLength(1)
+  })
+})

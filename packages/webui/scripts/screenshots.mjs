@@ -1,6 +1,7 @@
 // `yarn screenshots`: a screenshot of each view of the console into docs/images/, for
 // docs/webui.md, in English (`webui-<view>.png`) and in Chinese (`webui-<view>.zh-CN.png`),
-// the form listing its violations among them. Runs the built packages (`yarn build` first)
+// the form listing its violations among them, and an approval card with its diff preview expanded
+// (`webui-approval-preview`). Runs the built packages (`yarn build` first)
 // in a throwaway app with the playground's plugins, the file tools and a few calls made, then
 // drives Debian's Chromium. The Chinese shots need a CJK font (Debian: fonts-noto-cjk).
 import { spawnSync } from 'node:child_process'
@@ -67,7 +68,21 @@ try {
           labels: Schema.dict(String).description({ 'zh-CN': '标签', 'en-US': 'Labels' }),
         }),
         traits: { effect: 'exec' },
+        // What a person approving it is shown: the command it runs.
+        preview: ({ env, version }) => ({ command: `kubectl --context ${env} set image deployment/api api=registry.example.com/api:${version} && kubectl --context ${env} rollout status deployment/api --timeout=120s` }),
         run: ({ env, version }) => ({ text: `deployed ${version} to ${env}`, data: { env, version } }),
+      }))
+      // A write whose approval card shows the diff it would apply (longer than the card shows folded).
+      ctx.tools.define(defineTool({
+        name: 'set_config',
+        description: 'Update the service configuration',
+        args: Schema.object({ replicas: Schema.natural().required(), region: Schema.string().required() }),
+        traits: { effect: 'write' },
+        preview: ({ replicas, region }) => ({
+          text: `config/service.yml in the workspace\nreloads the service after writing`,
+          diff: configDiff(replicas, region),
+        }),
+        run: () => 'updated',
       }))
       ctx.tools.define(defineTool({
         name: 'reindex',
@@ -92,6 +107,8 @@ try {
   // Left waiting for the approvals view.
   void api('call', { tool: 'deploy', args: { env: 'prod', version: '1.4.2' }, sessionId: 'dm-bob', userId: 'bob' })
   await until(() => webui.asker.list().length)
+  void api('call', { tool: 'set_config', args: { replicas: 4, region: 'eu-west-1' }, sessionId: 'dm-alice', userId: 'alice' })
+  await until(() => webui.asker.list().length === 2)
 
   const profile = join(dir, 'profile')
   context = await chromium.launchPersistentContext(profile, {
@@ -130,6 +147,14 @@ try {
       }
       await page.waitForTimeout(300)
       await shot(page, view, locale)
+      if (view === 'approvals') {
+        // The diff card expanded: every line, and the expander to fold it again.
+        const card = page.locator('[data-test=approval-set_config]')
+        await card.locator('[data-test=preview-diff-expand]').click()
+        await page.waitForTimeout(200)
+        await shot(card, 'approval-preview', locale)
+        await card.locator('[data-test=preview-diff-expand]').click()
+      }
     }
   }
 } finally {
@@ -138,14 +163,48 @@ try {
   await rm(dir, { recursive: true, force: true })
 }
 
+/** A unified diff of config/service.yml, 26 lines: more than the 20 a card shows folded. */
+function configDiff(replicas, region) {
+  return [
+    '--- a/config/service.yml',
+    '+++ b/config/service.yml',
+    '@@ -1,12 +1,12 @@',
+    ' service: api',
+    ' image: registry.example.com/api',
+    '-replicas: 2',
+    `+replicas: ${replicas}`,
+    '-region: us-east-1',
+    `+region: ${region}`,
+    ' resources:',
+    '   cpu: 500m',
+    '-  memory: 512Mi',
+    '+  memory: 1Gi',
+    ' probes:',
+    '   path: /healthz',
+    '   interval: 10s',
+    '@@ -20,9 +20,10 @@',
+    ' logging:',
+    '   level: info',
+    '-  format: text',
+    '+  format: json',
+    ' features:',
+    '   search: true',
+    '-  beta: true',
+    '+  beta: false',
+    '+  audit: true',
+    ' owners: [platform]',
+  ].join('\n')
+}
+
 /** The input of a form field, found by the key the form shows. */
 function field(page, key) {
   return page.locator('.k-schema-item', { has: page.locator('h3', { hasText: new RegExp(`^${key}$`) }) }).locator('input').first()
 }
 
-async function shot(page, name, locale) {
+/** A shot of the page (its viewport) or of one element (a locator) of it. */
+async function shot(target, name, locale) {
   const path = join(out, `webui-${name}${locale === 'en-US' ? '' : `.${locale}`}.png`)
-  await page.screenshot({ path, fullPage: false })
+  await target.screenshot(target.url ? { path, fullPage: false } : { path })
   console.log(`wrote ${path.slice(root.length + 1)}`)
 }
 

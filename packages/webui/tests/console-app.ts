@@ -109,12 +109,13 @@ export async function startConsoleApp(config: WebUI.Config = {}, options: { askT
   }
 }
 
-/** Resolves once `check` returns something truthy, polling each turn of the event loop; gives up after `timeout` ms. */
+/** Resolves with `check()`'s first value that is truthy and not an empty array; fails after `timeout` ms. */
 export async function until<T>(check: () => T | Promise<T>, what: string, timeout = 10_000): Promise<NonNullable<T>> {
   const end = Date.now() + timeout
   while (true) {
     const value = await check()
-    if (value) return value as NonNullable<T>
+    // An empty list is "not yet" (a question not asked yet), though JavaScript calls it true.
+    if (value && !(Array.isArray(value) && !value.length)) return value as NonNullable<T>
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`)
     await new Promise((resolve) => setTimeout(resolve, 10))
   }

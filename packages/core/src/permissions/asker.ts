@@ -14,6 +14,12 @@ export interface Approver {
   id: string
   platform?: string
   authority?: number
+  /**
+   * Host permissions (Koishi permission names) the asker checked this person holds, among
+   * the request's `approvers.permissions`: the asker attests them, as it does `authority`.
+   * A name the policy does not list counts for nothing.
+   */
+  permissions?: string[]
 }
 
 /** An answer to a permission request. */
@@ -27,11 +33,23 @@ export interface AskAnswer {
   reason?: string
 }
 
-/** Who may answer a request: the caller (when `userId` is set) or anyone at or above `authority`. */
+/**
+ * Who may answer a request: anyone who meets one of its parts. The engine's policy (no rule
+ * `approvers`) is the caller and `authority`; an ask rule's `approvers` set `users`,
+ * `permissions` and/or `authority` instead. No `userId` means the caller may not answer as
+ * the caller: an asker should bring the question to where an approver sees it.
+ */
 export interface ApproverPolicy {
+  /** The caller's id, when the caller may answer. */
   userId?: string
+  /** The caller's platform (set whether or not the caller may answer). */
   platform?: string
-  authority: number
+  /** Anyone at or above this authority. Absent when a rule's approvers name no authority. */
+  authority?: number
+  /** A rule's approving users: plain ids (any platform) or `platform:id`. */
+  users?: readonly string[]
+  /** A rule's host permission names; a person counts when their asker attests one (`Approver.permissions`). */
+  permissions?: readonly string[]
 }
 
 /** What askers are shown. Immutable. */

@@ -5,6 +5,7 @@ import { compileCommandGlob } from './command-glob'
 import type { RuleSource } from './permission-decision'
 import { PermissionError } from './permission-error'
 import type { PermissionRule, RuleCondition } from './permission-rule'
+import { checkApprovers, freezeApprovers, names as namesApprovers } from './rule-approvers'
 
 /**
  * Permission names (`fs.write`, `deploy:run`) contain no `/`, so path semantics cost them
@@ -16,7 +17,7 @@ const MAGIC = /[*?[\]{}()!+@\\]/
 const DECISIONS = new Set<Decision>(['allow', 'ask', 'deny'])
 const LIST_FIELDS = ['users', 'channels', 'guilds', 'platforms'] as const
 /** The built-in rule fields; a host's conditions add to them (`RuleCondition`). */
-export const RULE_FIELDS: ReadonlySet<string> = new Set(['permission', 'target', 'command', ...LIST_FIELDS, 'authority', 'sandboxed', 'decision', 'name'])
+export const RULE_FIELDS: ReadonlySet<string> = new Set(['permission', 'target', 'command', ...LIST_FIELDS, 'authority', 'sandboxed', 'approvers', 'decision', 'name'])
 const VERB: Record<Decision, string> = { allow: 'allows', ask: 'asks for', deny: 'denies' }
 
 let ruleCounter = 0
@@ -32,6 +33,11 @@ export interface CompiledRule {
   readonly source: RuleSource
   /** The result `authorize` returns when this rule decides, built once. */
   readonly result: Readonly<AuthorizeResult>
+  /**
+   * The rule names its own approvers: its questions are answered afresh every time, since
+   * a remembered answer (given by the caller under another rule, say) is not theirs.
+   */
+  readonly ownApprovers: boolean
   matchName(name: string): boolean
   /**
    * Target and subject; the name already matched. `path` is the target with `.` and `..`
@@ -73,6 +79,10 @@ export function compileRule(rule: PermissionRule, origin: string, conditions?: R
   if (authority !== undefined && !(typeof authority === 'number' && authority >= 0 && Number.isFinite(authority))) fail('"authority" must be a number ≥ 0 when set')
   if (sandboxed !== undefined && typeof sandboxed !== 'boolean') fail(`"sandboxed" must be true or false when set, got ${JSON.stringify(sandboxed)}`)
   if (name !== undefined && typeof name !== 'string') fail('"name" must be a string when set')
+  if (rule.approvers !== undefined) {
+    const problem = checkApprovers(rule.approvers, decision)
+    if (problem) fail(problem)
+  }
   const lists: Partial<Record<typeof LIST_FIELDS[number], ReadonlySet<string>>> = {}
   for (const key of LIST_FIELDS) {
     const list = rule[key]
@@ -93,6 +103,7 @@ export function compileRule(rule: PermissionRule, origin: string, conditions?: R
   const frozen: PermissionRule = Object.freeze({
     ...rule,
     ...Object.fromEntries(LIST_FIELDS.filter((key) => rule[key]).map((key) => [key, Object.freeze([...rule[key]!])])),
+    ...(rule.approvers ? { approvers: freezeApprovers(rule.approvers) } : {}),
   })
   const id = `rule_${++ruleCounter}`
   const source: RuleSource = Object.freeze({ kind: 'rule', id, rule: frozen, origin })
@@ -106,6 +117,7 @@ export function compileRule(rule: PermissionRule, origin: string, conditions?: R
     prefix: nameRe ? permission.slice(0, permission.search(MAGIC)) : permission,
     source,
     result: Object.freeze({ decision, reason, rule: source }),
+    ownApprovers: !!frozen.approvers && namesApprovers(frozen.approvers),
     matchName: nameRe ? (value) => nameRe.test(value) : (value) => value === permission,
     matchCall(session, value, path, isSandboxed) {
       // Only `=== true` is a sandbox: `false`, unset and any junk a tool returns are not.

@@ -31,7 +31,7 @@ export function decideCall(request: AuthorizeRequest, rules: RuleIndex, modes: S
   const forced = MODE_RESULTS[modes.of(request.session.id)][effect]
   if (forced) return forced
   const result = matched?.result ?? DEFAULT_RESULTS[effect]
-  if (result.decision !== 'ask' || request.confirm === 'always') return result
+  if (result.decision !== 'ask' || request.confirm === 'always' || matched?.ownApprovers) return result
   return grants.find(request.session, name, target) ?? result
 }
 

@@ -1,7 +1,7 @@
 // The permission engine's surface for the rest of core and its tests (src/index.ts picks
 // the public names); compiling, indexing and keys stay internal.
 export type { Approver, ApproverPolicy, AskAnswer, Asker, AskerContext, AskScope, PermissionRequest, RespondStatus } from './asker'
-export { mayAnswer } from './may-answer'
+export { describeApprovers, mayAnswer } from './may-answer'
 export { type AskedMessage, askedMessage } from './asked-message'
 export type { Grant, GrantSubject } from './grant'
 export { type GrantStore, type GrantStoreLoad, MemoryGrantStore } from './grant-store'
@@ -11,4 +11,4 @@ export type { DecisionEvent, DecisionSource, RuleSource } from './permission-dec
 export { PermissionEngine, type PermissionEngineOptions } from './permission-engine'
 export { PermissionError } from './permission-error'
 export { isPermissionMode, PERMISSION_MODES, type PermissionMode } from './permission-modes'
-export type { PermissionRule, RuleCondition } from './permission-rule'
+export type { PermissionRule, RuleApprovers, RuleCondition } from './permission-rule'

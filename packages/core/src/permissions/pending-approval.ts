@@ -1,7 +1,7 @@
 import type { Logger } from '../logger'
 import type { ApprovalOutcome, ApprovalRequest } from '../permission-gate'
 import type { Approver, ApproverPolicy, AskAnswer, Asker, AskScope, PermissionRequest, RespondStatus } from './asker'
-import { mayAnswer } from './may-answer'
+import { describeApprovers, mayAnswer } from './may-answer'
 import type { DecisionSource } from './permission-decision'
 import { messageOf } from '../error-message'
 
@@ -42,7 +42,7 @@ export class PendingApproval {
     this.promise = new Promise((resolve) => { this.resolve = resolve })
     this.live = new Set(askers)
     this.timer = setTimeout(() => this.end(
-      { decision: 'deny', reason: `nobody answered the permission request within ${duration(timeout)}` },
+      { decision: 'deny', reason: `timed out waiting for approval (no answer within ${duration(timeout)})` },
       { kind: 'timeout', timeout },
     ), timeout)
     signal?.addEventListener('abort', this.onAbort, { once: true })
@@ -125,20 +125,21 @@ export class PendingApproval {
 function approverOf(by: unknown): Approver | undefined {
   if (typeof by === 'string') return by ? { id: by } : undefined
   if (!by || typeof by !== 'object') return undefined
-  const { id, platform, authority } = by as Approver
+  const { id, platform, authority, permissions } = by as Approver
   if (typeof id !== 'string' || !id) return undefined
   if (platform !== undefined && typeof platform !== 'string') return undefined
   if (authority !== undefined && typeof authority !== 'number') return undefined
+  if (permissions !== undefined && !(Array.isArray(permissions) && permissions.every((name) => typeof name === 'string'))) return undefined
   const approver: Approver = { id }
   if (platform !== undefined) approver.platform = platform
   if (authority !== undefined) approver.authority = authority
+  if (permissions !== undefined) approver.permissions = [...permissions]
   return approver
 }
 
 
 function describePolicy(policy: ApproverPolicy): string {
-  const caller = policy.userId !== undefined ? `the caller (${policy.platform ? policy.platform + ':' : ''}${policy.userId}) or ` : ''
-  return `${caller}users with authority ≥ ${policy.authority}`
+  return describeApprovers(policy)
 }
 
 /** `discord:123`, or `123` without a platform. */

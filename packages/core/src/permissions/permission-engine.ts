@@ -11,6 +11,7 @@ import type { DecisionEvent, DecisionSource } from './permission-decision'
 import { PermissionError } from './permission-error'
 import { knownEffect, type PermissionMode } from './permission-modes'
 import type { PermissionRule, RuleCondition } from './permission-rule'
+import { approverPolicy, type DefaultApprovers, names as namesApprovers } from './rule-approvers'
 import { RuleIndex } from './rule-index'
 import { SessionModes } from './session-modes'
 import { summarizeArgs } from './summarize-args'
@@ -23,7 +24,10 @@ export interface PermissionEngineOptions {
   mode?: PermissionMode
   /** Milliseconds a permission request waits for an answer before it is denied. @default 300_000 */
   askTimeout?: number
-  /** Who may answer a request besides… see `caller` and `authority`. */
+  /**
+   * Who may answer a request: see `caller` and `authority`. An ask rule's own `approvers`
+   * decide for the questions it asks (`RuleApprovers`).
+   */
   approvers?: {
     /** The calling user may answer their own request. @default true */
     caller?: boolean
@@ -73,8 +77,8 @@ export class PermissionEngine implements PermissionGate {
   private pendings = new Set<PendingApproval>()
   private stopped = false
   private readonly timeout: number
-  private readonly approverAuthority: number
-  private readonly callerMayAnswer: boolean
+  /** Who may answer when the rule that asked (if any) names no approvers. */
+  private readonly defaultApprovers: DefaultApprovers
   private readonly onDecision?: (event: DecisionEvent) => void
   private readonly wantsDecision: () => boolean
   private readonly conditions: ReadonlyMap<string, RuleCondition>
@@ -88,8 +92,7 @@ export class PermissionEngine implements PermissionGate {
     if (typeof authority !== 'number' || Number.isNaN(authority)) throw new PermissionError('INVALID_OPTIONS', 'approvers.authority must be a number')
     if (options.rules !== undefined && !Array.isArray(options.rules)) throw new PermissionError('INVALID_RULE', 'rules must be an array')
     this.timeout = Math.min(askTimeout, MAX_TIMEOUT)
-    this.approverAuthority = authority
-    this.callerMayAnswer = approvers.caller ?? true
+    this.defaultApprovers = { authority, caller: approvers.caller ?? true }
     this.onDecision = options.onDecision
     this.wantsDecision = options.wantsDecision ?? (() => true)
     this.logger = options.logger ?? silentLogger
@@ -162,12 +165,10 @@ export class PermissionEngine implements PermissionGate {
       reason: why,
       ...(asked ? { asked } : {}),
       ...(request.preview ? { preview: request.preview } : {}),
-      approvers: Object.freeze({
-        ...(this.callerMayAnswer && session.userId !== undefined ? { userId: session.userId } : {}),
-        ...(session.platform !== undefined ? { platform: session.platform } : {}),
-        authority: this.approverAuthority,
-      }),
-      ...(request.confirm === 'always' ? { confirm: 'always' as const } : {}),
+      // The rule that asked decides who may answer, when it says; a tool's own ask has no rule.
+      approvers: approverPolicy(session, asked?.kind === 'rule' ? asked.rule.approvers : undefined, this.defaultApprovers),
+      // A rule naming its approvers is answered afresh each time: its answers count once.
+      ...(request.confirm === 'always' || (asked?.kind === 'rule' && asked.rule.approvers && namesApprovers(asked.rule.approvers)) ? { confirm: 'always' as const } : {}),
       createdAt: now,
       expiresAt: now + this.timeout,
     })

@@ -48,9 +48,43 @@ export interface PermissionRule {
    * { permission: 'shell', sandboxed: true, decision: 'allow' }
    */
   sandboxed?: boolean
+  /**
+   * Who may answer the questions this rule asks (`ask` rules only), instead of the engine's
+   * `approvers` (`approverAuthority`, `callerMayApprove`). See `RuleApprovers`.
+   *
+   * @example
+   * // Deploys to prod are asked of the ops team, never of the caller.
+   * { permission: 'deploy:run', target: 'prod', decision: 'ask', approvers: { users: ['discord:42'], permissions: ['dogu.ops'], caller: false } }
+   */
+  approvers?: RuleApprovers
   decision: Decision
   /** A label for audit logs and denial messages. */
   name?: string
+}
+
+/**
+ * Who may answer an `ask` rule's questions. Anyone who meets **one** of `users`, `authority`
+ * and `permissions` may answer; when the rule names none of them (or only `caller`), the
+ * engine's `approvers.authority` still applies. Empty lists (what a config form leaves
+ * behind) name nobody, like missing ones.
+ */
+export interface RuleApprovers {
+  /** User ids (`42`, any platform) or platform-qualified ids (`discord:42`, that platform only). */
+  users?: string[]
+  /** Anyone at or above this authority (Koishi: 1 user, 4 admin, 5 owner). */
+  authority?: number
+  /**
+   * Host permission names (Koishi: `authority:3`, `dogu.ops`). Only the host can test them:
+   * a person counts when the asker that reports their answer attests they hold one
+   * (`Approver.permissions`).
+   */
+  permissions?: string[]
+  /**
+   * Whether the caller may answer their own request, as the caller. `false` does not bar a
+   * caller who is also among `users`, `authority` or `permissions`.
+   * @default the engine's `approvers.caller` (`callerMayApprove`)
+   */
+  caller?: boolean
 }
 
 /**

@@ -2,7 +2,9 @@ import Schema from 'schemastery'
 import { defineTool } from '@dogu/core'
 import { commitChange, lineCounts, readReplaceable } from '../commit-change'
 import { FsError } from '../errors'
+import type { TextFile } from '../fs-backend'
 import { type FsContext, expectPermitted, permissionFor } from '../fs-context'
+import { previewChange } from '../preview-change'
 
 // A module-level schema: `run`'s argument types are inferred from it.
 const Args = Schema.object({
@@ -20,6 +22,17 @@ export function editTool(context: FsContext) {
     args: Args,
     permission: permissionFor(context, 'fs.write'),
     traits: { effect: 'write', timeout: 30_000, background: false },
+    // The diff the call would apply, through the same path checks as `run`; never writes.
+    preview: ({ path, oldText, newText }, call) => {
+      if (oldText && oldText === newText) return { text: `${call.name} will be refused (NO_CHANGE): oldText and newText are the same; nothing to edit. Nothing would be written.` }
+      const intent = oldText === '' ? 'create' : 'existing'
+      return previewChange(
+        context,
+        call.name,
+        () => resolver.resolve(path, call.session, { access: 'write', intent, expect: 'file' }).then((file) => expectPermitted(context, call, file)),
+        (prior, file) => editedText(prior, oldText, newText, file.display),
+      )
+    },
     async run({ path, oldText, newText }, call) {
       if (oldText && oldText === newText) {
         throw new FsError('NO_CHANGE', 'oldText and newText are the same; nothing to edit')
@@ -28,21 +41,7 @@ export function editTool(context: FsContext) {
       const file = expectPermitted(context, call, await resolver.resolve(path, call.session, { access: 'write', intent: creating ? 'create' : 'existing', expect: 'file' }))
       return locks.run(file.target, async () => {
         const prior = await readReplaceable(context, file, 'edit')
-        let next: string
-        if (creating) {
-          if (prior) throw new FsError('EXISTS', `${file.display} already exists; an empty oldText only creates new files. Give the exact text to replace, or use write to replace the whole file.`)
-          next = newText
-        } else {
-          if (!prior) throw new FsError('NOT_FOUND', `${file.display} does not exist`)
-          const at = prior.text.indexOf(oldText)
-          if (at === -1) {
-            throw new FsError('NO_MATCH', `oldText was not found in ${file.display}. Read the file again and copy the text exactly, whitespace and indentation included.`)
-          }
-          if (prior.text.indexOf(oldText, at + 1) !== -1) {
-            throw new FsError('AMBIGUOUS', `oldText occurs ${countOccurrences(prior.text, oldText)} times in ${file.display}; include more surrounding lines so it occurs exactly once.`)
-          }
-          next = prior.text.slice(0, at) + newText + prior.text.slice(at + oldText.length)
-        }
+        const next = editedText(prior, oldText, newText, file.display)
         const change = await commitChange(context, file, prior, next, call)
         return {
           text: creating ? `Created ${file.display}.` : `Edited ${file.display}: ${lineCounts(change)}.`,
@@ -52,6 +51,23 @@ export function editTool(context: FsContext) {
       })
     },
   })
+}
+
+/** The file's text after replacing the one `oldText` by `newText` (an empty `oldText` creates it); throws as the tool fails. */
+function editedText(prior: TextFile | null, oldText: string, newText: string, display: string): string {
+  if (oldText === '') {
+    if (prior) throw new FsError('EXISTS', `${display} already exists; an empty oldText only creates new files. Give the exact text to replace, or use write to replace the whole file.`)
+    return newText
+  }
+  if (!prior) throw new FsError('NOT_FOUND', `${display} does not exist`)
+  const at = prior.text.indexOf(oldText)
+  if (at === -1) {
+    throw new FsError('NO_MATCH', `oldText was not found in ${display}. Read the file again and copy the text exactly, whitespace and indentation included.`)
+  }
+  if (prior.text.indexOf(oldText, at + 1) !== -1) {
+    throw new FsError('AMBIGUOUS', `oldText occurs ${countOccurrences(prior.text, oldText)} times in ${display}; include more surrounding lines so it occurs exactly once.`)
+  }
+  return prior.text.slice(0, at) + newText + prior.text.slice(at + oldText.length)
 }
 
 /** Occurrences, overlapping ones included. */

@@ -4,6 +4,7 @@ import { commitChange, lineCounts, readReplaceable } from '../commit-change'
 import { FsError } from '../errors'
 import { formatBytes } from '../fs-backend'
 import { type FsContext, expectPermitted, permissionFor } from '../fs-context'
+import { previewChange } from '../preview-change'
 
 // A module-level schema: `run`'s argument types are inferred from it.
 const Args = Schema.object({
@@ -20,6 +21,13 @@ export function writeTool(context: FsContext) {
     args: Args,
     permission: permissionFor(context, 'fs.write'),
     traits: { effect: 'write', timeout: 30_000, background: false },
+    // The diff the call would apply, through the same path checks as `run`; never writes.
+    preview: ({ path, content }, call) => previewChange(
+      context,
+      call.name,
+      () => resolver.resolve(path, call.session, { access: 'write', intent: 'create', expect: 'file' }).then((file) => expectPermitted(context, call, file)),
+      () => content,
+    ),
     async run({ path, content }, call) {
       const size = Buffer.byteLength(content)
       if (size > limits.writeBytes) {

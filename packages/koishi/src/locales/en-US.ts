@@ -2,7 +2,8 @@ import type { Locale } from './zh-CN'
 
 export const enUS: Locale = {
   approvals: {
-    question: '[{number}] Tool {tool} asks for approval: {summary}\nWhy: {reason}\n{choices}No answer within {timeout} denies it.',
+    question: '[{number}] Tool {tool} asks for approval: {summary}\nWhy: {reason}',
+    answer: '{choices}No answer within {timeout} denies it.',
     choices: 'Reply y to allow once · s for this session · a always · n to deny (also 允许 / 本会话 / 总是 / 拒绝; with several requests open, add the number: y {number}). ',
     'choices-confirm': 'Reply y to allow (this tool asks every time) · n to deny (also 允许 / 拒绝; with several requests open, add the number: y {number}). ',
     allowed: 'Allowed [{number}] {summary} ({scope}).',
@@ -11,6 +12,31 @@ export const enUS: Locale = {
     which: '{count} requests are waiting for you; reply with a number, such as y {number}:',
     unknown: 'No request number {number} is waiting for you. These are:',
     item: '[{number}] {tool}: {summary}',
+    preview: {
+      text: 'What: ',
+      command: 'Command: ',
+      url: 'URL: ',
+      diff: 'Changes: ',
+    },
+    'hidden-lines': '… {count} more lines',
+    'hidden-chars': ' ({count} more characters)',
+    'details-hint': 'Preview shortened: reply d or 详情 for all of it (with several requests open, add the number: d {number}).',
+    details: 'Whole preview of [{number}] {summary} ({index}/{total}):',
+    'no-preview': 'Request [{number}] has no preview.',
+    expired: '[{number}] {summary}: timed out, denied.',
+    'asked-approvers': 'Asking {users} to approve.',
+    'asked-private': 'Asked {users} privately to approve: {summary}',
+    'answered-by': '[{number}] {summary}: answered by {by} ({decision}).',
+    'decision-deny': 'denied',
+    button: {
+      once: 'Allow once',
+      session: 'This session',
+      always: 'Always',
+      deny: 'Deny',
+      details: 'Details',
+    },
+    'button-used': 'This button no longer works: the request has ended or the button was used.',
+    'button-not-yours': 'You may not answer request [{number}]: only the caller or an approver may.',
     reason: {
       default: 'no rule matches; {effect} tools need approval by default',
       rule: 'rule ({permission}) from {origin} asks for it',
@@ -32,6 +58,20 @@ export const enUS: Locale = {
       hours: '{0} h',
       minutes: '{0} min',
       seconds: '{0} s',
+    },
+  },
+  pending: {
+    description: 'List the requests in this channel waiting for your approval',
+    messages: {
+      header: 'Requests in this channel waiting for you ({count}); reply y or n with the number, such as y {number}:',
+      item: '[{number}] {tool}: {summary} (times out in {left})',
+      none: 'No request in this channel is waiting for you.',
+      duration: {
+        days: '{0} d',
+        hours: '{0} h',
+        minutes: '{0} min',
+        seconds: '{0} s',
+      },
     },
   },
   notices: {
@@ -141,6 +181,9 @@ export const enUS: Locale = {
     approvals: {
       $desc: 'Approvals in chat',
       enabled: 'Ask in the channel a call came from, and take the replies y / s / a / n.',
+      route: 'Where a question goes: channel, the channel the call came from (mentioning the approvers to reach); private, a private message to each approver the bot can reach (the channel is told who was asked); both. With nobody to reach privately, it goes to the channel.',
+      approvers: 'Whom to reach for questions an authority level or a Koishi permission decides: user ids (on the asking bot\'s platform) or platform:id. The users of a rule\'s approvers.users are always reached. Who may answer is still decided by the question\'s rule.',
+      buttons: 'Platforms on which a question carries buttons (allow once / this session / always / deny / details); elsewhere replies are text only. An adapter without buttons may post their labels as plain text, so list only platforms that have them.',
     },
     notices: {
       $desc: 'Background task notices',

@@ -2,7 +2,8 @@
 // en-US.ts has the same shape, checked by its type.
 export const zhCN = {
   approvals: {
-    question: '[{number}] 工具 {tool} 请求批准：{summary}\n原因：{reason}\n{choices}{timeout}内无人回复即拒绝。',
+    question: '[{number}] 工具 {tool} 请求批准：{summary}\n原因：{reason}',
+    answer: '{choices}{timeout}内无人回复即拒绝。',
     choices: '回复 y 允许一次 · s 本会话内允许 · a 总是允许 · n 拒绝（也可回复 允许 / 本会话 / 总是 / 拒绝；同时有多个请求时加上编号，如 y {number}）。',
     'choices-confirm': '回复 y 允许（此工具每次都要确认）· n 拒绝（也可回复 允许 / 拒绝；同时有多个请求时加上编号，如 y {number}）。',
     allowed: '已允许 [{number}] {summary}（{scope}）。',
@@ -11,6 +12,32 @@ export const zhCN = {
     which: '有 {count} 个请求等你批准，请加上编号回复，如 y {number}：',
     unknown: '没有等你批准的 {number} 号请求。等你批准的有：',
     item: '[{number}] {tool}：{summary}',
+    // A question's preview, bounded; `d` / `详情` posts all of it.
+    preview: {
+      text: '说明：',
+      command: '命令：',
+      url: '网址：',
+      diff: '改动：',
+    },
+    'hidden-lines': '……另有 {count} 行',
+    'hidden-chars': '（另有 {count} 字）',
+    'details-hint': '预览未显示完整：回复 d 或 详情 查看全部（同时有多个请求时加上编号，如 d {number}）。',
+    details: '[{number}] {summary} 的完整预览（{index}/{total}）：',
+    'no-preview': '请求 [{number}] 没有预览。',
+    expired: '[{number}] {summary}：已超时，已拒绝。',
+    'asked-approvers': '请 {users} 审批。',
+    'asked-private': '已私信 {users} 请求批准：{summary}',
+    'answered-by': '[{number}] {summary}：已由 {by} 处理（{decision}）。',
+    'decision-deny': '拒绝',
+    button: {
+      once: '允许一次',
+      session: '本会话',
+      always: '总是',
+      deny: '拒绝',
+      details: '详情',
+    },
+    'button-used': '这个按钮已失效：请求已结束，或按钮已经用过。',
+    'button-not-yours': '你不能回答请求 [{number}]：只有调用者本人或审批人可以。',
     // Why a person is asked, worded here rather than in the engine's English.
     reason: {
       default: '没有匹配的规则，{effect}工具默认需要批准',
@@ -33,6 +60,21 @@ export const zhCN = {
       hours: '{0} 小时',
       minutes: '{0} 分钟',
       seconds: '{0} 秒',
+    },
+  },
+  // `dogu.pending`, registered with the chat approvals (it lists their questions).
+  pending: {
+    description: '列出本频道中等你批准的请求',
+    messages: {
+      header: '本频道中等你批准的请求（{count} 个），回复 y 编号 允许、n 编号 拒绝，如 y {number}：',
+      item: '[{number}] {tool}：{summary}（{left}后超时）',
+      none: '本频道中没有等你批准的请求。',
+      duration: {
+        days: '{0} 天',
+        hours: '{0} 小时',
+        minutes: '{0} 分钟',
+        seconds: '{0} 秒',
+      },
     },
   },
   notices: {
@@ -142,6 +184,9 @@ export const zhCN = {
     approvals: {
       $desc: '在聊天中批准工具调用',
       enabled: '在调用所在的频道里询问，并接受回复 y / s / a / n。',
+      route: '提问发到哪里：channel 发到调用所在的频道（并提及要找的审批人）；private 私信每一位能联系到的审批人（频道里告知问了谁）；both 两处都发。没有能私信的人时发到频道。',
+      approvers: '由权限等级或 Koishi 权限决定审批人时要联系的用户：用户 ID（与提问的机器人同平台）或 平台:ID。规则 approvers.users 中的用户总会被联系。谁可以回答仍由问题的规则决定。',
+      buttons: '在这些平台上，提问附带按钮（允许一次 / 本会话 / 总是 / 拒绝 / 详情）；其他平台只用文字回复。不支持按钮的适配器可能把按钮文字当作普通文字发出，所以只列出确实支持按钮的平台。',
     },
     notices: {
       $desc: '后台任务通知',

@@ -1,0 +1,29 @@
+import { mayAnswer } from '@dogu/core'
+import type { Context } from 'koishi'
+import { approverOf } from './approver-of'
+import { durationIn } from './format-duration'
+import { defineLocales } from './locales'
+import type { QuestionBoard } from './question-board'
+
+/**
+ * `dogu.pending`: the questions open in this channel that the sender may answer, each
+ * with the number that answers it (`y 2`) and the time left. Part of the chat approvals,
+ * whose questions it lists; its texts go away with them.
+ */
+export function pendingCommand(ctx: Context, board: QuestionBoard): void {
+  defineLocales(ctx, 'commands.dogu.pending', (locale) => locale.pending)
+  ctx.command('dogu.pending')
+    .action(async ({ session }) => {
+      const open = board.in(`${session!.platform}:${session!.channelId}`, session!.sid)
+      const by = await approverOf(ctx, session!, open.map((question) => question.request.approvers))
+      const theirs = open.filter((question) => mayAnswer(question.request.approvers, by))
+      if (!theirs.length) return session!.text('.none')
+      const now = Date.now()
+      const lines = theirs.map(({ request, number }) => {
+        // Rounded up to a second: a question just asked has all of its 5 minutes left.
+        const { unit, count } = durationIn(Math.ceil(Math.max(0, request.expiresAt - now) / 1000) * 1000)
+        return session!.text('.item', { number, tool: request.tool, summary: request.summary, left: session!.i18n(`.duration.${unit}`, [count]) })
+      })
+      return [session!.text('.header', { count: theirs.length, number: theirs[0].number }), ...lines].join('\n')
+    })
+}
