@@ -1,9 +1,15 @@
 // `authorize` cost with 10 and with 1,000 rules. Globs are compiled once and rules are
 // indexed by permission name, so a call tests only the few rules that can match it; the
 // baseline tests every rule's compiled glob in turn, as a naive gate would.
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import Ajv from 'ajv/dist/2020.js'
 import { minimatch } from 'minimatch'
-import { PermissionEngine } from '../../packages/core/lib/index.js'
-import { formatNs, measureSync, printTable, writeResults } from './harness.mjs'
+import Schema from 'schemastery'
+import { defineTool, PermissionEngine } from '../../packages/core/lib/index.js'
+import { toJsonSchema } from '../../packages/schema/lib/index.js'
+import { compareAll, formatNs, measureSync, printTable, writeResults } from './harness.mjs'
 
 if (typeof PermissionEngine !== 'function') {
   console.error('packages/core/lib does not export PermissionEngine: add `export * from \'./permissions\'` to core\'s index.ts and run `node scripts/build.mjs`.')
@@ -115,4 +121,65 @@ figures.compile1000RulesNs = buildNs
 
 printTable('authorize() per call (median); target: a few µs with 1,000 rules', rows)
 printTable('Loading rules', [{ case: 'new PermissionEngine({ rules: 1,000 })', time: formatNs(buildNs) }])
+
+// The audit trail's cost on the path users run: the default plugin (ctx.plugin(Dogu)), an
+// exec tool a configured rule allows, with auditing on (the default: a record per call,
+// written to audit.jsonl in batches) and off, against the floor (JSON.parse + a compiled
+// validator + the handler), all in alternating rounds of one run. Target: on ≤ 1.10× off.
+{
+  const { Context } = await import('cordis')
+  const { default: Dogu } = await import('../../packages/cordis/lib/index.js')
+  const args = Schema.object({ city: Schema.string().required(), unit: Schema.union(['c', 'f']).default('c'), days: Schema.natural().max(14).default(1) })
+  const handler = async ({ city, unit }) => `${city}: 21°${unit}`
+  const payload = '{"city":"Hangzhou","unit":"c","days":3}'
+  const validate = new Ajv({ useDefaults: true, strict: false }).compile(toJsonSchema(args))
+  const floor = async () => {
+    const value = JSON.parse(payload)
+    if (!validate(value)) throw new Error('invalid')
+    return handler(value)
+  }
+  const dataDir = mkdtempSync(join(tmpdir(), 'dogu-bench-audit-'))
+  const apps = []
+  async function appWith(audit) {
+    const app = new Context()
+    await app.plugin(Dogu, {
+      permissions: { rules: [{ permission: 'tool:weather', decision: 'allow' }], storePath: join(dataDir, `grants-${apps.length}.json`) },
+      background: { storePath: join(dataDir, `tasks-${apps.length}.json`) },
+      audit: { storePath: join(dataDir, `audit-${apps.length}.jsonl`), ...audit },
+    })
+    await app.plugin({ name: 'weather', inject: ['tools'], apply: (ctx) => { ctx.tools.define(defineTool({ name: 'weather', description: 'Weather for a city', args, traits: { effect: 'exec' }, run: handler })) } })
+    apps.push(app)
+    const toolset = app.tools.toolset({ session: { id: 'bench', userId: 'u1', platform: 'discord' } })
+    const call = [{ id: 'c1', name: 'weather', arguments: payload }]
+    const [result] = await toolset.execute(call)
+    if (result.status !== 'ok') throw new Error(`bench call failed: ${result.status} ${result.content}`)
+    return { app, run: () => toolset.execute(call) }
+  }
+  const off = await appWith({ enabled: false })
+  const on = await appWith({})
+  const hashed = await appWith({ hashArguments: true })
+  const ns = await compareAll({ floor, auditOff: off.run, auditOn: on.run, auditHashed: hashed.run })
+  // The bench's own records must have been kept, or the figure measures nothing.
+  const kept = (await on.app.audit.query({ limit: 1 }))[0]
+  if (!kept || kept.tool !== 'weather' || kept.outcome !== 'ok' || kept.decided?.kind !== 'rule') throw new Error(`auditing kept no record of the bench's calls: ${JSON.stringify(kept)}`)
+  if (!(await hashed.app.audit.query({ limit: 1 }))[0]?.argsHash) throw new Error('the hashed app kept no argsHash')
+  for (const app of apps) await app.fiber.dispose()
+  rmSync(dataDir, { recursive: true, force: true })
+  figures.audit = {
+    floorNs: ns.floor,
+    offNs: ns.auditOff,
+    onNs: ns.auditOn,
+    hashedNs: ns.auditHashed,
+    onVsOff: ns.auditOn / ns.auditOff,
+    hashedVsOff: ns.auditHashed / ns.auditOff,
+    offVsFloor: ns.auditOff / ns.floor,
+    onVsFloor: ns.auditOn / ns.floor,
+  }
+  printTable('Default plugin, exec tool a rule allows: auditing on vs off vs the floor (median of alternating rounds)', [
+    { case: 'floor: JSON.parse + validator + handler', time: formatNs(ns.floor), 'vs off': '', 'vs floor': '1.00×', target: '' },
+    { case: 'default plugin, audit: { enabled: false }', time: formatNs(ns.auditOff), 'vs off': '1.00×', 'vs floor': (ns.auditOff / ns.floor).toFixed(2) + '×', target: '' },
+    { case: 'default plugin, auditing on (default)', time: formatNs(ns.auditOn), 'vs off': (ns.auditOn / ns.auditOff).toFixed(2) + '×', 'vs floor': (ns.auditOn / ns.floor).toFixed(2) + '×', target: '≤ 1.10×' },
+    { case: 'default plugin, auditing on, hashArguments: true', time: formatNs(ns.auditHashed), 'vs off': (ns.auditHashed / ns.auditOff).toFixed(2) + '×', 'vs floor': (ns.auditHashed / ns.floor).toFixed(2) + '×', target: '—' },
+  ])
+}
 writeResults('permissions', figures)

@@ -28,7 +28,7 @@ export async function pluginApp(plugin: Plugin, name: string, config?: object, {
     const dir = await mkdtemp(join(tmpdir(), `dogu-${name}-`))
     dirs.push(dir)
     loaded.push(await ctx.plugin(Dogu, {
-      permissions: { storePath: join(dir, 'permissions.json') },
+      audit: { storePath: join(dir, 'audit.jsonl') }, permissions: { storePath: join(dir, 'permissions.json') },
       background: { storePath: join(dir, 'background.json') },
     }))
   } else {

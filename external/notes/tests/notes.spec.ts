@@ -52,7 +52,7 @@ async function setup(config?: Partial<Notes.Config>, { dogu = false } = {}) {
   if (dogu) {
     const dir = await tempDir()
     loaded.push(await ctx.plugin(Dogu, {
-      permissions: { storePath: join(dir, 'permissions.json') },
+      audit: { storePath: join(dir, 'audit.jsonl') }, permissions: { storePath: join(dir, 'permissions.json') },
       background: { storePath: join(dir, 'background.json') },
     }))
   } else {

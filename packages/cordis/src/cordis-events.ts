@@ -24,9 +24,20 @@ const ORIGINAL = Symbol.for('cordis.original')
 export function eventEmitter(ctx: Context): EmitEvent {
   const events = unproxiedEvents(ctx)
   const listeners = listenerTable(events)
-  const listens = (name: string) => !listeners || !!listeners[name]?.length
+  const direct = tapsOf(events)
+  const listens = (name: string) => direct.has(name) || !listeners || !!listeners[name]?.length
   const emit = (name: string, ...args: unknown[]) => {
-    if (!listens(name)) return
+    const taps = direct.get(name)
+    if (taps) {
+      for (const tap of taps) {
+        try {
+          tap.fn(...args)
+        } catch (error) {
+          events.emit(ctx, 'internal/error', error)
+        }
+      }
+    }
+    if (listeners && !listeners[name]?.length) return
     try {
       events.emit(ctx, name as any, ...args)
     } catch (error) {
@@ -46,4 +57,33 @@ export function unproxiedEvents(ctx: Context): Context['events'] {
 export function listenerTable(events: Context['events']): Record<string, readonly unknown[] | undefined> | undefined {
   const table = (events as any)._hooks
   return typeof table === 'object' && table !== null ? table : undefined
+}
+
+type Tap = { fn: (...args: any[]) => void }
+const allTaps = new WeakMap<object, Map<string, Set<Tap>>>()
+
+function tapsOf(events: Context['events']): Map<string, Set<Tap>> {
+  let taps = allTaps.get(events)
+  if (!taps) allTaps.set(events, taps = new Map())
+  return taps
+}
+
+/**
+ * Hands Dogu's own events (`tools/call-end`, `permissions/decision`) straight to `fn`, past
+ * Cordis' dispatch, which costs a listener more than a whole call: the audit trail listens
+ * to every call this way. Only emitters built by `eventEmitter` on the same app call taps;
+ * `ctx.emit` does not. Returns the remover; put it in a `ctx.effect` so the tap goes with
+ * its plugin.
+ */
+export function tapEvent(ctx: Context, name: string, fn: (...args: any[]) => void): () => void {
+  const taps = tapsOf(unproxiedEvents(ctx))
+  let set = taps.get(name)
+  if (!set) taps.set(name, set = new Set())
+  // The same function twice is two taps: each remover removes its own.
+  const tap: Tap = { fn }
+  set.add(tap)
+  return () => {
+    if (!set.delete(tap) || set.size) return
+    if (taps.get(name) === set) taps.delete(name)
+  }
 }

@@ -1,12 +1,15 @@
 import type { Context } from 'cordis'
 import Schema from 'schemastery'
+import { AuditService } from './audit-service'
 import { BackgroundService } from './background-service'
 import { PermissionService } from './permissions-service'
 import { ToolService } from './tools-service'
 
 // Every Dogu service, keyed by its config section and in load order. Adding a service is
-// one line here.
+// one line here. `audit` injects nothing and comes first, so it stops last: it still records
+// the calls the others cancel as the app stops.
 const services = {
+  audit: AuditService,
   tools: ToolService,
   permissions: PermissionService,
   background: BackgroundService,

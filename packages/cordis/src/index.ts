@@ -1,3 +1,4 @@
+export { AuditService } from './audit-service'
 export { BackgroundService } from './background-service'
 export { DoguPlugin, DoguPlugin as default } from './dogu-plugin'
 export { PermissionService } from './permissions-service'

@@ -69,7 +69,7 @@ describe('BackgroundService: a killed process', () => {
     app = new Context()
     guardLogs(app)
     await app.plugin(DoguPlugin, {
-      permissions: { storePath: join(dir, 'permissions.json') },
+      audit: { storePath: join(dir, 'audit.jsonl') }, permissions: { storePath: join(dir, 'permissions.json') },
       background: { storePath: join(dir, 'tasks.json') },
     })
     const task = app.background.get(taskId)

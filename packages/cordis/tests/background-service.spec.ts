@@ -67,6 +67,7 @@ async function setupDogu() {
   const config: DoguPlugin.Config = {
     permissions: { storePath: join(dir, 'permissions.json') },
     background: { storePath: join(dir, 'tasks.json') },
+    audit: { storePath: join(dir, 'audit.jsonl') },
   }
   const dogu = await ctx.plugin(DoguPlugin, config)
   loaded.push(dogu)

@@ -12,6 +12,7 @@ const ctx = new Context()
 await ctx.plugin(DoguPlugin, {
   permissions: { storePath: join(dir, 'permissions.json') },
   background: { storePath },
+  audit: { storePath: join(dir, 'audit.jsonl') },
 })
 await ctx.plugin({
   name: 'slow-pack',

@@ -79,6 +79,7 @@ describe('ToolService: provision', () => {
     const dogu = await ctx.plugin(Dogu, {
       permissions: { storePath: join(dir, 'permissions.json') },
       background: { storePath: join(dir, 'background.json') },
+      audit: { storePath: join(dir, 'audit.jsonl') },
     })
     loaded.push(dogu)
     expect(DoguPlugin.name).toBe('dogu')

@@ -5,6 +5,7 @@ import type { Session } from './session'
 import type { Tool } from './tool'
 import type { ToolCall } from './tool-call'
 import type { ToolPreview } from './tool-preview'
+import { maskSecrets } from './secret-fields'
 import { ToolDenial } from './tool-denial'
 import type { ToolEntry } from './tool-entry'
 import type { ToolResult, ToolStatus } from './tool-result'
@@ -57,11 +58,21 @@ export class ActiveCall implements ToolCall, RunningCall, CallInfo {
     public readonly id: string,
     public readonly entry: ToolEntry,
     public readonly session: Session,
-    public readonly args: unknown,
+    /** The arguments as validated: what `permission`, `preview` and `run` receive. */
+    public readonly input: unknown,
     private hooks: CallHooks,
     /** The session's mode when the call was prepared, read once (see `modeFor`). */
     public readonly mode: PermissionMode = 'default',
-  ) {}
+  ) {
+    this.args = maskSecrets(input, entry.secrets)
+  }
+
+  /**
+   * The arguments as hosts, logs, consoles and the permission service see them (`CallInfo`):
+   * secret fields (`.role('secret')`) shown as `••••`. The same object as `input` when the
+   * tool has none.
+   */
+  readonly args: unknown
 
   get tool(): Tool {
     return this.entry.tool

@@ -6,6 +6,7 @@ export interface RunningCall {
   callId: string
   tool: string
   session: Session
+  /** Secret fields masked, as in `CallInfo`. */
   args: unknown
   startedAt: number
   /** Settles with the result the call would have returned; never rejects. */

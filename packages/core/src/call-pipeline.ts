@@ -200,7 +200,7 @@ export class CallPipeline implements CallHooks {
       this.host.running.add(call)
       let output: unknown
       try {
-        output = call.tool.run(call.args as any, call)
+        output = call.tool.run(call.input as any, call)
       } catch (error) {
         this.settleError(call, error)
         return
@@ -398,7 +398,7 @@ function modeFor(gate: PermissionGate | undefined, session: Session): Permission
 /** The permission a call needs: the tool's own, computed from the arguments, or `tool:<name>`. */
 function permissionOf(call: ActiveCall): PermissionSpec {
   const { tool } = call
-  return tool.permission ? tool.permission(call.args as any, call) : call.entry.defaultPermission
+  return tool.permission ? tool.permission(call.input as any, call) : call.entry.defaultPermission
 }
 
 /**
@@ -416,7 +416,7 @@ async function previewOf(call: ActiveCall, logger: Logger): Promise<Readonly<Too
       onAbort = () => resolve(late)
       call.signal.addEventListener('abort', onAbort, { once: true })
     })
-    const shown = await Promise.race([Promise.resolve().then(() => call.tool.preview!(call.args as any, call)), stopped])
+    const shown = await Promise.race([Promise.resolve().then(() => call.tool.preview!(call.input as any, call)), stopped])
     if (shown === late) return call.aborted ? undefined : { text: `(no preview: the tool's preview took over ${PREVIEW_TIMEOUT / 1000} s)` }
     return normalizePreview(shown)
   } catch (error) {
@@ -437,8 +437,10 @@ function previewGiven(preview: unknown): Readonly<ToolPreview> | undefined {
   }
 }
 
-function requestFor(call: ActiveCall, permission: PermissionSpec, confirm: 'always' | undefined): AuthorizeRequest {
+function requestFor(call: ActiveCall, permission: PermissionSpec, confirm: 'always' | undefined): AuthorizeRequest & { callId: string } {
   return {
+    // The call's id rides along so a decision event names its call (the audit log correlates by it).
+    callId: call.id,
     session: call.session,
     permission,
     effect: permission.effect ?? call.tool.traits.effect,

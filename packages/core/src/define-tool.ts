@@ -1,6 +1,7 @@
 import { isSchema, SchemaError } from '@dogu/schema'
 import Schema from 'schemastery'
 import { DoguError } from './errors'
+import { secretPaths } from './secret-fields'
 import type { Effect, Tool, ToolOptions, ToolTraits } from './tool'
 import { jsonSchemaOf } from './tool-json-schema'
 
@@ -68,6 +69,8 @@ export function defineTool<A = unknown>(options: ToolOptions<A>): Tool<A> {
     if (!SchemaError.is(error)) throw error
     throw new DoguError('INVALID_ARGS_SCHEMA', `tool "${name}": ${error.message}`, { cause: error })
   }
+  // Found once per schema, here, so no call pays for it (see ToolEntry.secrets).
+  secretPaths(args)
   const tool: Tool<A> = Object.freeze({
     name,
     description,

@@ -6,6 +6,7 @@ export interface CallInfo {
   id: string
   name: string
   session: Session
+  /** The arguments, with secret fields (`.role('secret')`) shown as `••••`: what a log may print. */
   args: unknown
   startedAt: number
 }

@@ -1,6 +1,22 @@
 // The package's contract: each name below is one users may rely on. Anything else is
 // internal, however it is exported between files.
 export {
+  type AuditAsk,
+  type AuditAskEnd,
+  type AuditCaller,
+  type AuditDecider,
+  type AuditFilter,
+  AuditLog,
+  type AuditLogOptions,
+  type AuditRecord,
+  type AuditRetention,
+  type AuditStore,
+  DEFAULT_AUDIT_RETENTION,
+  JsonlAuditStore,
+  type JsonlAuditStoreOptions,
+  MemoryAuditStore,
+} from './audit'
+export {
   BackgroundEngine,
   type BackgroundEngineOptions,
   type BackgroundEvents,
@@ -28,6 +44,7 @@ export type { CallInfo, EmitFunction, ToolEvents } from './events'
 export type { Logger } from './logger'
 export type { ApprovalOutcome, ApprovalRequest, AuthorizeRequest, AuthorizeResult, Decision, PermissionGate } from './permission-gate'
 export {
+  type AnswerVia,
   type Approver,
   type ApproverPolicy,
   type AskAnswer,
@@ -71,6 +88,7 @@ export {
   ToolSearchIndex,
   type ToolSearchIndexOptions,
 } from './search'
+export { maskSecrets, SECRET_MASK, type SecretPaths, secretPaths } from './secret-fields'
 export type { Session } from './session'
 export type { Effect, PermissionSpec, Tool, ToolOptions, ToolTraits } from './tool'
 export { normalizePreview, type PreviewFunction, type ToolPreview } from './tool-preview'

@@ -1,12 +1,15 @@
 import { compileValidator, type Validator } from '@dogu/schema'
 import type Schema from 'schemastery'
 import { ConcurrencyLimit } from './concurrency-limit'
+import { type SecretPaths, secretPaths } from './secret-fields'
 import type { PermissionSpec, Tool } from './tool'
 
 /** A registered tool with its owner and the state the pipeline keeps for it. */
 export class ToolEntry {
   readonly defaultPermission: PermissionSpec
   readonly limit?: ConcurrencyLimit
+  /** Where the tool's arguments hold secrets; `undefined` for most tools. */
+  readonly secrets?: SecretPaths
   /** Provider definitions, computed once per dialect. */
   readonly definitions = new Map<string, unknown>()
   disposed = false
@@ -14,6 +17,8 @@ export class ToolEntry {
 
   constructor(public readonly tool: Tool, public readonly owner: object, public readonly ownerName: string) {
     this.defaultPermission = Object.freeze({ name: `tool:${tool.name}` })
+    // Cached per schema, and computed already by defineTool.
+    this.secrets = secretPaths(tool.args)
     if (Number.isFinite(tool.traits.concurrency)) this.limit = new ConcurrencyLimit(tool.traits.concurrency)
   }
 

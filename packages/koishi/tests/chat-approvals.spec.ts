@@ -143,6 +143,38 @@ describe('chat approvals', () => {
     expect(app.permissions.pending().map((request) => request.summary)).toEqual(['deploy(env=prod)'])
   })
 
+  it('shows a secret field as •••• in the chat question and the reply; the tool still gets it', async () => {
+    const { outbox, app } = await setup()
+    const TOKEN = 'sk-koishi-9c8d7e'
+    const KEY = 'ssh-koishi-0xFACE'
+    const releaseArgs = Schema.object({
+      env: Schema.string().required(),
+      token: Schema.string().role('secret').required(),
+      servers: Schema.array(Schema.object({ host: Schema.string(), key: Schema.string().role('secret') })),
+    })
+    app.plugin({
+      name: 'secret-tools',
+      inject: ['tools'],
+      apply(ctx) {
+        ctx.tools.define(defineTool({
+          name: 'release',
+          description: 'Release with a token',
+          args: releaseArgs,
+          traits: { effect: 'exec' },
+          run: ({ token, servers }) => `token ${token === TOKEN ? 'right' : 'wrong'}, key ${servers?.[0]?.key === KEY ? 'right' : 'wrong'}`,
+        }))
+      },
+    })
+    await t!.settle()
+    const result = app.tools.execute([{ id: 'call-release', name: 'release', arguments: { env: 'prod', token: TOKEN, servers: [{ host: 'a', key: KEY }] } }], { session: t!.session('alice') })
+    const question = await outbox.next()
+    expect(question.text).toContain('[1] 工具 release 请求批准：release(env=prod, token="••••", servers=[{"host":"a","key":"••••"}])\n')
+    const reply = await t!.client('alice').receive('y')
+    expect(reply).toEqual(['已允许 [1] release(env=prod, token="••••", servers=[{"host":"a","key":"••••"}])（仅此一次）。'])
+    expect((await result)[0]).toMatchObject({ status: 'ok', content: 'token right, key right' })
+    expect(JSON.stringify([question, reply, outbox.sent])).not.toMatch(new RegExp(`${TOKEN}|${KEY}`))
+  })
+
   it.each([
     ['y', 'ok', '已允许 [1] deploy(env=prod)（仅此一次）。', undefined],
     ['yes', 'ok', '已允许 [1] deploy(env=prod)（仅此一次）。', undefined],

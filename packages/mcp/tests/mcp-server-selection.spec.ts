@@ -19,7 +19,7 @@ describe('the served toolset: include / exclude, groups, mode', () => {
     dir = await mkdtemp(join(tmpdir(), 'dogu-mcp-select-'))
     ctx = new Context()
     guardLogs(ctx)
-    await ctx.plugin(DoguPlugin, { permissions: { storePath: join(dir, 'permissions.json') }, background: { storePath: join(dir, 'tasks.json') } })
+    await ctx.plugin(DoguPlugin, { audit: { storePath: join(dir, 'audit.jsonl') }, permissions: { storePath: join(dir, 'permissions.json') }, background: { storePath: join(dir, 'tasks.json') } })
     await ctx.plugin(demoTools as any)
     ctx.tools.define({ name: 'ops_restart', description: 'Restart a service', groups: ['ops'], traits: { effect: 'exec' }, run: () => 'restarted' })
   })

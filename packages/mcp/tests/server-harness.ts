@@ -54,7 +54,7 @@ function bundleCli(dir: string): Promise<string> {
 export async function startHarness(kind: TransportKind, dir?: string): Promise<Harness> {
   const root = dir ?? await mkdtemp(join(tmpdir(), 'dogu-mcp-'))
   const clients: Client[] = []
-  const dogu = { permissions: { storePath: join(root, 'permissions.json'), askTimeout: 20_000 } }
+  const dogu = { audit: { storePath: join(root, 'audit.jsonl') }, permissions: { storePath: join(root, 'permissions.json'), askTimeout: 20_000 } }
   const connectClient = async (transport: any, options: Parameters<Harness['connect']>[0] = {}) => {
     const client = new Client({ name: options.name ?? 'test-client', version: '1.0.0' }, { capabilities: options.elicit ? { elicitation: { form: {} } } : {} })
     if (options.elicit) {

@@ -7,7 +7,7 @@ import * as Notes from '@dogu-external/notes'
 import * as Fs from '@dogu/fs'
 import * as Http from '@dogu/http'
 import * as Shell from '@dogu/shell'
-import { Context, type Fiber } from 'cordis'
+import { Context, type Fiber, type Plugin } from 'cordis'
 import { mkdirSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { clearLine, createInterface, cursorTo } from 'node:readline'
@@ -66,6 +66,8 @@ export interface PlaygroundOptions {
   dataDir?: string
   /** The file tools' and the shell's sandbox folder, created if missing. @default `${dataDir}/workspace` */
   workspace?: string
+  /** More plugins to load after the playground's own (a tool plugin to try), each without config. */
+  plugins?: Plugin<Context>[]
 }
 
 /**
@@ -136,6 +138,7 @@ export async function startPlayground(options: PlaygroundOptions = {}): Promise<
         ...options.askTimeout !== undefined ? { askTimeout: options.askTimeout } : {},
       },
       background: { storePath: join(dataDir, 'dogu/background.json'), ...options.dogu?.background },
+      audit: { storePath: join(dataDir, 'dogu/audit.jsonl'), ...options.dogu?.audit },
     }
     fibers.push(await ctx.plugin(Dogu, dogu))
     fibers.push(await ctx.plugin(Lookup, options.lookup))
@@ -161,6 +164,7 @@ export async function startPlayground(options: PlaygroundOptions = {}): Promise<
     // The playground's grants, notes and tasks live in its data folder: hidden from sandboxed commands.
     fibers.push(await ctx.plugin(Shell, { workspace, sandbox: { dataDir } }))
     fibers.push(await ctx.plugin(Http, {}))
+    for (const plugin of options.plugins ?? []) fibers.push(await ctx.plugin(plugin))
     // Questions are answered by the person at the terminal, who is the session's user.
     const asker = terminalAsker({
       print,

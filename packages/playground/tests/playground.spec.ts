@@ -5,6 +5,8 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { PassThrough } from 'node:stream'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { defineTool } from '@dogu/core'
+import Schema from 'schemastery'
 import { guardOutput } from '../../../test-support/log-guard'
 import { isDetails, type PlaygroundOptions, parseAnswer, previewLines, startPlayground } from '../src'
 
@@ -220,6 +222,41 @@ describe('permission questions', () => {
     // Listing only reads: no question.
     expect(transcript.match(/^Allow /gm)).toHaveLength(2)
     expect(transcript).toContain('"content": "#1 buy milk\\n#2 buy milk"')
+  })
+
+  it('shows a secret field as •••• in the call line and the question; the tool still gets it', async () => {
+    const TOKEN = 'sk-playground-1a2b3c'
+    const KEY = 'ssh-playground-0xBEEF'
+    const args = Schema.object({
+      env: Schema.string().required(),
+      token: Schema.string().role('secret').required(),
+      servers: Schema.array(Schema.object({ host: Schema.string(), key: Schema.string().role('secret') })),
+    })
+    const release = {
+      name: 'release',
+      inject: ['tools'],
+      apply(ctx: any) {
+        ctx.tools.define(defineTool({
+          name: 'release',
+          description: 'Release with a token',
+          args,
+          traits: { effect: 'write' },
+          run: ({ token, servers }) => `token ${token === TOKEN ? 'right' : 'wrong'}, key ${servers?.[0]?.key === KEY ? 'right' : 'wrong'}`,
+        }))
+      },
+    }
+    const command = `call release {"env":"prod","token":"${TOKEN}","servers":[{"host":"a","key":"${KEY}"}]}`
+    const transcript = await run([command, 'y'].join('\n'), { plugins: [release] })
+    expect(transcript).toContain([
+      `dogu> ${command}`,
+      '  → release {"env":"prod","token":"••••","servers":[{"host":"a","key":"••••"}]}',
+      WHY,
+      `Allow release(env=prod, token="••••", servers=[{"host":"a","key":"••••"}])? ${CHOICES} y`,
+      '  ← release ok in # ms',
+    ].join('\n'))
+    expect(transcript).toContain('"content": "token right, key right"')
+    // Only the command line as typed holds them.
+    expect(transcript.replace(`dogu> ${command}`, '')).not.toMatch(new RegExp(`${TOKEN}|${KEY}`))
   })
 
   it('denies a write answered n', async () => {

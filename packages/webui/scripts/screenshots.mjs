@@ -41,7 +41,7 @@ const ctx = new Context()
 let context
 try {
   await ctx.plugin(Dogu, {
-    permissions: { storePath: join(dir, 'permissions.json') },
+    audit: { storePath: join(dir, 'audit.jsonl') }, permissions: { storePath: join(dir, 'permissions.json') },
     background: { storePath: join(dir, 'background.json') },
   })
   await ctx.plugin(Lookup, {})

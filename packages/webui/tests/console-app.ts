@@ -25,7 +25,7 @@ export async function startConsoleApp(config: WebUI.Config = {}, options: { askT
   const ctx = new Context()
   guardLogs(ctx)
   await ctx.plugin(Dogu, {
-    permissions: { storePath: join(dir, 'permissions.json'), askTimeout: options.askTimeout ?? 60_000 },
+    audit: { storePath: join(dir, 'audit.jsonl') }, permissions: { storePath: join(dir, 'permissions.json'), askTimeout: options.askTimeout ?? 60_000 },
     background: { storePath: join(dir, 'background.json') },
   })
   /** Releases every `wait` call still running (its signal is the other way out). */

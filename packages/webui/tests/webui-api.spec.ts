@@ -166,6 +166,45 @@ describe('WebUI API', () => {
     expect((await app.send('log.list', { since: log[1].seq })).body).toEqual([log[2]])
   })
 
+  it('never sends a secret field in clear: approvals.list and log.list show it as ••••, the tool gets it', async () => {
+    app = await startConsoleApp({ logSize: 50 })
+    const TOKEN = 'sk-console-5e6f7a8b'
+    const KEY = 'ssh-console-0xC0FFEE'
+    const args = Schema.object({
+      env: Schema.string().required(),
+      token: Schema.string().role('secret').required(),
+      servers: Schema.array(Schema.object({ host: Schema.string(), key: Schema.string().role('secret') })),
+      note: Schema.string(),
+    })
+    app.ctx.plugin({
+      name: 'secret-tools',
+      inject: ['tools'],
+      apply(ctx) {
+        ctx.tools.define(defineTool({
+          name: 'release',
+          description: 'Release with a token',
+          args,
+          traits: { effect: 'write' },
+          run: ({ token, servers }) => `token ${token === TOKEN ? 'right' : 'wrong'}, key ${servers?.[0]?.key === KEY ? 'right' : 'wrong'}`,
+        }))
+      },
+    })
+    await until(async () => (await app!.send('tools.list')).body.some((tool: any) => tool.name === 'release'), 'the tool')
+    // `note` holds the token's text but is not secret: it stays as sent.
+    const call = app.send('call', { tool: 'release', args: { env: 'prod', token: TOKEN, servers: [{ host: 'a', key: KEY }], note: TOKEN }, sessionId: 's' })
+    const questions = await until(async () => (await app!.send('approvals.list')).body as any[], 'the question')
+    const [question] = questions
+    expect(question.summary).toBe(`release(env=prod, token="••••", servers=[{"host":"a","key":"••••"}], note=${TOKEN})`)
+    expect(question.args).toEqual({ env: 'prod', token: '••••', servers: [{ host: 'a', key: '••••' }], note: TOKEN })
+    expect(JSON.stringify(questions).replaceAll(`note=${TOKEN}`, '').replaceAll(`"note":"${TOKEN}"`, '')).not.toMatch(new RegExp(`${TOKEN}|${KEY}`))
+    await app.send('approvals.answer', { id: question.id, decision: 'allow' })
+    expect((await call).body.result).toMatchObject({ status: 'ok', content: 'token right, key right' })
+    const log = (await app.send('log.list')).body as any[]
+    const start = log.find((entry) => entry.kind === 'call-start' && entry.tool === 'release')
+    expect(start.args).toEqual({ env: 'prod', token: '••••', servers: [{ host: 'a', key: '••••' }], note: TOKEN })
+    expect(JSON.stringify(log).replaceAll(`"note":"${TOKEN}"`, '')).not.toMatch(new RegExp(`${TOKEN}|${KEY}`))
+  })
+
   it('reads by GET, and refuses a state change by GET', async () => {
     app = await startConsoleApp()
     const read = await fetch(`${app.base}/api/modes.get?payload=${encodeURIComponent('{"sessionId":"s"}')}`)

@@ -31,7 +31,12 @@ export interface AskAnswer {
   by: string | Approver
   /** Shown to the model with a denial. */
   reason?: string
+  /** How the answer was given, for the audit log: `text`, `button`, `console`, `mcp`, `terminal`, … */
+  via?: AnswerVia
 }
+
+/** How a person answered; askers name their channel, any other string is kept as given. */
+export type AnswerVia = 'text' | 'button' | 'console' | 'mcp' | 'terminal' | (string & {})
 
 /**
  * Who may answer a request: anyone who meets one of its parts. The engine's policy (no rule
@@ -61,8 +66,15 @@ export interface PermissionRequest {
   tool: string
   permission: PermissionSpec
   effect: Effect
-  /** A short human summary of the call: `deploy(env=prod)`. */
+  /** A short human summary of the call: `deploy(env=prod)`. Secret fields show as `••••`. */
   summary: string
+  /**
+   * The call's arguments as the permission service was given them: from the pipeline, with
+   * secret fields (`.role('secret')`) replaced by `••••` (see `maskSecrets`). For askers
+   * that show more than the summary; never the clear secret. Absent for a call without
+   * arguments.
+   */
+  args?: unknown
   /** Why a person is asked: the rule or default that asked, or the tool's own reason. */
   reason: string
   /**

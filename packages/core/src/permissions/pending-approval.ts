@@ -79,7 +79,8 @@ export class PendingApproval {
     const by = approverOf(answer?.by)
     if (!answer || typeof answer !== 'object' || !DECISIONS.has(answer.decision) || !by
       || (answer.scope !== undefined && !SCOPES.has(answer.scope))
-      || (answer.reason !== undefined && typeof answer.reason !== 'string')) {
+      || (answer.reason !== undefined && typeof answer.reason !== 'string')
+      || (answer.via !== undefined && typeof answer.via !== 'string')) {
       this.host.logger.warn('ignored a malformed answer to permission request %s (%s): %o', this.request.id, this.request.summary, answer)
       return 'invalid'
     }
@@ -93,7 +94,7 @@ export class PendingApproval {
     const reason = answer.decision === 'allow'
       ? `approved by ${label(by)} (${scope})`
       : `${label(by)} declined it${answer.reason ? `: ${answer.reason}` : ''}`
-    this.end({ decision: answer.decision, reason }, { kind: 'answer', by, scope })
+    this.end({ decision: answer.decision, reason }, answer.via ? { kind: 'answer', by, scope, via: answer.via } : { kind: 'answer', by, scope })
     return 'accepted'
   }
 

@@ -1,6 +1,6 @@
 import type { AuthorizeRequest, Decision } from '../permission-gate'
 import type { Effect } from '../tool'
-import type { Approver, AskScope } from './asker'
+import type { AnswerVia, Approver, ApproverPolicy, AskScope } from './asker'
 import type { Grant } from './grant'
 import type { PermissionMode } from './permission-modes'
 import type { PermissionRule } from './permission-rule'
@@ -22,7 +22,7 @@ export type DecisionSource =
   | { kind: 'grant'; grant: Readonly<Grant> }
   | { kind: 'mode'; mode: PermissionMode }
   | { kind: 'default'; effect: Effect }
-  | { kind: 'answer'; by: Approver; scope: AskScope; grant?: Readonly<Grant> }
+  | { kind: 'answer'; by: Approver; scope: AskScope; grant?: Readonly<Grant>; via?: AnswerVia }
   | { kind: 'timeout'; timeout: number }
   | { kind: 'cancelled' }
   | { kind: 'no-asker' }
@@ -39,5 +39,7 @@ export interface DecisionEvent {
   request: Readonly<AuthorizeRequest & { callId?: string; reason?: string }>
   /** The permission request's id, for `approve` decisions that reached the askers. */
   requestId?: string
+  /** Who could answer (the request's approver policy), for `approve` decisions that reached the askers. */
+  approvers?: Readonly<ApproverPolicy>
   at: number
 }

@@ -162,6 +162,8 @@ export class PermissionEngine implements PermissionGate {
       effect: knownEffect(request.effect),
       // What the call acts on is part of what a person approves: the target, when there is one.
       summary: summarizeArgs(request.tool, request.args, request.permission.target === undefined ? undefined : request.permission),
+      // As given: the pipeline has masked secret fields already (`CallInfo.args`).
+      ...(request.args !== undefined ? { args: request.args } : {}),
       reason: why,
       ...(asked ? { asked } : {}),
       ...(request.preview ? { preview: request.preview } : {}),
@@ -271,7 +273,7 @@ export class PermissionEngine implements PermissionGate {
       source.grant = this.ledger.remember(source.scope, pending.input, label(source.by))
       created = true
     }
-    this.report('approve', pending.input, { decision: outcome.decision, reason: outcome.reason, rule: source }, pending.request.id)
+    this.report('approve', pending.input, { decision: outcome.decision, reason: outcome.reason, rule: source }, pending.request)
     // Others waiting on the same thing need not be asked again.
     if (created) {
       for (const other of [...this.pendings]) {
@@ -292,10 +294,13 @@ export class PermissionEngine implements PermissionGate {
     return Promise.resolve(reason === undefined ? { decision: final } : { decision: final, reason })
   }
 
-  private report(phase: DecisionEvent['phase'], request: DecisionEvent['request'], result: AuthorizeResult, requestId?: string) {
+  private report(phase: DecisionEvent['phase'], request: DecisionEvent['request'], result: AuthorizeResult, asked?: Readonly<PermissionRequest>) {
     if (!this.onDecision || !this.wantsDecision()) return
     const event: DecisionEvent = { phase, decision: result.decision, reason: result.reason, source: result.rule as DecisionSource, request, at: Date.now() }
-    if (requestId) event.requestId = requestId
+    if (asked) {
+      event.requestId = asked.id
+      event.approvers = asked.approvers
+    }
     try {
       this.onDecision(event)
     } catch (error) {

@@ -1,0 +1,118 @@
+import { resolve } from 'node:path'
+import {
+  type AuditFilter,
+  AuditLog,
+  type AuditRecord,
+  type AuditStore,
+  type CallInfo,
+  type DecisionEvent,
+  DEFAULT_AUDIT_RETENTION,
+  JsonlAuditStore,
+  type ToolResult,
+} from '@dogu/core'
+import { type Context, Service } from 'cordis'
+import Schema from 'schemastery'
+// For the `tools/call-end` and `permissions/decision` event declarations this service listens to.
+import type {} from './permissions-service'
+import type {} from './tools-service'
+import { tapEvent } from './cordis-events'
+import { cordisLogger } from './cordis-logger'
+
+declare module 'cordis' {
+  interface Context {
+    audit: AuditService
+  }
+}
+
+/**
+ * `ctx.audit`: the audit trail of a Cordis app. Every tool call gets one record (who called,
+ * what decided, who was asked and answered, how it ended), written in batches to
+ * `data/dogu/audit.jsonl`. Console views and chat commands (`dogu.audit`) read it through
+ * `query`; a host with a database switches the store with `useStore` (`dogu_audit`).
+ *
+ * It taps `tools/call-end` and `permissions/decision` of the app's Dogu services (past
+ * Cordis' dispatch: see `tapEvent`), and injects nothing,
+ * so the Dogu plugin loads it first and it stops last: calls the tools service cancels as the
+ * app stops are still recorded.
+ *
+ * @example
+ * const denied = await ctx.audit.query({ outcome: 'denied', since: Date.now() - 86_400_000 })
+ */
+export class AuditService extends Service {
+  static Config: Schema<AuditService.Config> = Schema.object({
+    enabled: Schema.boolean().default(true).description('Record every tool call and permission decision.'),
+    storePath: Schema.string().description('JSON Lines file of audit records. Default: data/dogu/audit.jsonl under the working directory.'),
+    hashArguments: Schema.union([Boolean, Schema.array(String)]).default(false)
+      .description('Record a sha256 of the arguments instead of the arguments: true for every tool, or a list of tool names.'),
+    maxRecords: Schema.natural().min(1).default(DEFAULT_AUDIT_RETENTION.maxRecords)
+      .description('Most records kept; beyond it the oldest are removed.'),
+    maxAgeMs: Schema.natural().min(1).role('ms').default(DEFAULT_AUDIT_RETENTION.maxAgeMs)
+      .description('Records older than this are removed.'),
+  }) as Schema<AuditService.Config>
+
+  /** The host-free engine; `undefined` when `enabled` is false. */
+  readonly log: AuditLog | undefined
+
+  constructor(ctx: Context, config: AuditService.Config = {}) {
+    super(ctx, 'audit')
+    if (config.enabled === false) return
+    const logger = cordisLogger(ctx)
+    const log = this.log = new AuditLog({
+      store: new JsonlAuditStore(resolve(config.storePath ?? 'data/dogu/audit.jsonl'), { logger }),
+      hashArguments: config.hashArguments,
+      maxRecords: config.maxRecords,
+      maxAgeMs: config.maxAgeMs,
+      logger,
+    })
+    // Taps, not `ctx.on`: a Cordis listener on every call would cost more than the call.
+    ctx.effect(() => tapEvent(ctx, 'permissions/decision', (event: DecisionEvent) => log.onDecision(event)), 'ctx.audit: record permission decisions')
+    ctx.effect(() => tapEvent(ctx, 'tools/call-end', (info: CallInfo, result: ToolResult) => log.onCallEnd(info, result)), 'ctx.audit: record tool calls')
+    // Unload, reload or the app's stop: what is queued is written before the next start.
+    ctx.effect(() => () => log.stop(), 'ctx.audit: write queued records')
+  }
+
+  /** Active once the store is opened and pruned. */
+  async [Service.init]() {
+    await this.log?.ready
+  }
+
+  /** True while records are being kept. */
+  get enabled(): boolean {
+    return !!this.log
+  }
+
+  /** Records matching `filter`, newest first. Empty when auditing is off. */
+  query(filter?: AuditFilter): Promise<AuditRecord[]> {
+    return this.log ? this.log.query(filter) : Promise.resolve([])
+  }
+
+  /** Every retained record matching `filter`, oldest first. */
+  export(filter?: Omit<AuditFilter, 'limit'>): Promise<AuditRecord[]> {
+    return this.log ? this.log.export(filter) : Promise.resolve([])
+  }
+
+  /** Writes queued records now. */
+  flush(): Promise<void> {
+    return this.log ? this.log.flush() : Promise.resolve()
+  }
+
+  /** Switches where records go (a database appearing); see `AuditLog.useStore`. */
+  useStore(store: AuditStore): Promise<void> {
+    return this.log ? this.log.useStore(store) : Promise.resolve()
+  }
+}
+
+export namespace AuditService {
+  export interface Config {
+    /** @default true */
+    enabled?: boolean
+    /** @default 'data/dogu/audit.jsonl' (relative to the working directory) */
+    storePath?: string
+    /** @default false */
+    hashArguments?: boolean | string[]
+    /** @default 10_000 */
+    maxRecords?: number
+    /** @default 30 days */
+    maxAgeMs?: number
+  }
+}

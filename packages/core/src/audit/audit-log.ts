@@ -1,0 +1,508 @@
+import type { CallInfo } from '../events'
+import { type Logger, silentLogger } from '../logger'
+import type { DecisionEvent, DecisionSource } from '../permissions/permission-decision'
+import { messageOf } from '../error-message'
+import type { Session } from '../session'
+import type { ToolResult, ToolResultCode, ToolStatus } from '../tool-result'
+import {
+  type AuditAsk,
+  type AuditCaller,
+  type AuditDecider,
+  type AuditFilter,
+  type AuditRecord,
+  type AuditRetention,
+  DEFAULT_AUDIT_RETENTION,
+} from './audit-record'
+import { type AuditStore, MemoryAuditStore } from './audit-store'
+import { canonicalJson, sha256 } from './canonical-json'
+
+export interface AuditLogOptions {
+  /** Where records persist. @default a MemoryAuditStore (forgotten on restart) */
+  store?: AuditStore
+  /**
+   * Record a sha256 of the arguments' canonical JSON instead of the arguments: `true` for
+   * every tool, or the names of the tools whose arguments are hashed. @default false
+   */
+  hashArguments?: boolean | readonly string[]
+  /** @default 10_000 */
+  maxRecords?: number
+  /** @default 30 days */
+  maxAgeMs?: number
+  /** Arguments whose JSON is longer than this many characters are hashed instead. @default 16_384 */
+  maxArgumentsLength?: number
+  /** Milliseconds records wait in the queue before they are written. @default 200 */
+  flushInterval?: number
+  /** Records queued that trigger a write at once. @default 100 */
+  batchSize?: number
+  logger?: Logger
+}
+
+/** A record as the engine queues it: finished (hash, id) off the call's path, when written. */
+interface Draft {
+  at: number
+  endedAt: number
+  tool: string
+  callId: string
+  args: unknown
+  session: Session
+  decided?: DecisionSource
+  ask?: AuditAsk
+  outcome: ToolStatus
+  code?: ToolResultCode
+  reason?: string
+  taskId?: string
+  durationMs: number
+  waitMs?: number
+  /** A record a host assembled (`record()`): only its id and arguments are finished. */
+  preset?: Omit<AuditRecord, 'id' | 'argsHash'> & { id?: string }
+  /** Set once finished: a write that failed keeps it for the next. */
+  record?: AuditRecord
+}
+
+/** What the decision events of one call said, until the call ends. */
+interface Pending {
+  decided?: DecisionSource
+  ask?: AuditAsk
+  reason?: string
+}
+
+const DECIDERS = new Set(['rule', 'grant', 'mode', 'default'])
+/** Calls whose decisions are held awaiting their end; beyond it the oldest are dropped. */
+const MAX_PENDING = 10_000
+/** A store is pruned at least this often while records are written. */
+const PRUNE_INTERVAL = 60 * 60 * 1000
+
+/**
+ * The audit trail's host-free engine: one record per tool call, assembled from the call's
+ * `permissions/decision` events and its `tools/call-end`, plus records for denials no call
+ * carried. Recording costs the call a few property reads and a push; the records are
+ * finished (ids, hashes) and written in batches, off the call's path, every
+ * `flushInterval` ms or `batchSize` records, and on `flush()` / `stop()`.
+ *
+ * Like the permission engine, it outlives its stores: `useStore` switches where records go
+ * (a database arriving late) under the living log; writes already started finish on the
+ * old store, the queue goes to the new one.
+ */
+export class AuditLog {
+  readonly logger: Logger
+  readonly retention: Readonly<AuditRetention>
+  /** Resolves once the first store is opened and pruned. */
+  readonly ready: Promise<void>
+  private store: AuditStore
+  private queue: Draft[] = []
+  private pending = new Map<string, Pending>()
+  /**
+   * The latest call's decisions, outside the map: a call is usually decided and ended before
+   * the next is decided, and then no map is touched. A second call's decision moves it there.
+   */
+  private last: (Pending & { sessionId: string | undefined; callId: string }) | undefined
+  private timer: ReturnType<typeof setTimeout> | undefined
+  /** Every store operation, in order: appends, prunes, switches. Never rejects. */
+  private writing: Promise<void>
+  private stopped = false
+  private urgent = false
+  private failing = false
+  private sincePrune = 0
+  private lastPrune = 0
+  private readonly hashAll: boolean
+  private readonly hashed: ReadonlySet<string>
+  private readonly maxArgumentsLength: number
+  private readonly flushInterval: number
+  private readonly batchSize: number
+  private readonly flushNow = () => { void this.flush() }
+  /** Ids are this log's random prefix and a counter: unique across instances, cheap per record. */
+  private readonly idPrefix = `aud_${globalThis.crypto.randomUUID().replace(/-/g, '').slice(0, 16)}_`
+  private sequence = 0
+  /** Records of one session, or decided by one rule, share the caller's and the decider's objects. */
+  private callers = new WeakMap<object, AuditCaller>()
+  private deciders = new WeakMap<object, AuditDecider | undefined>()
+
+  constructor(options: AuditLogOptions = {}) {
+    const { hashArguments = false } = options
+    if (typeof hashArguments !== 'boolean' && !(Array.isArray(hashArguments) && hashArguments.every((name) => typeof name === 'string'))) {
+      throw new TypeError('hashArguments must be a boolean or a list of tool names')
+    }
+    this.hashAll = hashArguments === true
+    this.hashed = new Set(Array.isArray(hashArguments) ? hashArguments : [])
+    this.retention = Object.freeze({
+      maxRecords: positive('maxRecords', options.maxRecords ?? DEFAULT_AUDIT_RETENTION.maxRecords),
+      maxAgeMs: positive('maxAgeMs', options.maxAgeMs ?? DEFAULT_AUDIT_RETENTION.maxAgeMs),
+    })
+    this.maxArgumentsLength = positive('maxArgumentsLength', options.maxArgumentsLength ?? 16_384)
+    this.flushInterval = positive('flushInterval', options.flushInterval ?? 200)
+    this.batchSize = positive('batchSize', options.batchSize ?? 100)
+    this.logger = options.logger ?? silentLogger
+    this.store = checkStore(options.store ?? new MemoryAuditStore())
+    this.writing = this.opened(this.store)
+    this.ready = this.writing
+  }
+
+  /** Takes a `permissions/decision` event: held until its call ends, or recorded at once when no call carries it. */
+  onDecision(event: DecisionEvent): void {
+    if (this.stopped) return
+    const request = event.request
+    const callId = request.callId
+    if (callId === undefined) {
+      // A host asked the gate itself (no call): only a denial is worth a record of its own.
+      if (event.decision === 'deny') this.push(decisionOnly(event))
+      return
+    }
+    const pending = this.pendingFor(request.session?.id, callId)
+    const source = event.source
+    if (source && DECIDERS.has(source.kind)) {
+      // An authorize, or an approve decided again before anyone was asked (a grant appeared).
+      pending.decided = source
+    } else if (source) {
+      pending.ask = askOf(event)
+    }
+    pending.reason = event.reason
+  }
+
+  /** Takes a `tools/call-end`: the call's record, with whatever its decisions said. */
+  onCallEnd(info: CallInfo, result: ToolResult): void {
+    if (this.stopped) return
+    const sessionId = info.session?.id
+    let pending: Pending | undefined
+    const last = this.last
+    if (last && last.callId === info.id && last.sessionId === sessionId) {
+      pending = last
+      this.last = undefined
+    } else if (this.pending.size) {
+      const key = keyOf(sessionId, info.id)
+      pending = this.pending.get(key)
+      if (pending) this.pending.delete(key)
+    }
+    const draft: Draft = {
+      at: info.startedAt,
+      endedAt: Date.now(),
+      tool: info.name,
+      callId: info.id,
+      args: info.args,
+      session: info.session,
+      outcome: result.status,
+      durationMs: result.durationMs,
+    }
+    if (result.code !== undefined) draft.code = result.code
+    if (result.waitMs !== undefined) draft.waitMs = result.waitMs
+    if (result.taskId !== undefined) draft.taskId = result.taskId
+    if (pending) {
+      if (pending.decided) draft.decided = pending.decided
+      if (pending.ask) draft.ask = pending.ask
+    }
+    if (result.status === 'denied') draft.reason = pending?.reason ?? result.content
+    this.push(draft)
+  }
+
+  /**
+   * Adds a record a host assembled itself (a decision outside the pipeline). `id` is
+   * given when absent; `args` are hashed as configured.
+   */
+  record(record: Omit<AuditRecord, 'id' | 'argsHash'> & { id?: string }): void {
+    if (this.stopped) return
+    // Hashing and the id are applied when written, as for the pipeline's records.
+    this.push({ ...record, session: undefined as never, preset: { ...record } } as Draft)
+  }
+
+  /** Records matching `filter`, newest (last recorded) first; queued records are written first. */
+  async query(filter: AuditFilter = {}): Promise<AuditRecord[]> {
+    await this.flush()
+    return this.store.query(filter)
+  }
+
+  /** Every retained record matching `filter`, oldest first: for a download or a report. */
+  async export(filter: Omit<AuditFilter, 'limit'> = {}): Promise<AuditRecord[]> {
+    return (await this.query({ ...filter, limit: undefined })).reverse()
+  }
+
+  /** Writes the queue now; resolves once every write started so far has finished. */
+  flush(): Promise<void> {
+    this.urgent = false
+    if (this.timer !== undefined) {
+      clearTimeout(this.timer)
+      this.timer = undefined
+    }
+    if (this.queue.length) {
+      const batch = this.queue
+      this.queue = []
+      this.writing = this.writing.then(() => this.write(batch))
+    }
+    return this.writing
+  }
+
+  /**
+   * Switches where records go, under the living log: writes already started finish on the
+   * old store (which is then closed), queued records go to the new one. Resolves once the
+   * new store is opened and pruned.
+   */
+  useStore(store: AuditStore): Promise<void> {
+    checkStore(store)
+    const previous = this.store
+    this.writing = this.writing.then(async () => {
+      await this.closeStore(previous)
+      this.store = store
+      await this.opened(store)
+    })
+    return this.writing
+  }
+
+  /** Writes what is queued and closes the store; later records are ignored. Idempotent. */
+  async stop(): Promise<void> {
+    if (!this.stopped) {
+      this.stopped = true
+      this.pending.clear()
+      this.last = undefined
+      await this.flush()
+      await this.closeStore(this.store)
+    }
+    await this.writing
+  }
+
+  /** The decisions held for a call, created on its first. */
+  private pendingFor(sessionId: string | undefined, callId: string): Pending {
+    const last = this.last
+    if (last && last.callId === callId && last.sessionId === sessionId) return last
+    if (this.pending.size) {
+      const held = this.pending.get(keyOf(sessionId, callId))
+      if (held) return held
+    }
+    if (last) {
+      if (this.pending.size >= MAX_PENDING) this.pending.delete(this.pending.keys().next().value!)
+      this.pending.set(keyOf(last.sessionId, last.callId), last)
+    }
+    const fresh: NonNullable<AuditLog["last"]> = { sessionId, callId }
+    this.last = fresh
+    return fresh
+  }
+
+  private push(draft: Draft) {
+    this.queue.push(draft)
+    this.schedule()
+  }
+
+  private schedule() {
+    if (this.queue.length >= this.batchSize) {
+      // A full batch is written after the current task's microtasks, not on a timer: calls
+      // that never yield to the event loop (a tight loop of awaits) would grow the queue.
+      if (this.urgent) return
+      this.urgent = true
+      queueMicrotask(this.flushNow)
+    } else if (this.timer === undefined) {
+      this.timer = setTimeout(this.flushNow, this.flushInterval)
+      // A log waiting to write does not keep a process alive; `stop()` writes what is left.
+      ;(this.timer as { unref?: () => void }).unref?.()
+    }
+  }
+
+  private async write(batch: Draft[]): Promise<void> {
+    const records: AuditRecord[] = []
+    for (const draft of batch) {
+      try {
+        if (!draft.record) {
+          const record = this.finish(draft)
+          draft.record = record instanceof Promise ? await record : record
+        }
+        records.push(draft.record)
+      } catch (error) {
+        this.logger.warn('dropped an audit record of %s (%s): %s', draft.tool, draft.callId, messageOf(error))
+      }
+    }
+    if (!records.length) return
+    const store = this.store
+    try {
+      await store.append(records)
+      if (this.failing) this.logger.warn('audit records are written again')
+      this.failing = false
+      this.sincePrune += records.length
+    } catch (error) {
+      if (!this.failing) this.logger.warn('could not write %d audit record(s); they are kept to retry: %s', records.length, messageOf(error))
+      this.failing = true
+      // Kept for the next write, within what the store would keep anyway.
+      this.queue = batch.concat(this.queue).slice(-this.retention.maxRecords)
+      if (!this.stopped) this.schedule()
+      return
+    }
+    if (this.sincePrune >= Math.max(1, Math.ceil(this.retention.maxRecords / 10)) || Date.now() - this.lastPrune >= PRUNE_INTERVAL) {
+      await this.prune(store)
+    }
+  }
+
+  /** The record of a draft: synchronous unless its arguments are hashed. */
+  private finish(draft: Draft): AuditRecord | Promise<AuditRecord> {
+    const preset = draft.preset
+    const record: AuditRecord = preset
+      // `id` and `at` first, as in every line the file store writes (it reads `at` from there).
+      ? (({ id, at, ...rest }) => ({ id: id ?? this.nextId(), at, ...rest }))(preset)
+      : {
+          id: this.nextId(),
+          at: draft.at,
+          endedAt: draft.endedAt,
+          tool: draft.tool,
+          callId: draft.callId,
+          caller: this.callerOf(draft.session),
+          outcome: draft.outcome,
+          durationMs: draft.durationMs,
+        }
+    if (!preset) {
+      const decided = this.deciderOf(draft.decided)
+      if (decided) record.decided = decided
+      if (draft.ask) record.ask = draft.ask
+      if (draft.code !== undefined) record.code = draft.code
+      if (draft.reason !== undefined) record.reason = draft.reason
+      if (draft.taskId !== undefined) record.taskId = draft.taskId
+      if (draft.waitMs !== undefined) record.waitMs = draft.waitMs
+    }
+    const args = preset ? preset.args : draft.args
+    delete record.args
+    if (args === undefined) return record
+    let json: string | undefined
+    if (!this.hashAll && !this.hashed.has(record.tool)) {
+      try {
+        json = JSON.stringify(args)
+      } catch (error) {
+        record.args = `[arguments not JSON: ${messageOf(error)}]`
+        return record
+      }
+      // The validated arguments, as the tool saw them: the call has ended, nothing changes them now.
+      if (json === undefined || json.length <= this.maxArgumentsLength) {
+        record.args = args
+        return record
+      }
+    }
+    try {
+      json = canonicalJson(args)
+    } catch (error) {
+      json = JSON.stringify(`[arguments not JSON: ${messageOf(error)}]`)
+    }
+    return sha256(json).then((hash) => {
+      record.argsHash = hash
+      return record
+    })
+  }
+
+  private nextId(): string {
+    return this.idPrefix + (this.sequence++).toString(36)
+  }
+
+  private callerOf(session: Session | undefined): AuditCaller {
+    if (!session || typeof session !== 'object') return callerOf(session)
+    let caller = this.callers.get(session)
+    // A session is the host's object: reuse its copy only while it still says the same.
+    if (!caller || caller.sessionId !== session.id || caller.userId !== session.userId || caller.authority !== session.authority || caller.platform !== session.platform || caller.channelId !== session.channelId || caller.guildId !== session.guildId) {
+      caller = Object.freeze(callerOf(session))
+      this.callers.set(session, caller)
+    }
+    return caller
+  }
+
+  private deciderOf(source: DecisionSource | undefined): AuditDecider | undefined {
+    if (!source) return undefined
+    if (this.deciders.has(source)) return this.deciders.get(source)
+    const decider = deciderOf(source)
+    if (decider) Object.freeze(decider)
+    this.deciders.set(source, decider)
+    return decider
+  }
+
+  private async opened(store: AuditStore): Promise<void> {
+    try {
+      await store.open?.()
+    } catch (error) {
+      this.logger.warn('could not open the audit store: %s', messageOf(error))
+    }
+    await this.prune(store)
+  }
+
+  private async prune(store: AuditStore): Promise<void> {
+    this.sincePrune = 0
+    this.lastPrune = Date.now()
+    try {
+      await store.prune(this.retention)
+    } catch (error) {
+      this.logger.warn('could not prune the audit store: %s', messageOf(error))
+    }
+  }
+
+  private async closeStore(store: AuditStore): Promise<void> {
+    try {
+      await store.close?.()
+    } catch (error) {
+      this.logger.warn('could not close the audit store: %s', messageOf(error))
+    }
+  }
+}
+
+function keyOf(sessionId: string | undefined, callId: string): string {
+  return `${sessionId ?? ''}\u0000${callId}`
+}
+
+function positive(name: string, value: number): number {
+  if (!(typeof value === 'number' && value > 0)) throw new TypeError(`${name} must be a positive number, got ${JSON.stringify(value)}`)
+  return value
+}
+
+function checkStore(store: AuditStore): AuditStore {
+  if (!store || typeof store.append !== 'function' || typeof store.query !== 'function' || typeof store.prune !== 'function') {
+    throw new TypeError('an audit store needs append(records), query(filter) and prune(retention)')
+  }
+  return store
+}
+
+function callerOf(session: Session | undefined): AuditCaller {
+  const caller: AuditCaller = { sessionId: session?.id ?? '' }
+  if (!session) return caller
+  if (session.platform !== undefined) caller.platform = session.platform
+  if (session.userId !== undefined) caller.userId = session.userId
+  if (session.channelId !== undefined) caller.channelId = session.channelId
+  if (session.guildId !== undefined) caller.guildId = session.guildId
+  if (session.authority !== undefined) caller.authority = session.authority
+  return caller
+}
+
+function deciderOf(source: DecisionSource | undefined): AuditDecider | undefined {
+  switch (source?.kind) {
+    case 'rule': {
+      const decider: AuditDecider = { kind: 'rule', id: source.id, origin: source.origin, decision: source.rule.decision, permission: source.rule.permission }
+      if (source.rule.name !== undefined) decider.name = source.rule.name
+      return decider
+    }
+    case 'grant': return { kind: 'grant', id: source.grant.id, scope: source.grant.scope, by: source.grant.by }
+    case 'mode': return { kind: 'mode', mode: source.mode }
+    case 'default': return { kind: 'default', effect: source.effect }
+    default: return undefined
+  }
+}
+
+function askOf(event: DecisionEvent): AuditAsk {
+  const source = event.source
+  const ask: AuditAsk = {
+    ended: source.kind === 'answer' ? 'answer' : source.kind as AuditAsk['ended'],
+    decision: event.decision === 'allow' ? 'allow' : 'deny',
+  }
+  if (event.requestId !== undefined) ask.requestId = event.requestId
+  if (event.approvers !== undefined) ask.approvers = event.approvers
+  if (source.kind === 'answer') {
+    ask.by = source.by
+    ask.scope = source.scope
+    if (source.via !== undefined) ask.via = source.via
+    if (source.grant) ask.grantId = source.grant.id
+  }
+  return ask
+}
+
+/** A denial no call carried (a host asked the gate itself): recorded on its own. */
+function decisionOnly(event: DecisionEvent): Draft {
+  const draft: Draft = {
+    at: event.at,
+    endedAt: event.at,
+    tool: event.request.tool,
+    callId: '',
+    args: event.request.args,
+    session: event.request.session,
+    outcome: 'denied',
+    code: 'permission_denied',
+    durationMs: 0,
+  }
+  if (event.source && DECIDERS.has(event.source.kind)) draft.decided = event.source
+  if (event.reason !== undefined) draft.reason = event.reason
+  return draft
+}

@@ -1,0 +1,106 @@
+import type { Decision } from '../permission-gate'
+import type { AnswerVia, Approver, ApproverPolicy, AskScope } from '../permissions/asker'
+import type { PermissionMode } from '../permissions/permission-modes'
+import type { Effect } from '../tool'
+import type { ToolResultCode, ToolStatus } from '../tool-result'
+
+/** Who called and where: the call's session, as the host filled it. */
+export interface AuditCaller {
+  sessionId: string
+  platform?: string
+  userId?: string
+  channelId?: string
+  guildId?: string
+  authority?: number
+}
+
+/** What decided the call, from the decision event's source. */
+export type AuditDecider =
+  | { kind: 'rule'; id: string; origin: string; decision: Decision; permission: string; name?: string }
+  | { kind: 'grant'; id: string; scope: 'session' | 'always'; by: string }
+  | { kind: 'mode'; mode: PermissionMode }
+  | { kind: 'default'; effect: Effect }
+
+/** How an ask ended: answered, or why nobody answered. */
+export type AuditAskEnd = 'answer' | 'timeout' | 'cancelled' | 'no-asker' | 'askers-failed' | 'stopped'
+
+/** A person was asked about the call (the pipeline's ask, or the tool's own `call.ask`). */
+export interface AuditAsk {
+  /** The permission request's id. */
+  requestId?: string
+  /** Who could answer: the request's approver policy. */
+  approvers?: Readonly<ApproverPolicy>
+  /** How the ask ended. */
+  ended: AuditAskEnd
+  decision: 'allow' | 'deny'
+  /** Who answered (only when `ended` is `answer`). */
+  by?: Approver
+  /** How they answered, when their asker said: `text`, `button`, `console`, `mcp`, `terminal`, … */
+  via?: AnswerVia
+  scope?: AskScope
+  /** The grant the answer created (`session` or `always`). */
+  grantId?: string
+  /** Reserved: the arguments were edited before approval (editing is not there yet). */
+  edited?: boolean
+}
+
+/**
+ * One audited call: who called what, what decided it, who was asked and answered, and how
+ * it ended. Plain JSON: one line of `audit.jsonl`, one row of `dogu_audit`.
+ */
+export interface AuditRecord {
+  /** `aud_<uuid>`. */
+  id: string
+  /** When the call started (ms since the epoch); a decision without a call: when it was made. */
+  at: number
+  /** When the call ended. */
+  endedAt: number
+  tool: string
+  /** The model's call id; empty for a decision no call carried. */
+  callId: string
+  /** The validated arguments, unless hashed (`argsHash`). */
+  args?: unknown
+  /** `sha256:<hex>` of the arguments' canonical JSON, where `hashArguments` says so (or they are too long). */
+  argsHash?: string
+  caller: AuditCaller
+  /** The rule, grant, mode or default that decided; absent when no permission check ran (unknown tool, bad arguments, no gate). */
+  decided?: AuditDecider
+  /** Set when a person was asked. */
+  ask?: AuditAsk
+  /** The call's `ToolResult.status`. */
+  outcome: ToolStatus
+  code?: ToolResultCode
+  /** The denial's reason, for `denied` calls. */
+  reason?: string
+  /** The background task the call continues as (`outcome: 'background'`). */
+  taskId?: string
+  /** The tool's own run time (`ToolResult.durationMs`). */
+  durationMs: number
+  /** Milliseconds spent waiting for a person (`ToolResult.waitMs`). */
+  waitMs?: number
+}
+
+/** What `query` selects; every field narrows. */
+export interface AuditFilter {
+  /** A user id, or `platform:id`. */
+  user?: string
+  tool?: string
+  outcome?: ToolStatus | readonly ToolStatus[]
+  sessionId?: string
+  /** Records at or after this time (ms since the epoch). */
+  since?: number
+  /** Records before this time. */
+  until?: number
+  /** At most this many, newest first. */
+  limit?: number
+}
+
+/** How much the store keeps. */
+export interface AuditRetention {
+  /** Most records kept; the oldest go first. */
+  maxRecords: number
+  /** Records older than this (by `at`) are removed. */
+  maxAgeMs: number
+}
+
+export const DEFAULT_AUDIT_RETENTION: Readonly<AuditRetention> = Object.freeze({ maxRecords: 10_000, maxAgeMs: 30 * 24 * 60 * 60 * 1000 })

@@ -1,0 +1,138 @@
+import type Schema from 'schemastery'
+
+/** What a secret field's value is shown as, whatever its type. */
+export const SECRET_MASK = '••••'
+
+/**
+ * Where a tool's arguments hold secrets (fields marked `.role('secret')`), as a tree: the
+ * value here is a secret (`secret`), or secrets lie under some of its keys (`keys`: object
+ * properties and tuple indexes) and/or under every item of an array and every value of a
+ * dict (`each`). Frozen; built once per schema by `secretPaths`.
+ */
+export interface SecretPaths {
+  readonly secret?: true
+  readonly keys?: ReadonlyMap<string, SecretPaths>
+  readonly each?: SecretPaths
+}
+
+interface Node {
+  secret?: true
+  keys?: Map<string, Node>
+  each?: Node
+}
+
+const cache = new WeakMap<Schema, SecretPaths | null>()
+
+/**
+ * The secret fields of a schema: every field marked `.role('secret')` (schemastery keeps it
+ * in `schema.meta.role`), through objects, arrays, tuples, dicts, unions, intersections and
+ * transforms. A field a union's branch marks secret is secret whichever branch the value
+ * takes. `undefined` when the schema has none, so a call without secrets pays nothing.
+ * Cached per schema: `defineTool` computes it once per tool.
+ */
+export function secretPaths(schema: Schema): SecretPaths | undefined {
+  if (!schema) return undefined
+  let found = cache.get(schema)
+  if (found === undefined) {
+    const node: Node = {}
+    collect(schema, node, new Set())
+    found = isEmpty(node) ? null : freeze(node)
+    cache.set(schema, found)
+  }
+  return found ?? undefined
+}
+
+function collect(schema: Schema | undefined, node: Node, seen: Set<Schema>): void {
+  if (!schema || seen.has(schema)) return
+  if (schema.meta?.role === 'secret') {
+    node.secret = true
+    return
+  }
+  seen.add(schema)
+  switch (schema.type) {
+    case 'object':
+      for (const [key, inner] of Object.entries(schema.dict ?? {}) as [string, Schema][]) collectUnder(inner, child(node, key), node, key, seen)
+      break
+    case 'array':
+    case 'dict':
+      collect(schema.inner, node.each ??= {}, seen)
+      break
+    case 'tuple':
+      (schema.list ?? []).forEach((inner, index) => collectUnder(inner, child(node, String(index)), node, String(index), seen))
+      break
+    case 'union':
+    case 'intersect':
+      for (const inner of schema.list ?? []) collect(inner, node, seen)
+      break
+    case 'transform':
+      collect(schema.inner, node, seen)
+      break
+  }
+  seen.delete(schema)
+}
+
+function child(node: Node, key: string): Node {
+  const keys = node.keys ??= new Map()
+  let found = keys.get(key)
+  if (!found) keys.set(key, found = {})
+  return found
+}
+
+// A key that turned out to hold nothing secret is dropped, so the tree holds only the way to secrets.
+function collectUnder(schema: Schema, target: Node, parent: Node, key: string, seen: Set<Schema>): void {
+  collect(schema, target, seen)
+  if (isEmpty(target)) parent.keys!.delete(key)
+  if (!parent.keys!.size) delete parent.keys
+}
+
+function isEmpty(node: Node): boolean {
+  return !node.secret && !node.keys?.size && (!node.each || isEmpty(node.each))
+}
+
+function freeze(node: Node): SecretPaths {
+  if (node.secret) return Object.freeze({ secret: true })
+  const result: { keys?: ReadonlyMap<string, SecretPaths>; each?: SecretPaths } = {}
+  if (node.keys?.size) result.keys = new Map([...node.keys].map(([key, inner]) => [key, freeze(inner)]))
+  if (node.each && !isEmpty(node.each)) result.each = freeze(node.each)
+  return Object.freeze(result)
+}
+
+/**
+ * A copy of `value` with every secret field (see `secretPaths`) replaced by `••••`. Never
+ * mutates `value`: objects and arrays on the way to a secret are copied, the rest is shared.
+ * Only the fields the schema marks are masked; a value that appears elsewhere too stays
+ * there. Without paths, or with nothing to mask, returns `value` itself.
+ */
+export function maskSecrets<T>(value: T, paths: SecretPaths | undefined): T {
+  if (!paths || value === undefined) return value
+  return mask(value, paths, 0) as T
+}
+
+/** Deeper than any arguments a call can carry; stops a cyclic value. */
+const MAX_DEPTH = 64
+
+function mask(value: unknown, paths: SecretPaths, depth: number): unknown {
+  if (paths.secret) return value === undefined ? value : SECRET_MASK
+  if (!value || typeof value !== 'object' || depth > MAX_DEPTH) return value
+  if (Array.isArray(value)) {
+    let copy: unknown[] | undefined
+    for (let i = 0; i < value.length; i++) {
+      const inner = paths.keys?.get(String(i)) ?? paths.each
+      if (!inner) continue
+      const masked = mask(value[i], inner, depth + 1)
+      if (masked !== value[i]) (copy ??= [...value])[i] = masked
+    }
+    return copy ?? value
+  }
+  let copy: Record<string, unknown> | undefined
+  const source = value as Record<string, unknown>
+  const visit = (key: string, inner: SecretPaths) => {
+    if (!Object.hasOwn(source, key)) return
+    const masked = mask(source[key], inner, depth + 1)
+    // Defined, not assigned: a key named `__proto__` stays a key.
+    if (masked !== source[key]) Object.defineProperty(copy ??= { ...source }, key, { value: masked, enumerable: true, writable: true, configurable: true })
+  }
+  if (paths.each) for (const key of Object.keys(source)) visit(key, paths.keys?.get(key) ?? paths.each)
+  else if (paths.keys) for (const [key, inner] of paths.keys) visit(key, inner)
+  return copy ?? value
+}
