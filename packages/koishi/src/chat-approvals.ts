@@ -152,10 +152,10 @@ export function chatApprovals(ctx: Context, config: ChatApprovalsConfig = {}): v
   })
 
   /** Hands an answer to the engine; the reply to post, or `undefined` when the engine turned it down. */
-  const settle = (question: Question, answer: Omit<ParsedAnswer, 'number'>, by: Approver): Fragment | undefined => {
+  const settle = (question: Question, answer: Omit<ParsedAnswer, 'number'>, by: Approver, via: 'text' | 'button'): Fragment | undefined => {
     const { request, number, locales } = question
     answeredIn.set(request.id, question)
-    const status = question.respond({ decision: answer.decision, scope: answer.scope, by })
+    const status = question.respond({ decision: answer.decision, scope: answer.scope, by, via })
     if (status !== 'accepted' && answeredIn.get(request.id) === question) answeredIn.delete(request.id)
     if (status === 'closed') return text(locales, 'closed', { number })
     // The engine turned it down after all (its own check of who may answer): not an answer.
@@ -193,7 +193,7 @@ export function chatApprovals(ctx: Context, config: ChatApprovalsConfig = {}): v
     }
     // The whole preview; the question stays open.
     if (!answer) return texts.details(question)
-    return settle(question, answer, by) ?? next()
+    return settle(question, answer, by, 'text') ?? next()
   }, true)
 
   // A press of one of the questions' buttons: only a live id of a question open in the
@@ -219,7 +219,7 @@ export function chatApprovals(ctx: Context, config: ChatApprovalsConfig = {}): v
     if (live() !== button) return reply(text(question.locales, 'button-used'))
     buttons.take(id)
     if (button.action.decision === 'details') return reply(texts.details(question))
-    const answered = settle(question, button.action, by)
+    const answered = settle(question, button.action, by, 'button')
     if (answered) return reply(answered)
   })
 

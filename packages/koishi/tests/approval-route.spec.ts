@@ -69,7 +69,10 @@ describe('approvals.route: where a question goes', () => {
     expect(notice).toMatchObject({ channelId: 'room', text: '已私信 @ops 请求批准：deploy(env=prod)' })
     // Nothing to answer in the channel.
     expect(await t!.client('ops').receive('y')).toEqual([])
+    const decided = new Promise<unknown>((resolve) => t!.app.on('permissions/decision', (event) => { if (event.phase === 'approve') resolve(event.source) }))
     expect(await dm('ops').receive('y')).toEqual(['已允许 [1] deploy(env=prod)（仅此一次）。'])
+    // The audit trail can tell how it was answered.
+    expect(await decided).toMatchObject({ kind: 'answer', via: 'text', by: { id: 'ops', platform: 'mock' } })
     expect((await result).content).toBe('deployed prod')
     expect(outbox.unread).toEqual([])
   })

@@ -68,7 +68,7 @@ export function previewText(preview: Readonly<ToolPreview>): string {
 /** The answer an elicitation result gives, from `by`: accept with a scope allows; anything else denies. */
 export function answerOf(result: ElicitResult, by: AskAnswer['by']): AskAnswer {
   const decision = result.action === 'accept' ? result.content?.decision : undefined
-  if (typeof decision === 'string' && SCOPES.has(decision)) return { decision: 'allow', scope: decision as AskScope, by }
+  if (typeof decision === 'string' && SCOPES.has(decision)) return { decision: 'allow', scope: decision as AskScope, by, via: 'mcp' }
   const reason = result.action === 'accept' ? 'denied in the MCP client' : `the MCP client ${result.action === 'cancel' ? 'dismissed' : 'declined'} the request`
-  return { decision: 'deny', by, reason }
+  return { decision: 'deny', by, reason, via: 'mcp' }
 }

@@ -116,7 +116,7 @@ export function terminalAsker({ ask, print, approver, tries = 3 }: TerminalAsker
       if (signal.aborted) return
       const answer = await askUntilAnswered(request, signal)
       if (!answer) return
-      const status = respond(answer)
+      const status = respond({ ...answer, via: 'terminal' })
       if (status === 'not-allowed') print(`  (that answer did not count: ${approver.id} may not answer this request)`)
     })
     queue = turn.catch(() => {})

@@ -1,8 +1,8 @@
-import type { Approver, AskScope, PermissionRequest, RespondStatus } from '@dogu/core'
+import type { Approver, AskAnswer, AskScope, PermissionRequest, RespondStatus } from '@dogu/core'
 
 interface Waiting {
   request: Readonly<PermissionRequest>
-  respond: (answer: { decision: 'allow' | 'deny'; scope?: AskScope; by: Approver; reason?: string }) => RespondStatus
+  respond: (answer: AskAnswer) => RespondStatus
 }
 
 /**
@@ -35,7 +35,7 @@ export class ConsoleAsker {
   answer(id: string, decision: 'allow' | 'deny', scope: AskScope = 'once', reason?: string, by: Approver = this.operator): RespondStatus {
     const entry = this.waiting.get(id)
     if (!entry) return 'closed'
-    return entry.respond({ decision, scope, by, ...(reason ? { reason } : {}) })
+    return entry.respond({ decision, scope, by, via: 'console', ...(reason ? { reason } : {}) })
   }
 
   /** Forgets every question (the console is going away; the engine denies what only it showed). */
