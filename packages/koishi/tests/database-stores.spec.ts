@@ -1,6 +1,7 @@
 import { access, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { defineTool, GRANT_TABLE, type MinatoDatabase, TASK_TABLE, type ToolCall, type ToolResult } from '@dogu/core'
+import { DatabaseTaskStore, defineTool, GRANT_TABLE, type MinatoDatabase, TASK_TABLE, type ToolCall, type ToolResult } from '@dogu/core'
+import { format } from 'node:util'
 import MemoryDatabase from '@koishijs/plugin-database-memory'
 import SQLite from '@minatojs/driver-sqlite'
 import { App, type Context, Logger } from 'koishi'
@@ -391,6 +392,23 @@ describe('grants and background tasks in Koishi\'s database', () => {
       await a.app.background.engine.dispose()
       expect((await db(b.app).get(TASK_TABLE, { id }))[0]).toMatchObject({ status: 'interrupted' })
       expect(warnings).toContain(`background task ${id} was not recorded succeeded here: the table holds it as interrupted (owner a)`)
+    })
+
+    it('a stale running record of a task the table has as settled (a file store\'s, from before the database came) changes nothing, and warns of nothing', async () => {
+      const a = await first()
+      vi.useFakeTimers({ now: 2_500_000, toFake: ['setTimeout', 'clearTimeout', 'Date'] })
+      const id = await background(a.app)
+      a.slow[0].finish('the answer')
+      await vi.advanceTimersByTimeAsync(0)
+      await a.app.background.engine.refresh()
+      const settled = a.app.background.get(id)!
+      expect(settled.status).toBe('succeeded')
+      // What a restarted instance does with such a record: declare it interrupted.
+      const store = new DatabaseTaskStore({ database: db(a.app), instanceId: 'a', logger: { debug() {}, warn: (text: string, ...args: unknown[]) => warnings.push(format(text, ...args)) } })
+      await store.put(Object.freeze({ ...settled, status: 'interrupted', settledAt: Date.now(), result: undefined }))
+      await store.flush()
+      expect((await db(a.app).get(TASK_TABLE, { id }))[0]).toMatchObject({ status: 'succeeded' })
+      expect(warnings).toEqual([])
     })
 
     it('A\'s heartbeat renews the lease every leaseMs / 3, so a live task is never interrupted', async () => {

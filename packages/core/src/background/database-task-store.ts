@@ -136,6 +136,10 @@ export class DatabaseTaskStore implements TaskStore {
       if (!row) await this.database.upsert(TASK_TABLE, [this.row(task, 0)])
       // Another instance recorded the same end first (both saw a lapsed lease): nothing was lost.
       else if (row.status === task.status) this.logger.debug('background task %s was already recorded %s by another instance', task.id, task.status)
+      // We thought it cut off (a stale running record, such as one a file store kept from
+      // before the database came), but the table knows how it ended: the table is right,
+      // and nothing was lost. Only a result the table refuses is worth a warning.
+      else if (task.status === 'interrupted' && row.status !== 'running') this.logger.debug('background task %s ended %s before this instance found it running; the table keeps that', task.id, row.status)
       else this.logger.warn('background task %s was not recorded %s here: the table holds it as %s (owner %s)', task.id, task.status, row.status, row.owner)
     })
   }
