@@ -114,6 +114,10 @@ export class DatabaseGrantStore implements GrantStore {
     this.detached = reason
   }
 
+  get gone(): string | undefined {
+    return this.detached
+  }
+
   private dropped(action: string, grant: Grant): boolean {
     if (this.detached === undefined) return false
     this.logger.warn('%s grant %s (%s) in the table %s did not happen: %s', action, grant.id, grant.permission, GRANT_TABLE, this.detached)

@@ -216,6 +216,12 @@ export class GrantLedger {
       }
       return { grants }
     } catch (error) {
+      // Its database stopped while we read (an app stopping with the driver first): there
+      // is nothing to load any more, and nothing wrong with the grants.
+      if (store.gone !== undefined) {
+        this.logger.debug('%s as it went (%s): %s', failure, store.gone, messageOf(error))
+        return { grants: [] }
+      }
       this.problem = { message: `${failure}: ${messageOf(error)}` }
       this.logger.warn('%s', this.problem.message)
       return { grants: [] }

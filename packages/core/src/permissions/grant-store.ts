@@ -26,6 +26,11 @@ export interface GrantStore {
   add?(grant: Grant): Promise<void>
   /** Optional, with `add`: removes one grant. */
   remove?(grant: Grant): Promise<void>
+  /**
+   * Optional: why the store can no longer be used (its database stopped), once it cannot.
+   * A read that fails after it went is not a problem of the grants, and is not reported as one.
+   */
+  readonly gone?: string
 }
 
 /** A store that forgets on restart; the default when no file is configured. */
