@@ -265,7 +265,7 @@ export class CallPipeline implements CallHooks {
     const asked = Date.now()
     let outcome: ApprovalOutcome | undefined
     try {
-      const shown = previewGiven(preview)
+      const shown = normalizePreview(preview)
       outcome = await gate.approve({ ...request, callId: call.id, reason, ...(shown ? { preview: shown } : {}) }, call.signal)
     } finally {
       call.waitedFor(asked)
@@ -425,15 +425,6 @@ async function previewOf(call: ActiveCall, logger: Logger): Promise<Readonly<Too
   } finally {
     clearTimeout(timer)
     call.signal.removeEventListener('abort', onAbort!)
-  }
-}
-
-/** A preview handed to `call.ask`, bounded; one whose fields cannot be read becomes a line saying so. */
-function previewGiven(preview: unknown): Readonly<ToolPreview> | undefined {
-  try {
-    return normalizePreview(preview)
-  } catch (error) {
-    return { text: `(no preview: ${messageOf(error)})` }
   }
 }
 

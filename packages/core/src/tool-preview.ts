@@ -1,3 +1,4 @@
+import { messageOf } from './error-message'
 import type { ToolCall } from './tool-call'
 
 /**
@@ -33,6 +34,15 @@ const FIELDS = ['text', 'diff', 'url', 'command'] as const
  * shows in the question rather than hiding it.
  */
 export function normalizePreview(value: unknown): Readonly<ToolPreview> | undefined {
+  try {
+    return boundedPreview(value)
+  } catch (error) {
+    // A field whose getter throws, or whose text cannot be made: say so in the question.
+    return Object.freeze({ text: `(no preview: ${messageOf(error)})` })
+  }
+}
+
+function boundedPreview(value: unknown): Readonly<ToolPreview> | undefined {
   if (value === undefined || value === null) return undefined
   if (typeof value !== 'object' || Array.isArray(value)) return Object.freeze({ text: `(the tool's preview returned ${Array.isArray(value) ? 'an array' : typeof value}, not { text, diff, url, command })` })
   const preview: ToolPreview = {}

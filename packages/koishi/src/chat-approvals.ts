@@ -105,7 +105,7 @@ export function chatApprovals(ctx: Context, config: ChatApprovalsConfig = {}): v
     const reach = approversToReach(request, config.approvers ?? [], target.platform)
     const direct = route === 'channel' ? [] : reach
     const copies: Question[] = []
-    /** Posts one copy of the question; `false` when it could not be sent. */
+    /** Posts one copy of the question; the error when it could not be sent. */
     const ask = async (channel: string, channelId: string, extra: h[] = []) => {
       const { question, close } = board.open({ request, channel, channelId, bot: bot.sid, locales: target.locales, respond }, signal)
       // Known while a copy is open: the board's close takes it out again.

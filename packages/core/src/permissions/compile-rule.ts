@@ -117,7 +117,7 @@ export function compileRule(rule: PermissionRule, origin: string, conditions?: R
     prefix: nameRe ? permission.slice(0, permission.search(MAGIC)) : permission,
     source,
     result: Object.freeze({ decision, reason, rule: source }),
-    ownApprovers: !!frozen.approvers && namesApprovers(frozen.approvers),
+    ownApprovers: namesApprovers(frozen.approvers),
     matchName: nameRe ? (value) => nameRe.test(value) : (value) => value === permission,
     matchCall(session, value, path, isSandboxed) {
       // Only `=== true` is a sandbox: `false`, unset and any junk a tool returns are not.

@@ -170,7 +170,7 @@ export class PermissionEngine implements PermissionGate {
       // The rule that asked decides who may answer, when it says; a tool's own ask has no rule.
       approvers: approverPolicy(session, asked?.kind === 'rule' ? asked.rule.approvers : undefined, this.defaultApprovers),
       // A rule naming its approvers is answered afresh each time: its answers count once.
-      ...(request.confirm === 'always' || (asked?.kind === 'rule' && asked.rule.approvers && namesApprovers(asked.rule.approvers)) ? { confirm: 'always' as const } : {}),
+      ...(request.confirm === 'always' || (asked?.kind === 'rule' && namesApprovers(asked.rule.approvers)) ? { confirm: 'always' as const } : {}),
       createdAt: now,
       expiresAt: now + this.timeout,
     })

@@ -71,7 +71,8 @@ export function approverPolicy(session: Session, approvers: Readonly<RuleApprove
   return Object.freeze(policy)
 }
 
-/** Whether approvers name anyone (beside the caller). */
-export function names(approvers: RuleApprovers): boolean {
+/** Whether approvers name anyone (beside the caller): then they, not grants, answer the rule's questions. */
+export function names(approvers: Readonly<RuleApprovers> | undefined): boolean {
+  if (!approvers) return false
   return !!approvers.users?.length || !!approvers.permissions?.length || approvers.authority !== undefined
 }
