@@ -73,9 +73,15 @@ function order(all) {
 }
 
 const all = workspaces()
+// A workspace is named by its package name or its folder (`@dogu/webui` or `webui`).
+const unknown = only.filter((wanted) => ![...all].some(([name, { folder }]) => name === wanted || folder.endsWith(`/${wanted}`)))
+if (unknown.length) {
+  console.error(`no workspace named ${unknown.join(', ')} (known: ${[...all.keys()].join(', ')})`)
+  process.exit(1)
+}
 let failed = false
 for (const name of order(all)) {
-  if (only.length && !only.includes(name)) continue
+  if (only.length && !only.some((wanted) => name === wanted || all.get(name).folder.endsWith(`/${wanted}`))) continue
   const { folder, manifest } = all.get(name)
   rmSync(join(folder, 'lib'), { recursive: true, force: true })
   const cjs = typeof manifest.main === 'string' && manifest.main.endsWith('.cjs')

@@ -54,11 +54,16 @@ async function checked(toolset, calls = call) {
 const { Context } = await import('cordis')
 const { default: Dogu } = await import('../../packages/cordis/lib/index.js')
 const dataDir = mkdtempSync(join(tmpdir(), 'dogu-bench-'))
-async function defaultPluginApp() {
+let apps = 0
+// Auditing is on by default (a record per call, to audit.jsonl): each app keeps its file in
+// the bench's own folder, not data/dogu/ of the working directory.
+async function defaultPluginApp(audit = {}) {
   const app = new Context()
+  const n = apps++
   await app.plugin(Dogu, {
-    permissions: { rules: [{ permission: 'tool:weather_exec', decision: 'allow' }], storePath: join(dataDir, 'grants.json') },
-    background: { storePath: join(dataDir, 'tasks.json') },
+    permissions: { rules: [{ permission: 'tool:weather_exec', decision: 'allow' }], storePath: join(dataDir, `grants-${n}.json`) },
+    background: { storePath: join(dataDir, `tasks-${n}.json`) },
+    audit: { storePath: join(dataDir, `audit-${n}.jsonl`), ...audit },
   })
   await app.plugin({
     name: 'weather',
@@ -72,6 +77,7 @@ async function defaultPluginApp() {
 }
 const app = await defaultPluginApp()
 const listened = await defaultPluginApp()
+const unaudited = await defaultPluginApp({ enabled: false })
 listened.on('tools/call-end', () => {})
 
 const execCall = [{ id: 'c1', name: 'weather_exec', arguments: payload }]
@@ -82,6 +88,7 @@ const cases = {
   plugin: await checked(app.tools.toolset({ session })),
   pluginExec: await checked(app.tools.toolset({ session }), execCall),
   pluginListener: await checked(listened.tools.toolset({ session })),
+  pluginAuditOff: await checked(unaudited.tools.toolset({ session })),
 }
 const ns = await compareAll(cases)
 const row = (key, label, base, target) => {
@@ -93,10 +100,12 @@ row('core', 'bare @dogu/core registry: read tool, no gate', 'floor', '→ 2×')
 row('coreExecRule', 'bare registry + PermissionEngine: exec tool, a rule allows', 'floor', '→ 2×')
 row('plugin', 'default plugin (ctx.plugin(Dogu)): read tool', 'core', '≤ 1.25×')
 row('pluginExec', 'default plugin: exec tool, a configured rule allows', 'coreExecRule', '≤ 1.25×')
+row('pluginAuditOff', 'default plugin, audit: { enabled: false }: read tool', 'core', '—')
 row('pluginListener', 'default plugin + one tools/call-end listener', 'core', '—')
 figures.pluginVsFloor = ns.plugin / ns.floor
 await app.fiber.dispose()
 await listened.fiber.dispose()
+await unaudited.fiber.dispose()
 rmSync(dataDir, { recursive: true, force: true })
 
 printTable('One call: the floor, the bare core, and the default plugin users load (median of alternating rounds)', rows)

@@ -180,7 +180,8 @@ function run(block: Block): Promise<{ code: number | null; stdout: string; stder
   const dir = dirname(join(dirs[block.group], block.file))
   // Every named block of the page is there as .js too, so `import … from './weather.js'` works.
   for (const other of [...blocks, ...runnableJs]) {
-    if (other.page !== block.page || other.group !== block.group) continue
+    // A no-check block is an outline (an object's fields), not code another block imports.
+    if (other.page !== block.page || other.group !== block.group || ('noCheck' in other && other.noCheck)) continue
     const js = transformSync(other.code, { loader: other.lang === 'tsx' ? 'tsx' : other.lang === 'js' ? 'js' : 'ts', format: 'esm', target: 'node20' }).code
     writeFileSync(join(dirs[other.group], other.file.replace(/\.(ts|tsx|js)$/, '.mjs')), js)
     writeFileSync(join(dirs[other.group], other.file.replace(/\.(ts|tsx)$/, '.js')), js)

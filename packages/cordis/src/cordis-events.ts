@@ -26,12 +26,20 @@ export function eventEmitter(ctx: Context): EmitEvent {
   const listeners = listenerTable(events)
   const direct = tapsOf(events)
   const listens = (name: string) => direct.has(name) || !listeners || !!listeners[name]?.length
-  const emit = (name: string, ...args: unknown[]) => {
+  // Named parameters and `arguments.length`, not a rest parameter and spreads: every call
+  // emits two or three events, and the common ones (one or two arguments) then allocate
+  // no array. A tap or a listener still gets exactly the arguments given.
+  function emit(name: string, a?: unknown, b?: unknown): void {
+    const count = arguments.length
     const taps = direct.get(name)
     if (taps) {
-      for (const tap of taps) {
+      for (let i = 0; i < taps.length; i++) {
+        const fn = taps[i].fn
         try {
-          tap.fn(...args)
+          if (count === 3) fn(a, b)
+          else if (count === 2) fn(a)
+          else if (count < 2) fn()
+          else fn(...Array.prototype.slice.call(arguments, 1))
         } catch (error) {
           events.emit(ctx, 'internal/error', error)
         }
@@ -39,13 +47,15 @@ export function eventEmitter(ctx: Context): EmitEvent {
     }
     if (listeners && !listeners[name]?.length) return
     try {
-      events.emit(ctx, name as any, ...args)
+      if (count === 3) events.emit(ctx, name as any, a, b)
+      else if (count === 2) events.emit(ctx, name as any, a)
+      else events.emit(ctx, name as any, ...Array.prototype.slice.call(arguments, 1))
     } catch (error) {
       // A throwing listener must not break a call: the pipeline emits from inside it.
       events.emit(ctx, 'internal/error', error)
     }
   }
-  return Object.assign(emit, { listens })
+  return Object.assign(emit as (name: string, ...args: unknown[]) => void, { listens })
 }
 
 /** The events service behind `ctx.events`' tracing proxy, or the proxy if Cordis has no original. */
@@ -60,9 +70,13 @@ export function listenerTable(events: Context['events']): Record<string, readonl
 }
 
 type Tap = { fn: (...args: any[]) => void }
-const allTaps = new WeakMap<object, Map<string, Set<Tap>>>()
+/**
+ * Taps by event name, as arrays replaced (never changed) on a tap or an untap: an emit walks
+ * a plain array, and one in progress keeps the taps it started with.
+ */
+const allTaps = new WeakMap<object, Map<string, readonly Tap[]>>()
 
-function tapsOf(events: Context['events']): Map<string, Set<Tap>> {
+function tapsOf(events: Context['events']): Map<string, readonly Tap[]> {
   let taps = allTaps.get(events)
   if (!taps) allTaps.set(events, taps = new Map())
   return taps
@@ -77,13 +91,14 @@ function tapsOf(events: Context['events']): Map<string, Set<Tap>> {
  */
 export function tapEvent(ctx: Context, name: string, fn: (...args: any[]) => void): () => void {
   const taps = tapsOf(unproxiedEvents(ctx))
-  let set = taps.get(name)
-  if (!set) taps.set(name, set = new Set())
   // The same function twice is two taps: each remover removes its own.
   const tap: Tap = { fn }
-  set.add(tap)
+  taps.set(name, [...taps.get(name) ?? [], tap])
   return () => {
-    if (!set.delete(tap) || set.size) return
-    if (taps.get(name) === set) taps.delete(name)
+    const list = taps.get(name)
+    if (!list?.includes(tap)) return
+    const rest = list.filter((other) => other !== tap)
+    if (rest.length) taps.set(name, rest)
+    else taps.delete(name)
   }
 }

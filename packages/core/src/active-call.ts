@@ -58,8 +58,8 @@ export class ActiveCall implements ToolCall, RunningCall, CallInfo {
     public readonly id: string,
     public readonly entry: ToolEntry,
     public readonly session: Session,
-    /** The arguments as validated: what `permission`, `preview` and `run` receive. */
-    public readonly input: unknown,
+    /** The arguments as validated: what `permission`, `preview` and `run` receive (an approver's edit replaces them: `revise`). */
+    public input: unknown,
     private hooks: CallHooks,
     /** The session's mode when the call was prepared, read once (see `modeFor`). */
     public readonly mode: PermissionMode = 'default',
@@ -72,7 +72,16 @@ export class ActiveCall implements ToolCall, RunningCall, CallInfo {
    * secret fields (`.role('secret')`) shown as `••••`. The same object as `input` when the
    * tool has none.
    */
-  readonly args: unknown
+  args: unknown
+  /** What an approver changed before approving (`revise`); unset for a call as the model made it. */
+  declare edits?: readonly string[]
+
+  /** Runs the call with an approver's edited arguments, already validated and authorized. */
+  revise(input: unknown, args: unknown, changes: readonly string[]): void {
+    this.input = input
+    this.args = args
+    this.edits = changes
+  }
 
   get tool(): Tool {
     return this.entry.tool

@@ -7,7 +7,7 @@ import type { EmitFunction } from './events'
 import type { Logger } from './logger'
 import { normalizeOutput, truncateContent } from './normalize-output'
 import { ArgumentsProblem, decodeArguments, parseArguments } from './parse-arguments'
-import type { ApprovalOutcome, AuthorizeRequest, AuthorizeResult, Decision, PermissionGate } from './permission-gate'
+import type { ApprovalOutcome, AuthorizeRequest, AuthorizeResult, Decision, PermissionGate, RevisedCall } from './permission-gate'
 import { isPermissionMode, type PermissionMode } from './permissions/permission-modes'
 import type { PermissionSpec } from './tool'
 import type { Session } from './session'
@@ -17,6 +17,7 @@ import type { ToolEntry } from './tool-entry'
 import type { ToolResult, ToolResultCode, ToolStatus } from './tool-result'
 import { normalizePreview, PREVIEW_TIMEOUT, type ToolPreview } from './tool-preview'
 import { messageOf } from './error-message'
+import { editNote, editorFor } from './argument-editor'
 
 /** What a pipeline reads from its registry at call time: services may come and go. */
 export interface PipelineHost {
@@ -39,6 +40,8 @@ export interface PipelineLimits {
 let callCounter = 0
 const noEncodedPaths = (): readonly string[] => []
 const DECISIONS: ReadonlySet<unknown> = new Set<Decision>(['allow', 'ask', 'deny'])
+/** Edited calls the pipeline's editors validated (`editorFor`); only these may run. */
+const validatedEdits = new WeakSet<RevisedCall>()
 
 /**
  * Runs one call through validate → authorize → run → report. Nothing here throws at the
@@ -140,12 +143,19 @@ export class CallPipeline implements CallHooks {
         try {
           const preview = call.tool.preview ? await previewOf(call, this.host.logger) : undefined
           if (call.aborted) return this.finishAborted(call)
-          outcome = await gate.approve({ ...request, callId: call.id, reason: request.permission.reason, ...(preview ? { preview } : {}) }, call.signal)
+          const edit = editorFor(call, this.limits.maxArgumentsLength, validatedEdits)
+          outcome = await gate.approve({ ...request, callId: call.id, reason: request.permission.reason, ...(preview ? { preview } : {}), ...(edit ? { edit } : {}) }, call.signal)
         } finally {
           call.waitedFor(asked)
         }
         // A request dropped because the call was cancelled ends `cancelled`, not `denied`.
         if (call.aborted) return this.finishAborted(call)
+        const edited = outcome?.edited
+        if (edited) {
+          // Only an edit this call's editor validated runs, whatever the gate hands back.
+          if (!validatedEdits.has(edited)) return this.denied(call, 'the permission service approved arguments the pipeline did not validate')
+          call.revise(edited.input, edited.request.args, edited.changes)
+        }
         if (outcome?.decision !== 'allow') return this.denied(call, outcome?.reason ?? 'the request was not approved')
       } else if (decision === 'deny') {
         return this.denied(call, answer.reason ?? 'a permission rule denies it')
@@ -360,6 +370,8 @@ export class CallPipeline implements CallHooks {
 
   /** A result for a call that was prepared: its run time, and the time it waited for a person if it did. */
   private callResult(call: ActiveCall, status: ToolStatus, content: string, code?: ToolResultCode): ToolResult {
+    // The model is told a person changed its call, so it does not take the result for its own call's.
+    if (call.edits && status !== 'denied') content = `${editNote(call.edits)}\n\n${content}`
     const result = this.result(call.id, call.name, status, content, call.durationMs(), code)
     if (call.waitMs !== undefined) result.waitMs = call.waitMs
     return result

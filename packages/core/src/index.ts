@@ -11,6 +11,9 @@ export {
   type AuditRecord,
   type AuditRetention,
   type AuditStore,
+  AUDIT_TABLE,
+  DatabaseAuditStore,
+  type DatabaseAuditStoreOptions,
   DEFAULT_AUDIT_RETENTION,
   JsonlAuditStore,
   type JsonlAuditStoreOptions,
@@ -37,12 +40,12 @@ export {
   type WaitTaskOptions,
 } from './background'
 export type { BackgroundPort, RunningCall } from './background-port'
-export type { MinatoDatabase } from './database/minato-database'
+export type { MinatoCursor, MinatoDatabase } from './database/minato-database'
 export { defineTool } from './define-tool'
 export { DoguError } from './errors'
 export type { CallInfo, EmitFunction, ToolEvents } from './events'
 export type { Logger } from './logger'
-export type { ApprovalOutcome, ApprovalRequest, AuthorizeRequest, AuthorizeResult, Decision, PermissionGate } from './permission-gate'
+export type { ApprovalOutcome, ApprovalRequest, ArgumentEditor, AuthorizeRequest, AuthorizeResult, Decision, PermissionGate, RevisedCall } from './permission-gate'
 export {
   type AnswerVia,
   type Approver,
@@ -71,6 +74,7 @@ export {
   type PermissionEngineOptions,
   PermissionError,
   type PermissionMode,
+  type InputQuestion,
   type PermissionRequest,
   type PermissionRule,
   type RespondStatus,
@@ -88,7 +92,8 @@ export {
   ToolSearchIndex,
   type ToolSearchIndexOptions,
 } from './search'
-export { maskSecrets, SECRET_MASK, type SecretPaths, secretPaths } from './secret-fields'
+export { maskSecrets, restoreSecrets, SECRET_MASK, type SecretPaths, secretPaths } from './secret-fields'
+export { jsonChanges } from './json-changes'
 export type { Session } from './session'
 export type { Effect, PermissionSpec, Tool, ToolOptions, ToolTraits } from './tool'
 export { normalizePreview, type PreviewFunction, type ToolPreview } from './tool-preview'

@@ -1,3 +1,4 @@
+import type Schema from 'schemastery'
 import type { PermissionMode } from './permissions/permission-modes'
 import type { Session } from './session'
 import type { Effect, PermissionSpec } from './tool'
@@ -29,11 +30,36 @@ export interface ApprovalRequest extends AuthorizeRequest {
   reason?: string
   /** What the call would do (`defineTool({ preview })`), already bounded. */
   preview?: Readonly<ToolPreview>
+  /** Set by the pipeline for its own asks: lets an approver edit the arguments before approving. */
+  edit?: ArgumentEditor
+}
+
+/** How an approver's edit of a call's arguments is checked; the pipeline supplies it. */
+export interface ArgumentEditor {
+  /** The tool's arguments schema: what the edit form shows. */
+  schema: Schema
+  /**
+   * Validates edited arguments as the model's would be (secret fields left as `••••` keep
+   * their value) and returns the edited call, or why it cannot run.
+   */
+  revise(args: unknown): RevisedCall | { error: string }
+}
+
+/** An approver's edit, validated: what the call becomes if the edit is approved. */
+export interface RevisedCall {
+  /** The validated edited arguments, as the tool's `run` will receive them (secrets in clear). */
+  input: unknown
+  /** What the approver changed, one line per path (`$.limit: 5 → 2`); empty when nothing did. */
+  changes: readonly string[]
+  /** The edited call as a new request from the same caller: its own permission, target and (masked) arguments. */
+  request: AuthorizeRequest
 }
 
 export interface ApprovalOutcome {
   decision: 'allow' | 'deny'
   reason?: string
+  /** Set when an approver edited the arguments: the call runs with these instead (`RevisedCall.input`). */
+  edited?: RevisedCall
 }
 
 /**

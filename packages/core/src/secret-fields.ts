@@ -136,3 +136,41 @@ function mask(value: unknown, paths: SecretPaths, depth: number): unknown {
   else if (paths.keys) for (const [key, inner] of paths.keys) visit(key, inner)
   return copy ?? value
 }
+
+/**
+ * `edited` with every secret field still shown as `••••` given back its value in
+ * `original`: an approver who edits a call sees its secrets masked (`maskSecrets`) and
+ * keeps them by leaving the mask. A secret is matched by its place (key, index), so a
+ * field the approver typed anew is kept as typed. Never mutates either value.
+ */
+export function restoreSecrets<T>(edited: T, original: unknown, paths: SecretPaths | undefined): T {
+  if (!paths || edited === undefined) return edited
+  return restore(edited, original, paths, 0) as T
+}
+
+function restore(edited: unknown, original: unknown, paths: SecretPaths, depth: number): unknown {
+  if (paths.secret) return edited === SECRET_MASK ? original : edited
+  if (!edited || typeof edited !== 'object' || depth > MAX_DEPTH) return edited
+  const source = original && typeof original === 'object' ? original as Record<string, unknown> : undefined
+  const at = (key: string) => source && Object.hasOwn(source, key) ? source[key] : undefined
+  if (Array.isArray(edited)) {
+    let copy: unknown[] | undefined
+    for (let i = 0; i < edited.length; i++) {
+      const inner = paths.keys?.get(String(i)) ?? paths.each
+      if (!inner) continue
+      const restored = restore(edited[i], at(String(i)), inner, depth + 1)
+      if (restored !== edited[i]) (copy ??= [...edited])[i] = restored
+    }
+    return copy ?? edited
+  }
+  let copy: Record<string, unknown> | undefined
+  const value = edited as Record<string, unknown>
+  const visit = (key: string, inner: SecretPaths) => {
+    if (!Object.hasOwn(value, key)) return
+    const restored = restore(value[key], at(key), inner, depth + 1)
+    if (restored !== value[key]) Object.defineProperty(copy ??= { ...value }, key, { value: restored, enumerable: true, writable: true, configurable: true })
+  }
+  if (paths.each) for (const key of Object.keys(value)) visit(key, paths.keys?.get(key) ?? paths.each)
+  else if (paths.keys) for (const [key, inner] of paths.keys) visit(key, inner)
+  return copy ?? value
+}

@@ -277,21 +277,45 @@ describe('AuditLog queries, batching and retention', () => {
 })
 
 describe('JsonlAuditStore', () => {
-  it('appends lines, survives a new log on the same file, and prunes by rewriting', async () => {
+  it('appends lines, survives a new log on the same file, and rotates the file at maxRecords', async () => {
     const file = join(dir, 'nested', 'audit.jsonl')
+    const lines = async (path: string) => (await readFile(path, 'utf8').catch(() => '')).trim().split('\n').filter(Boolean).length
     const log = new AuditLog({ store: new JsonlAuditStore(file), maxRecords: 4 })
     for (let i = 0; i < 3; i++) log.record(record(i, { at: Date.now() }))
     await log.stop()
-    expect((await readFile(file, 'utf8')).trim().split('\n')).toHaveLength(3)
+    expect(await lines(file)).toBe(3)
     const again = new AuditLog({ store: new JsonlAuditStore(file), maxRecords: 4 })
     expect((await again.query()).map((r) => r.id)).toEqual(['aud_2', 'aud_1', 'aud_0'])
     for (let i = 3; i < 6; i++) again.record(record(i, { at: Date.now() }))
     await again.stop()
-    const pruned = new AuditLog({ store: new JsonlAuditStore(file), maxRecords: 4 })
-    await pruned.ready
-    expect((await readFile(file, 'utf8')).trim().split('\n')).toHaveLength(4)
-    expect((await pruned.query()).map((r) => r.id)).toEqual(['aud_5', 'aud_4', 'aud_3', 'aud_2'])
-    await pruned.stop()
+    // Past maxRecords after the write, the file was renamed audit.jsonl.1 (nothing rewritten),
+    // and a new one begins; readers see the four the retention keeps.
+    expect(await lines(`${file}.1`)).toBe(6)
+    expect(await lines(file)).toBe(0)
+    const reader = new AuditLog({ store: new JsonlAuditStore(file), maxRecords: 4 })
+    expect((await reader.query()).map((r) => r.id)).toEqual(['aud_5', 'aud_4', 'aud_3', 'aud_2'])
+    for (let i = 6; i < 8; i++) reader.record(record(i, { at: Date.now() }))
+    expect((await reader.query()).map((r) => r.id)).toEqual(['aud_7', 'aud_6', 'aud_5', 'aud_4'])
+    expect((await reader.export()).map((r) => r.id)).toEqual(['aud_4', 'aud_5', 'aud_6', 'aud_7'])
+    await reader.stop()
+  })
+
+  it('deletes a rotated file wholly past maxAgeMs, and rewrites the live one only when far past it', async () => {
+    const file = join(dir, 'audit.jsonl')
+    const day = 86_400_000
+    const now = Date.now()
+    const store = new JsonlAuditStore(file)
+    await store.append([record(1, { at: now - 10 * day }), record(2, { at: now - 9 * day })])
+    // Rotated at 2 records; nothing is old yet by a 30-day retention.
+    expect(await store.prune({ maxRecords: 2, maxAgeMs: 30 * day }, now)).toBe(0)
+    await store.append([record(3, { at: now - 5 * day }), record(4, { at: now })])
+    // By a 7-day retention the rotated file is wholly past it: deleted. The live file's oldest
+    // is 5 days old, within it: kept as it is.
+    expect(await store.prune({ maxRecords: 10, maxAgeMs: 7 * day }, now)).toBe(2)
+    expect((await store.query({})).map((r) => r.id)).toEqual(['aud_4', 'aud_3'])
+    // By a 2-day retention, 5 days is more than a tenth past: the live file is rewritten.
+    expect(await store.prune({ maxRecords: 10, maxAgeMs: 2 * day }, now)).toBe(1)
+    expect((await readFile(file, 'utf8')).trim().split('\n').map((line) => JSON.parse(line).id)).toEqual(['aud_4'])
   })
 
   it('skips and reports a torn last line, and appends after it on a fresh line', async () => {

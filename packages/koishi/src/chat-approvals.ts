@@ -1,6 +1,6 @@
-import { type Approver, type DecisionEvent, mayAnswer, type PermissionRequest } from '@dogu/core'
+import { type Approver, type DecisionEvent, jsonChanges, mayAnswer, type PermissionRequest } from '@dogu/core'
 import { type Context, type Fragment, h, type Next, Schema, type Session as KoishiSession } from 'koishi'
-import { type ParsedAnswer, parseAnswer, parseDetails } from './answer-parser'
+import { type ParsedAnswer, parseAnswer, parseDetails, parseEdit } from './answer-parser'
 import { ApprovalButtons, BUTTON_PREFIX, type ButtonAction } from './approval-buttons'
 import { approverOf } from './approver-of'
 import { ChatError } from './chat-error'
@@ -151,15 +151,34 @@ export function chatApprovals(ctx: Context, config: ChatApprovalsConfig = {}): v
     }
   })
 
+  /** The decision an answer given here led to: the engine reports it while `respond` runs. */
+  let answering: string | undefined
+  let answeredWith: DecisionEvent | undefined
+
   /** Hands an answer to the engine; the reply to post, or `undefined` when the engine turned it down. */
-  const settle = (question: Question, answer: Omit<ParsedAnswer, 'number'>, by: Approver, via: 'text' | 'button'): Fragment | undefined => {
+  const settle = (question: Question, answer: Omit<ParsedAnswer, 'number'>, by: Approver, via: 'text' | 'button', value?: unknown): Fragment | undefined => {
     const { request, number, locales } = question
     answeredIn.set(request.id, question)
-    const status = question.respond({ decision: answer.decision, scope: answer.scope, by, via })
+    answering = request.id
+    answeredWith = undefined
+    let status
+    try {
+      status = question.respond(value === undefined ? { decision: answer.decision, scope: answer.scope, by, via } : { decision: 'allow', scope: answer.scope, by, via, value })
+    } finally {
+      answering = undefined
+    }
     if (status !== 'accepted' && answeredIn.get(request.id) === question) answeredIn.delete(request.id)
     if (status === 'closed') return text(locales, 'closed', { number })
+    // An edit the engine refused: the person hears why (`check` passed, so it is who may approve the edited call).
+    if (value !== undefined && status !== 'accepted') return text(locales, status === 'not-allowed' ? 'edit-not-allowed' : 'edit-invalid', { number, reason: request.input?.check(value) ?? '' })
     // The engine turned it down after all (its own check of who may answer): not an answer.
     if (status !== 'accepted') return undefined
+    const decided = answeredWith as DecisionEvent | undefined
+    if (decided?.source.kind === 'answer' && decided.source.edited) {
+      const changes = editedChanges(request.args, decided.request.args)
+      if (decided.decision === 'deny') return text(locales, 'edit-denied', { number, summary: request.summary, reason: decided.reason ?? '' })
+      return text(locales, 'edit-allowed', { number, summary: request.summary, scope: text(locales, `scope.${decided.source.scope}`), changes })
+    }
     if (answer.decision === 'deny') return text(locales, 'denied', { number, summary: request.summary })
     const scope = request.confirm === 'always' ? 'once' : answer.scope
     return text(locales, 'allowed', { number, summary: request.summary, scope: text(locales, `scope.${scope}`) })
@@ -173,14 +192,16 @@ export function chatApprovals(ctx: Context, config: ChatApprovalsConfig = {}): v
     // A reply to someone else (`@bob y`) is not for the bot.
     const { content, hasAt, atSelf } = session.stripped
     if (hasAt && !atSelf) return next()
-    const answer = parseAnswer(content ?? '')
-    const details = answer ? undefined : parseDetails(content ?? '')
-    if (!answer && !details) return next()
+    const edit = parseEdit(content ?? '')
+    const answer = edit ? undefined : parseAnswer(content ?? '')
+    const details = answer || edit ? undefined : parseDetails(content ?? '')
+    if (!answer && !details && !edit) return next()
     const by = await approverOf(ctx, session, open.map((question) => question.request.approvers))
     const theirs = open.filter((question) => mayAnswer(question.request.approvers, by))
     if (!theirs.length) return next()
+    if (edit && 'problem' in edit) return text(theirs[0].locales, `edit-problem.${edit.problem}`, { detail: edit.detail ?? '', example: '{"limit": 5}' })
 
-    const number = answer ? answer.number : details!.number
+    const number = edit ? edit.number : answer ? answer.number : details!.number
     let question: Question | undefined
     if (number !== undefined) {
       question = theirs.find((candidate) => candidate.number === number)
@@ -190,6 +211,15 @@ export function chatApprovals(ctx: Context, config: ChatApprovalsConfig = {}): v
       question = (quoted && theirs.find((candidate) => candidate.messageIds.includes(quoted)))
         || (theirs.length === 1 ? theirs[0] : undefined)
       if (!question) return texts.list(theirs[0].locales, text(theirs[0].locales, 'which', { count: theirs.length, number: theirs[0].number }), theirs)
+    }
+    if (edit) {
+      const { request, locales } = question
+      if (!request.input) return text(locales, 'edit-unavailable', { number: question.number })
+      // The changes go over the arguments as asked (secrets stay masked, and so keep their value).
+      const value = { ...request.input.initial as object, ...edit.changes }
+      const problem = request.input.check(value)
+      if (problem) return text(locales, 'edit-invalid', { number: question.number, reason: problem })
+      return settle(question, { decision: 'allow', scope: edit.scope }, by, 'text', value) ?? next()
     }
     // The whole preview; the question stays open.
     if (!answer) return texts.details(question)
@@ -229,6 +259,7 @@ export function chatApprovals(ctx: Context, config: ChatApprovalsConfig = {}): v
     if (event.phase !== 'approve' || !event.requestId) return
     const { source } = event
     if (source.kind !== 'timeout' && source.kind !== 'answer') return
+    if (event.requestId === answering) answeredWith = event
     const copies = posted.get(event.requestId)
     if (!copies) return
     posted.delete(event.requestId)
@@ -263,6 +294,12 @@ function approversToReach(request: Readonly<PermissionRequest>, configured: read
     if (id && id !== request.session.userId) ids.add(id)
   }
   return [...ids]
+}
+
+/** What an approver's edit changed, one line per path, for the reply in chat. */
+function editedChanges(before: unknown, after: unknown): string {
+  const lines = jsonChanges(before, after)
+  return lines.length ? lines.join('\n') : '—'
 }
 
 /** `discord:42` as the chat shows who answered: the id, with its platform when it has one. */

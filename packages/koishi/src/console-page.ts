@@ -1,5 +1,5 @@
 import type { Approver, CallInfo, DecisionEvent, ToolResult } from '@dogu/core'
-import { ConsoleApi, ConsoleAsker, ConsoleError, ConsoleLog, type ConsoleMethod } from '@dogu/webui/console'
+import { ConsoleApi, ConsoleAsker, ConsoleError, type ConsoleHost, ConsoleLog, type ConsoleMethod } from '@dogu/webui/console'
 import type { Client } from '@koishijs/console'
 import { type Context, Schema } from 'koishi'
 import { resolve } from 'node:path'
@@ -59,6 +59,8 @@ export function consolePage(ctx: Context, config: ConsolePageConfig = {}, dist =
     registry: ctx.tools.registry,
     get permissions() { return ctx.get('permissions')?.engine ? ctx.get('permissions') : undefined },
     get background() { return ctx.get('background') },
+    // The Log view's records: Dogu's `ctx.audit`, when loaded (looked up on each request).
+    get audit() { return auditSource(ctx.get('audit')) },
     changeLogs: () => [],
     asker,
     log,
@@ -90,6 +92,11 @@ export function consolePage(ctx: Context, config: ConsolePageConfig = {}, dist =
       }
     })
   }
+}
+
+/** `ctx.audit` as the console reads it: anything with a `query`, or nothing. */
+function auditSource(service: unknown): ConsoleHost['audit'] {
+  return typeof (service as { query?: unknown } | undefined)?.query === 'function' ? service as ConsoleHost['audit'] : undefined
 }
 
 /** The operator behind a console client: the logged-in user, or the console itself. */

@@ -1,4 +1,6 @@
 import { type Context, Schema } from 'koishi'
+import { auditCommand } from './audit-command'
+import { auditFields, AuditService } from './audit-service'
 import { BackgroundService } from './background-service'
 import { chatApprovals, ChatApprovalsConfig } from './chat-approvals'
 import { chatlunaBridge, ChatLunaBridgeConfig } from './chatluna-bridge'
@@ -9,6 +11,8 @@ import { described } from './schema-text'
 import { taskNotices, TaskNoticesConfig } from './task-notices'
 import { ToolService } from './tools-service'
 
+export { type AuditCommandConfig, auditCommand } from './audit-command'
+export { AuditService } from './audit-service'
 export { BackgroundService } from './background-service'
 export { chatApprovals, ChatApprovalsConfig } from './chat-approvals'
 export { chatlunaBridge, ChatLunaBridgeConfig } from './chatluna-bridge'
@@ -32,6 +36,11 @@ export interface Config {
   tools?: ToolService.Config
   permissions?: Omit<PermissionService.Config, 'defaultAuthority'>
   background?: BackgroundService.Config
+  /** `ctx.audit` and the `dogu.audit` command. */
+  audit?: AuditService.Config & {
+    /** The lowest authority `dogu.audit` needs. @default 3 */
+    authority?: number
+  }
   approvals?: ChatApprovalsConfig
   commands?: CommandsConfig
   notices?: TaskNoticesConfig
@@ -44,6 +53,12 @@ export const Config: Schema<Config> = Schema.object({
   tools: described(ToolService.Config, 'Tools: `ctx.tools`, limits of every call.', '工具：`ctx.tools` 与每次调用的限制。'),
   permissions: described(Schema.object(permissionsFields), 'Permissions: rules, modes and approvals of tool calls.', '权限：工具调用的规则、模式与审批。'),
   background: described(BackgroundService.Config, 'Background tasks: calls that outlive their timeout.', '后台任务：超时后继续运行的调用。'),
+  audit: described(Schema.object({
+    ...auditFields,
+    authority: described(Schema.natural().default(3),
+      'Lowest authority of dogu.audit, which shows every user\'s calls.',
+      'dogu.audit 所需的最低权限等级（它显示所有用户的调用）。'),
+  }), 'Audit trail: one record per tool call, in the dogu_audit table with a database, else in data/dogu/audit.jsonl.', '审计：每次工具调用一条记录；加载数据库时存于 dogu_audit 表，否则存于 data/dogu/audit.jsonl。'),
   approvals: ChatApprovalsConfig,
   commands: CommandsConfig,
   notices: TaskNoticesConfig,
@@ -81,4 +96,11 @@ export function apply(ctx: Context, config: Config = {}) {
   ctx.plugin({ name: 'dogu-chatluna', inject: ['tools', 'chatluna'], apply: chatlunaBridge }, config.chatluna)
   // Dogu's page in Koishi's console, when @koishijs/plugin-console is loaded.
   ctx.plugin({ name: 'dogu-console', inject: ['tools', 'console'], apply: consolePage }, config.console)
+  // Last: a stopping app disposes plugins in load order, so the audit trail stops after the
+  // services whose calls it records, and writes what is queued.
+  const { authority: auditAuthority, ...audit } = config.audit ?? {}
+  ctx.plugin(AuditService, audit)
+  if (config.commands?.enabled !== false && audit.enabled !== false) {
+    ctx.plugin({ name: 'dogu-audit-command', inject: ['audit'], apply: auditCommand }, { authority: auditAuthority, listLimit: config.commands?.listLimit })
+  }
 }

@@ -39,6 +39,13 @@ export function questionTexts(ctx: Context) {
     return out
   }
 
+  /** How to edit the call before approving it, with one of its fields as the example. */
+  const editHint = ({ request, locales }: Question): h[] => {
+    const input = request.input
+    if (!input || !input.initial || typeof input.initial !== 'object') return []
+    return [h.text('\n'), ...text(locales, 'edit-hint', { example: editExample(input.initial as Record<string, unknown>) })]
+  }
+
   return {
     text,
 
@@ -49,6 +56,7 @@ export function questionTexts(ctx: Context) {
       return [
         ...text(locales, 'question', { number, tool: request.tool, summary: request.summary, reason: reasonText(locales, request) }),
         ...previewText(question),
+        ...editHint(question),
         h.text('\n'),
         ...text(locales, 'answer', {
           choices: text(locales, request.confirm === 'always' ? 'choices-confirm' : 'choices', { number }),
@@ -79,6 +87,14 @@ export function questionTexts(ctx: Context) {
 }
 
 export type QuestionTexts = ReturnType<typeof questionTexts>
+
+/** `{"limit": 5}`: the call's first field with its value, as the example of an edit. */
+function editExample(initial: Record<string, unknown>): string {
+  const [key] = Object.keys(initial)
+  if (key === undefined) return '{}'
+  const value = JSON.stringify(initial[key])
+  return `{${JSON.stringify(key)}: ${value && value.length <= 40 ? value : '…'}}`
+}
 
 function buttonName(action: ApprovalButton['action']): string {
   if (action.decision === 'details') return 'details'

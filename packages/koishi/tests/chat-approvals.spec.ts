@@ -15,6 +15,7 @@ afterEach(async () => {
 
 const QUESTION = (number: number, env: string) => `[${number}] 工具 deploy 请求批准：deploy(env=${env})\n`
   + '原因：没有匹配的规则，执行类工具默认需要批准\n'
+  + `要先改参数再允许，回复 e {"env": "${env}"}（只写要改的字段，JSON）。\n`
   + '回复 y 允许一次 · s 本会话内允许 · a 总是允许 · n 拒绝（也可回复 允许 / 本会话 / 总是 / 拒绝；'
   + `同时有多个请求时加上编号，如 y ${number}）。5 分钟内无人回复即拒绝。`
 
@@ -324,6 +325,7 @@ describe('chat approvals', () => {
     const result = deploy('prod')
     expect((await outbox.next()).text).toBe('[1] Tool deploy asks for approval: deploy(env=prod)\n'
       + 'Why: no rule matches; exec tools need approval by default\n'
+      + 'To change the arguments first, reply e {"env": "prod"} (only the fields to change, as JSON).\n'
       + 'Reply y to allow once · s for this session · a always · n to deny (also 允许 / 本会话 / 总是 / 拒绝; '
       + 'with several requests open, add the number: y 1). No answer within 5 min denies it.')
     expect(await t!.client('alice').receive('a')).toEqual(['Allowed [1] deploy(env=prod) (always).'])
@@ -368,6 +370,7 @@ describe('chat approvals', () => {
     const result = app.tools.execute([{ id: 'p1', name: 'pay', arguments: { invoice: 'INV-1' } }], { session: t!.session('alice') })
     expect((await outbox.next()).text).toBe('[1] 工具 pay 请求批准：pay(invoice=INV-1)\n'
       + '原因：没有匹配的规则，写入类工具默认需要批准\n'
+      + '要先改参数再允许，回复 e {"invoice": "INV-1"}（只写要改的字段，JSON）。\n'
       + '回复 y 允许（此工具每次都要确认）· n 拒绝（也可回复 允许 / 拒绝；同时有多个请求时加上编号，如 y 1）。5 分钟内无人回复即拒绝。')
     expect(await t!.client('alice').receive('a')).toEqual(['已允许 [1] pay(invoice=INV-1)（仅此一次）。'])
     expect((await result)[0].status).toBe('ok')
@@ -503,6 +506,7 @@ describe('chat approvals: previews', () => {
       + Array.from({ length: 6 }, (_, i) => `-const v${i} = ${i}\n+const v${i} = ${i + 1}\n`).join('')
       + '……另有 28 行\n'
       + '预览未显示完整：回复 d 或 详情 查看全部（同时有多个请求时加上编号，如 d 1）。\n'
+      + '要先改参数再允许，回复 e {"path": "src/app.ts"}（只写要改的字段，JSON）。\n'
       + '回复 y 允许一次 · s 本会话内允许 · a 总是允许 · n 拒绝（也可回复 允许 / 本会话 / 总是 / 拒绝；同时有多个请求时加上编号，如 y 1）。5 分钟内无人回复即拒绝。')
     const [details] = await t!.client('alice').receive('详情')
     expect(details).toBe(`[1] edit(path=src/app.ts) 的完整预览（1/1）：\n改动：\n${DIFF(20)}`)
@@ -534,6 +538,7 @@ describe('chat approvals: previews', () => {
       + '原因：没有匹配的规则，执行类工具默认需要批准\n'
       + '说明：in /work/app, no network\n'
       + '命令：npm test -- --run\n'
+      + '要先改参数再允许，回复 e {"command": "npm test -- --run"}（只写要改的字段，JSON）。\n'
       + '回复 y 允许一次 · s 本会话内允许 · a 总是允许 · n 拒绝（也可回复 允许 / 本会话 / 总是 / 拒绝；同时有多个请求时加上编号，如 y 1）。5 分钟内无人回复即拒绝。')
   })
 
@@ -558,7 +563,7 @@ describe('chat approvals: previews', () => {
     void call('edit', { path: 'a' })
     const { text } = await outbox.next()
     expect(text).toContain('\nChanges: \n--- a/src/app.ts\n')
-    expect(text).toContain('\n… 28 more lines\nPreview shortened: reply d or 详情 for all of it (with several requests open, add the number: d 1).\nReply y')
+    expect(text).toContain('\n… 28 more lines\nPreview shortened: reply d or 详情 for all of it (with several requests open, add the number: d 1).\nTo change the arguments first, reply e {"path": "a"} (only the fields to change, as JSON).\nReply y')
     expect((await t!.client('alice').receive('details'))[0]).toMatch(/^Whole preview of \[1\] edit\(path=a\) \(1\/1\):\nChanges: \n--- a/)
   })
 

@@ -282,6 +282,7 @@ describe('the ChatLuna bridge', () => {
       const result = invoke('notes', { text: 'hi' }, alice)
       expect((await outbox.next()).text).toBe('[1] 工具 notes 请求批准：notes(text=hi)\n'
         + '原因：没有匹配的规则，写入类工具默认需要批准\n'
+        + '要先改参数再允许，回复 e {"text": "hi"}（只写要改的字段，JSON）。\n'
         + '回复 y 允许一次 · s 本会话内允许 · a 总是允许 · n 拒绝（也可回复 允许 / 本会话 / 总是 / 拒绝；同时有多个请求时加上编号，如 y 1）。5 分钟内无人回复即拒绝。')
       expect(await client('bob').receive('y')).toEqual([])
       expect(passed).toEqual(['bob: y'])

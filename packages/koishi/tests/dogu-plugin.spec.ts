@@ -24,7 +24,7 @@ describe('the Dogu plugin for Koishi', () => {
     expect(typeof Dogu.apply).toBe('function')
     expect(manifest.name).toBe('koishi-plugin-dogu')
     expect(manifest.koishi.description).toEqual({ 'zh-CN': expect.any(String), 'en-US': expect.any(String) })
-    expect(manifest.koishi.service.implements).toEqual(['tools', 'background'])
+    expect(manifest.koishi.service.implements).toEqual(['tools', 'background', 'audit'])
     expect(manifest.peerDependencies.koishi).toBe('^4.18.0')
   })
 
@@ -37,6 +37,7 @@ describe('the Dogu plugin for Koishi', () => {
       approvals: { enabled: true, buttons: ['discord', 'telegram'], route: 'channel', approvers: [] },
       commands: { enabled: true, authority: { tools: 1, tasks: 1, run: 3, grants: 3, revoke: 3, mode: 4 }, maxOutput: 1000, listLimit: 20 },
       notices: { enabled: true, preview: 200 },
+      audit: { enabled: true, hashArguments: false, maxRecords: 10_000, maxAgeMs: 30 * 24 * 3600_000, authority: 3 },
       chatluna: { enabled: true, include: [], exclude: [], groups: [], mode: 'eager', eager: [], images: false },
       console: { enabled: true, authority: 4, logSize: 200 },
     })

@@ -9,6 +9,8 @@ import { guardLogs } from '../../../test-support/log-guard'
 import * as Dogu from '../src'
 
 const apps: { app: App; mock: ForkScope }[] = []
+/** Audit logs the apps made: a plugin a test unloads still writes its last records, awaited before the dirs go. */
+const audits: { stop(): Promise<void> }[] = []
 const dirs: string[] = []
 
 // Stopped, with their stores written, before the temp dirs go.
@@ -21,6 +23,7 @@ afterEach(async () => {
     await app.stop()
     await Promise.all(engines.map((engine) => engine && ('stop' in engine ? engine.stop() : engine.dispose())))
   }
+  await Promise.all(audits.splice(0).map((log) => log.stop()))
   await Promise.all(dirs.splice(0).map((dir) => rm(dir, { recursive: true, force: true })))
 })
 
@@ -59,9 +62,12 @@ export async function koishiApp(options: KoishiAppOptions = {}) {
       ...config,
       permissions: { storePath: join(dir, 'permissions.json'), ...config.permissions },
       background: { storePath: join(dir, 'background.json'), ...config.background },
+      audit: { storePath: join(dir, 'audit.jsonl'), ...config.audit },
     })
   }
   await settle(app)
+  const audit = app.get('audit')?.log
+  if (audit) audits.push(audit)
   return { app, dir, dogu, errors, guard }
 }
 

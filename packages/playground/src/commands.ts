@@ -1,5 +1,6 @@
 import { type Grant, isPermissionMode, PERMISSION_MODES, type Session, toolDefinition } from '@dogu/core'
 import type { Context } from 'cordis'
+import { AUDIT_USAGE, auditCommand } from './audit-command'
 
 /** What a command may use of the running playground. */
 export interface CommandScope {
@@ -10,6 +11,8 @@ export interface CommandScope {
   nextCallId(): string
   /** What commands start with at this prompt: `/` when chatting with a model (`/grants`), otherwise nothing. */
   prefix: '' | '/'
+  /** The playground's data folder (`--data`): where `audit --export` writes. */
+  dataDir: string
   /** Aborts when the person presses Ctrl-C while the command runs. */
   signal: AbortSignal
 }
@@ -104,6 +107,11 @@ export const commands = new Map<string, Command>([
       }
       print(`Mode: ${ctx.permissions.modeOf(session.id)}`)
     },
+  }],
+  ['audit', {
+    usage: AUDIT_USAGE,
+    summary: 'the newest audit records (-n count, default 20); --export writes them to a JSONL file',
+    run: (args, scope) => auditCommand(args, scope),
   }],
   ['help', {
     usage: 'help',

@@ -220,7 +220,7 @@ export async function startPlayground(options: PlaygroundOptions = {}): Promise<
       print(`Chatting with ${options.model.model} at ${options.model.baseURL}: type a message; commands start with "/" (/help, /exit).`)
     }
     let n = 0
-    const scope: Omit<CommandScope, 'signal'> = { ctx, session, print, prefix, nextCallId: () => `call_${++n}` }
+    const scope: Omit<CommandScope, 'signal'> = { ctx, session, print, prefix, dataDir, nextCallId: () => `call_${++n}` }
     while (true) {
       if (interactive) rl.prompt()
       idle = true

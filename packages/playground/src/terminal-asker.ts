@@ -39,13 +39,34 @@ export function parseAnswer(text: string): Choice | undefined {
   return CHOICES.get(text.trim().toLowerCase())
 }
 
-/** The question for a request: `Allow deploy(env=prod)? [y] once  [s] session  [a] always  [n] no `. */
+/** The question for a request: `Allow deploy(env=prod)? [y] once  [s] session  [a] always  [n] no  [e] edit `. */
 export function question(request: PermissionRequest): string {
   // Remembered answers do not apply to these tools: session/always would count as once.
   const options = request.confirm === 'always' ? '[y] once  [n] no' : '[y] once  [s] session  [a] always  [n] no'
   // Offered when something of the preview was left out under the question.
   const details = request.preview && previewLines(request.preview).folded ? '  [d] details' : ''
-  return `Allow ${request.summary}? ${options}${details} `
+  const edit = request.input ? '  [e] edit' : ''
+  return `Allow ${request.summary}? ${options}${details}${edit} `
+}
+
+/**
+ * A typed edit: `e {"limit": 5}` (or `edit …`), the fields to change merged over the call's
+ * arguments; a bare `e` asks for the arguments to be shown. `undefined` when the line is not
+ * an edit; a string saying what is wrong with one that cannot be read.
+ */
+export function parseEdit(text: string, initial: unknown): { value: Record<string, unknown> } | { show: true } | string | undefined {
+  const match = /^\s*(?:e|edit)(?:\s+(.*)|\s*(\{.*))?$/is.exec(text)
+  if (!match) return undefined
+  const json = (match[1] ?? match[2])?.trim()
+  if (!json) return { show: true }
+  let changes: unknown
+  try {
+    changes = JSON.parse(json)
+  } catch (error) {
+    return `the changes are not JSON (${error instanceof Error ? error.message : String(error)}); type them like e {"limit": 5}`
+  }
+  if (!changes || typeof changes !== 'object' || Array.isArray(changes)) return 'the changes must be a JSON object of fields, like e {"limit": 5}'
+  return { value: { ...initial as object, ...changes } }
 }
 
 /** The most lines of a preview's diff shown under the question; `d` shows the rest. */
@@ -113,11 +134,16 @@ export function terminalAsker({ ask, print, approver, tries = 3 }: TerminalAsker
     // left to the askers that can, rather than a question whose answer would be ignored.
     if (!mayAnswer(request.approvers, approver)) return
     const turn = queue.then(async () => {
-      if (signal.aborted) return
-      const answer = await askUntilAnswered(request, signal)
-      if (!answer) return
-      const status = respond({ ...answer, via: 'terminal' })
-      if (status === 'not-allowed') print(`  (that answer did not count: ${approver.id} may not answer this request)`)
+      // An edit the engine refuses (the edited call needs someone else) is asked about again.
+      while (!signal.aborted) {
+        const answer = await askUntilAnswered(request, signal)
+        if (!answer) return
+        const status = respond({ ...answer, via: 'terminal' })
+        if (status === 'not-allowed') print(answer.value === undefined
+          ? `  (that answer did not count: ${approver.id} may not answer this request)`
+          : `  (the edit did not apply: ${approver.id} may not approve the call as edited)`)
+        if (answer.value === undefined || status === 'accepted' || status === 'closed') return
+      }
     })
     queue = turn.catch(() => {})
     return turn
@@ -147,9 +173,28 @@ export function terminalAsker({ ask, print, approver, tries = 3 }: TerminalAsker
         for (const row of previewLines(preview, true).lines) print(row)
         continue
       }
+      const input = request.input
+      const edit = input ? parseEdit(line, input.initial) : undefined
+      if (edit && typeof edit === 'object' && 'show' in edit) {
+        print(`  arguments: ${visible(JSON.stringify(input!.initial))}`)
+        print('  type the fields to change as JSON, like e {"limit": 5}')
+        continue
+      }
+      if (edit && typeof edit === 'object') {
+        const problem = input!.check(edit.value)
+        if (!problem) return { decision: 'allow', scope: 'once', by: approver, value: edit.value }
+        print(`  the edit did not apply: ${visible(problem)}`)
+        i++
+        continue
+      }
+      if (typeof edit === 'string') {
+        print(`  ${edit}`)
+        i++
+        continue
+      }
       const choice = parseAnswer(line)
       if (choice) return { ...choice, by: approver }
-      print(`  Please answer y (once), s (session), a (always) or n (no)${preview ? ', or d for the whole preview' : ''}.`)
+      print(`  Please answer y (once), s (session), a (always) or n (no)${preview ? ', or d for the whole preview' : ''}${input ? ', or e {json} to edit' : ''}.`)
       i++
     }
     return { decision: 'deny', by: approver, reason: `no valid answer in ${tries} tries` }

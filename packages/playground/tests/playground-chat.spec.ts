@@ -65,7 +65,7 @@ describe('playground chat', () => {
       'model: I will add that as a note.',
       '  → notes {"action":"add","text":"buy milk"}',
       '  why: no rule matches; write tools need approval by default',
-      'Allow notes(action=add, text="buy milk") — notes "add"? [y] once  [s] session  [a] always  [n] no n',
+      'Allow notes(action=add, text="buy milk") — notes "add"? [y] once  [s] session  [a] always  [n] no  [e] edit n',
       '  ← notes denied in # ms',
       '  = notes denied: Permission denied: terminal:playground-user declined it',
       'model: Done. The tool said: Denied: Permission denied: terminal:playground-user declined it',

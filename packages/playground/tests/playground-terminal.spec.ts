@@ -92,7 +92,7 @@ describe('Ctrl-C in the playground', () => {
     start()
     await shows(/^dogu> $/m)
     tmux('send-keys', '-t', session!, 'call bash {"command":"sleep 45"}', 'Enter')
-    await shows(/\[n\] no $/m)
+    await shows(/\[n\] no  \[e\] edit $/m)
     tmux('send-keys', '-t', session!, 'y', 'Enter')
     // The call has started once its command runs.
     await until(() => sleepsUnderPane().length > 0, 'sleep 45 to run')
@@ -132,10 +132,10 @@ describe('Ctrl-C in the playground', () => {
     start()
     await shows(/^dogu> $/m)
     tmux('send-keys', '-t', session!, 'call notes {"action":"add","text":"hi"}', 'Enter')
-    await shows(/\[y\] once {2}\[s\] session {2}\[a\] always {2}\[n\] no $/m)
+    await shows(/\[y\] once {2}\[s\] session {2}\[a\] always {2}\[n\] no {2}\[e\] edit $/m)
     tmux('send-keys', '-t', session!, 'C-c')
     await shows(/"status": "denied"[\s\S]*\ndogu> $/m)
-    expect(screen()).toContain('[n] no n (Ctrl-C)\n  ← notes denied in ')
+    expect(screen()).toContain('[n] no  [e] edit n (Ctrl-C)\n  ← notes denied in ')
     expect(screen()).toContain('"content": "Permission denied: terminal:playground-user declined it: denied with Ctrl-C at the terminal"')
     expect(screen()).not.toContain(HINT)
     // Still there, and the note was not added.

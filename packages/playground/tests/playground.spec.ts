@@ -85,7 +85,7 @@ function stable(transcript: string) {
 }
 
 const WHY = '  why: no rule matches; write tools need approval by default'
-const CHOICES = '[y] once  [s] session  [a] always  [n] no'
+const CHOICES = '[y] once  [s] session  [a] always  [n] no  [e] edit'
 const add = (text: string) => `call notes {"action":"add","text":"${text}"}`
 
 describe('playground', () => {
@@ -145,7 +145,7 @@ describe('playground', () => {
     playground.send('call countdown {"seconds":120}')
     const [, id] = await playground.until(/continues in the background as task (task_\w+)\./)
     playground.send(`call task_cancel {"id":"${id}"}`)
-    await playground.until(/\[n\] no $/)
+    await playground.until(/\[n\] no  \[e\] edit $/)
     playground.send('y')
     await playground.until(/← task_cancel ok/)
     playground.send(`call task_status {"id":"${id}"}`)
@@ -193,6 +193,7 @@ describe('playground', () => {
       '  grants                                      list remembered "session" and "always" approvals',
       '  revoke <grant-id>                           forget a grant (a unique start of its id will do)',
       '  mode [default|readOnly|acceptEdits|trust]   show or set this session\'s permission mode',
+      '  audit [-u user] [-t tool] [-o outcome]      the newest audit records (-n count, default 20); --export writes them to a JSONL file',
       '  help                                        show this help',
       '  exit                                        leave the playground (or end the input)',
       'dogu> exit',
@@ -294,7 +295,7 @@ describe('permission questions', () => {
   it('lists grants, and revoke forgets one: the next call asks again', async () => {
     const playground = drive()
     playground.send(add('one'))
-    await playground.until(/\[n\] no $/)
+    await playground.until(/\[n\] no  \[e\] edit $/)
     playground.send('session')
     playground.send('grants')
     const [, id] = await playground.until(/^(grant_[\w-]+)  session  notes on add  \(tool notes, by terminal:playground-user\)\n/m)
@@ -351,9 +352,25 @@ describe('permission questions', () => {
     expect(transcript).toContain('"content": "Permission denied: terminal:playground-user declined it: the input ended before an answer"')
   })
 
+  it('runs the call as edited with `e {json}`: `e` shows the arguments, a bad edit is explained and asked again', async () => {
+    const transcript = await run([add('x'), 'e', 'e {text: 1}', 'e {"text": ""}', 'e {"text": "milk"}', 'call notes {"action":"list"}'].join('\n'))
+    const question = `Allow notes(action=add, text=x) — notes "add"? ${CHOICES}`
+    expect(transcript).toContain([
+      `${question} e`,
+      '  arguments: {"action":"add","text":"x"}',
+      '  type the fields to change as JSON, like e {"limit": 5}',
+      `${question} e {text: 1}`,
+    ].join('\n'))
+    expect(transcript).toContain('  the changes are not JSON (')
+    expect(transcript).toContain(`${question} e {"text": "milk"}\n  ← notes ok in # ms`)
+    // The model reads that a person changed its call, and what.
+    expect(transcript).toContain('"content": "A person changed your arguments before approving this call; it ran with these changes:\\n$.text: \\"x\\" → \\"milk\\"\\n\\nAdded note #1."')
+    expect(transcript).toContain('#1 milk')
+  })
+
   it('asks again after an answer it cannot read, and denies after three', async () => {
     const transcript = await run([add('x'), 'maybe', '', 'Session', add('y'), '?', 'ok', 'sure'].join('\n'))
-    const retry = '  Please answer y (once), s (session), a (always) or n (no).'
+    const retry = '  Please answer y (once), s (session), a (always) or n (no), or e {json} to edit.'
     expect(transcript).toContain([
       `Allow notes(action=add, text=x) — notes "add"? ${CHOICES} maybe`,
       retry,
@@ -443,8 +460,8 @@ describe('previews under the question', () => {
     const question = /^(Allow write\(path=rows\.txt, content=.*— fs\.write "rows\.txt")\? /m.exec(transcript)![1]
     const head = ['  Creates rows.txt (30 lines).', '  --- /dev/null', '  +++ b/rows.txt', '  @@ -0,0 +1,30 @@']
     const rows = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => `  +row ${from + i}`)
-    const retry = '  Please answer y (once), s (session), a (always) or n (no), or d for the whole preview.'
-    const ask = (answer: string) => `${question}? ${CHOICES}  [d] details ${answer}`
+    const retry = '  Please answer y (once), s (session), a (always) or n (no), or d for the whole preview, or e {json} to edit.'
+    const ask = (answer: string) => `${question}? ${CHOICES.replace('  [e] edit', '')}  [d] details  [e] edit ${answer}`
     expect(transcript.slice(transcript.indexOf(WRITE_WHY))).toContain([
       WRITE_WHY,
       ...head,

@@ -324,6 +324,10 @@ describe('git: programs named by the owner\'s config that the read environment s
   it.each(OWNER)('$name: the read runs, the script does not', async ({ config, file, command }) => {
     const { ws, marker } = scene()
     ownRepository(ws)
+    // Staged, so a.txt's content matches the index: a stat change alone then makes git
+    // refresh the entry and write the index (which runs the hook) every time, not only when
+    // the commit happened to land in a.txt's own second (a "racily clean" entry).
+    git(ws, 'add', 'a.txt')
     git(ws, 'config', ...config)
     writeFiles(ws, { [file]: '#!/bin/sh\nexit 0\n' })
     chmodSync(join(ws, file), 0o755)

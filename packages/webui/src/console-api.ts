@@ -1,10 +1,13 @@
 import {
   type Approver,
+  type AuditFilter,
+  type AuditRecord,
   type AskedMessage,
   askedMessage,
   type BackgroundTask,
   type Dialect,
   type Grant,
+  type InputQuestion,
   type ListTasksOptions,
   PERMISSION_MODES,
   type PermissionMode,
@@ -14,6 +17,7 @@ import {
   type ToolRegistry,
   type ToolResult,
   ToolSearchIndex,
+  type ToolStatus,
 } from '@dogu/core'
 import type { ChangeLog, FileChange, UndoOutcome } from '@dogu/fs'
 import Schema from 'schemastery'
@@ -44,9 +48,27 @@ export interface ConsoleHost {
   changeLogs(): Iterable<ChangeLog>
   asker: Pick<ConsoleAsker, 'list' | 'answer'>
   log: ConsoleLog
+  /** The audit trail the Log view reads (`ctx.audit`); a getter, as the service may come and go. */
+  audit?: ConsoleAuditSource
   /** The operator's authority: calls run with it, whoever they impersonate. */
   authority: number
 }
+
+/** What the console reads of an audit trail: `ctx.audit` on Cordis and Koishi. Records come newest first. */
+export interface ConsoleAuditSource {
+  query(filter: AuditFilter): Promise<AuditRecord[]>
+}
+
+/** One page of `audit.list`: records newest first; `next`, when older ones match, is the `before` of the next page. */
+export interface AuditPage {
+  records: AuditRecord[]
+  next?: string
+}
+
+/** The most records one `audit.list` page holds. */
+export const MAX_AUDIT_PAGE = 200
+
+const TOOL_STATUSES: readonly ToolStatus[] = ['ok', 'error', 'denied', 'timed_out', 'cancelled', 'background']
 
 /** How one request reached the API. */
 export interface ConsoleRequestOptions {
@@ -71,6 +93,20 @@ export interface ToolSummary {
   confirm?: 'always'
   schema: unknown
 }
+
+/**
+ * What an approver may edit on a pending question, as the console sends it: the arguments'
+ * schemastery JSON (`schema`, what `ToolForm` renders), a line to show, and the call's
+ * arguments to start from, secret fields as `••••` (left so, they keep their value).
+ */
+export interface EditableInput {
+  schema: unknown
+  message?: string
+  initial?: unknown
+}
+
+/** A pending question as `approvals.list` sends it. */
+export type PendingRequest = Omit<Readonly<PermissionRequest>, 'input'> & { message?: AskedMessage; input?: EditableInput }
 
 /** What `call` returns: the result the model would get, with what led to it. */
 export interface CallOutcome {
@@ -153,9 +189,11 @@ const METHODS = {
     kind: 'read',
     payload: Schema.object({}),
     // `message`: why it asks, for the page to word in its language (`reason` is English).
-    run: (host): (Readonly<PermissionRequest> & { message?: AskedMessage })[] => host.asker.list().map((request) => {
+    // `input`: what an approver may edit, as JSON (never its `check`; secrets stay masked).
+    run: (host): PendingRequest[] => host.asker.list().map((request) => {
       const message = askedMessage(request)
-      return message ? { ...request, message } : request
+      const { input, ...rest } = request
+      return { ...rest, ...(message ? { message } : {}), ...(input ? { input: editableInput(input) } : {}) }
     }),
   }),
   'approvals.answer': method({
@@ -165,10 +203,27 @@ const METHODS = {
       decision: Schema.union(['allow', 'deny'] as const).required(),
       scope: Schema.union(['once', 'session', 'always'] as const).default('once'),
       reason: Schema.string().max(500),
+      // With `allow`: the call's edited arguments, for a question that offers an edit (`input`).
+      value: Schema.any(),
     }),
-    run(host, { id, decision, scope, reason }, { operator }) {
-      const status = host.asker.answer(id, decision, scope, reason, operator)
-      if (status === 'closed') throw new ConsoleError('NOT_FOUND', `question ${id} is not waiting: it was answered elsewhere, timed out or never existed`)
+    run(host, { id, decision, scope, reason, value }, { operator }) {
+      const closed = () => new ConsoleError('NOT_FOUND', `question ${id} is not waiting: it was answered elsewhere, timed out or never existed`)
+      if (value === undefined) {
+        const status = host.asker.answer(id, decision, scope, reason, operator)
+        if (status === 'closed') throw closed()
+        return { status }
+      }
+      // An edit is checked first, so a refusal says why; the question keeps waiting.
+      const request = host.asker.list().find((entry) => entry.id === id)
+      if (!request) throw closed()
+      if (decision !== 'allow') throw new ConsoleError('INVALID_EDIT', 'edited arguments go with an approval (allow), not a denial')
+      if (!request.input) throw new ConsoleError('INVALID_EDIT', `question ${id} offers no edit: approve or deny the call as it is`)
+      const why = request.input.check(value)
+      if (why !== undefined) throw new ConsoleError('INVALID_EDIT', why)
+      const status = host.asker.answer(id, decision, scope, reason, operator, value)
+      if (status === 'closed') throw closed()
+      if (status === 'invalid') throw new ConsoleError('INVALID_EDIT', 'the edited arguments do not pass the tool\'s validation')
+      if (status === 'not-allowed') throw new ConsoleError('NOT_ALLOWED', 'you may not approve this edited call: it falls under approvers you are not among')
       return { status }
     },
   }),
@@ -225,6 +280,19 @@ const METHODS = {
     kind: 'read',
     payload: Schema.object({ since: Schema.natural().default(0) }),
     run: (host, { since }): LogEntry[] => host.log.list(since),
+  }),
+  'audit.list': method({
+    kind: 'read',
+    payload: Schema.object({
+      // `platform:id` or a bare user id, as `ctx.audit.query` takes it.
+      user: Schema.string().min(1).max(200),
+      tool: ID,
+      outcome: Schema.union([Schema.union(TOOL_STATUSES), Schema.array(Schema.union(TOOL_STATUSES)).min(1)]),
+      limit: Schema.natural().min(1).max(MAX_AUDIT_PAGE).default(50),
+      // The `next` of the page before: this page starts after that record.
+      before: ID,
+    }),
+    run: (host, payload) => auditPage(audit(host), payload),
   }),
   'changes.list': method({
     kind: 'read',
@@ -313,6 +381,14 @@ function consoleSession(host: ConsoleHost, operator: Approver | undefined, id: s
   return { id, ...(userId ? { userId } : {}), platform: CONSOLE_PLATFORM, authority: operator?.authority ?? host.authority }
 }
 
+function editableInput(input: Readonly<InputQuestion>): EditableInput {
+  return {
+    schema: input.schema.toJSON(),
+    ...(input.message !== undefined ? { message: input.message } : {}),
+    ...(input.initial !== undefined ? { initial: input.initial } : {}),
+  }
+}
+
 function requireTool(host: ConsoleHost, name: string): Tool {
   const tool = host.registry.get(name)
   if (!tool) throw new ConsoleError('NOT_FOUND', `no tool named "${name}"`)
@@ -327,6 +403,40 @@ function permissions(host: ConsoleHost): NonNullable<ConsoleHost['permissions']>
 function background(host: ConsoleHost): NonNullable<ConsoleHost['background']> {
   if (!host.background) throw new ConsoleError('UNAVAILABLE', 'the background service is not loaded')
   return host.background
+}
+
+function audit(host: ConsoleHost): ConsoleAuditSource {
+  if (!host.audit) throw new ConsoleError('UNAVAILABLE', 'the audit service is not loaded')
+  return host.audit
+}
+
+/**
+ * One page of records matching the filter, newest first. The cursor is a record id, not a
+ * time: records come in the order they were recorded (at a call's end), which is not the
+ * order of `at` (its start), so a time would skip or repeat records. Records recorded since
+ * the first page only come before the cursor: a page never repeats or skips one.
+ */
+async function auditPage(source: ConsoleAuditSource, request: { user?: string; tool?: string; outcome?: ToolStatus | ToolStatus[]; limit: number; before?: string }): Promise<AuditPage> {
+  const { limit, before } = request
+  const filter: AuditFilter = {
+    ...(request.user !== undefined ? { user: request.user } : {}),
+    ...(request.tool !== undefined ? { tool: request.tool } : {}),
+    ...(request.outcome !== undefined ? { outcome: request.outcome } : {}),
+  }
+  // One more than the page, to tell whether older records match.
+  for (let want = before === undefined ? limit + 1 : 4 * (limit + 1); ; want *= 4) {
+    const records = await source.query({ ...filter, limit: want })
+    const start = before === undefined ? 0 : records.findIndex((record) => record.id === before) + 1
+    const exhausted = records.length < want
+    if (before !== undefined && start === 0) {
+      if (exhausted) throw new ConsoleError('NOT_FOUND', `audit record ${before} is not in the log for this filter (removed by retention?): load the newest records again`)
+      continue
+    }
+    if (records.length > start + limit || exhausted) {
+      const page = records.slice(start, start + limit)
+      return records.length > start + limit ? { records: page, next: page.at(-1)!.id } : { records: page }
+    }
+  }
 }
 
 function found<T>(value: T | undefined, what: string): T {

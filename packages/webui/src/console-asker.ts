@@ -30,12 +30,14 @@ export class ConsoleAsker {
   /**
    * Answers a question as the operator (or as `by`, the user a console transport logged
    * in). `closed` when it was already settled (another asker answered first, or it timed
-   * out) or never shown here.
+   * out) or never shown here. `value`, with `allow` on a question that offers an edit
+   * (`request.input`), is the call's edited arguments: `invalid` when they fail the tool's
+   * validation, `not-allowed` when the edited call falls under approvers `by` is not among.
    */
-  answer(id: string, decision: 'allow' | 'deny', scope: AskScope = 'once', reason?: string, by: Approver = this.operator): RespondStatus {
+  answer(id: string, decision: 'allow' | 'deny', scope: AskScope = 'once', reason?: string, by: Approver = this.operator, value?: unknown): RespondStatus {
     const entry = this.waiting.get(id)
     if (!entry) return 'closed'
-    return entry.respond({ decision, scope, by, via: 'console', ...(reason ? { reason } : {}) })
+    return entry.respond({ decision, scope, by, via: 'console', ...(reason ? { reason } : {}), ...(value !== undefined ? { value } : {}) })
   }
 
   /** Forgets every question (the console is going away; the engine denies what only it showed). */

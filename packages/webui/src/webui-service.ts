@@ -11,7 +11,7 @@ import { ConsoleError, HTTP_STATUS } from './console-error'
 import { ConsoleLog } from './console-log'
 import { checkRequest, isLoopback } from './http-guard'
 import { DIST, readStatic } from './static-files'
-// For the `ctx.tools`, `ctx.permissions` and `ctx.background` declarations.
+// For the `ctx.tools`, `ctx.permissions`, `ctx.background` and `ctx.audit` declarations.
 import type {} from '@dogu/cordis'
 
 declare module 'cordis' {
@@ -36,7 +36,7 @@ const API_ROUTE = /^\/dogu\/api\/([\w.]+)(?:\?.*)?$/
  * console.log(ctx.webui.url) // http://127.0.0.1:5177/dogu
  */
 export class WebUI extends Service {
-  static inject = { tools: true, permissions: false, background: false }
+  static inject = { tools: true, permissions: false, background: false, audit: false }
 
   static Config: Schema<WebUI.Config> = Schema.object({
     port: Schema.natural().max(65535).default(5177).description('Port to listen on; 0 picks a free one.'),
@@ -69,6 +69,8 @@ export class WebUI extends Service {
       registry: ctx.tools.registry,
       get permissions() { return ctx.get('permissions') },
       get background() { return ctx.get('background') },
+      // The Log view's records: `ctx.audit`, when @dogu/cordis loaded it (and it is on).
+      get audit() { return ctx.get('audit') },
       changeLogs: () => this.changeLogs,
       asker: this.asker,
       log: this.log,

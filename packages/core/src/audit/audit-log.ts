@@ -37,26 +37,39 @@ export interface AuditLogOptions {
   logger?: Logger
 }
 
-/** A record as the engine queues it: finished (hash, id) off the call's path, when written. */
-interface Draft {
-  at: number
-  endedAt: number
-  tool: string
-  callId: string
-  args: unknown
-  session: Session
-  decided?: DecisionSource
-  ask?: AuditAsk
-  outcome: ToolStatus
-  code?: ToolResultCode
-  reason?: string
-  taskId?: string
-  durationMs: number
-  waitMs?: number
-  /** A record a host assembled (`record()`): only its id and arguments are finished. */
-  preset?: Omit<AuditRecord, 'id' | 'argsHash'> & { id?: string }
+type Preset = Omit<AuditRecord, 'id' | 'argsHash'> & { id?: string }
+
+/**
+ * A record as the engine queues it: finished (hash, id) off the call's path, when written.
+ * A class with every field set in its constructor: all drafts share one shape, so the call
+ * path's stores into them stay monomorphic, whatever a call carried.
+ */
+class Draft {
+  decided: DecisionSource | undefined = undefined
+  ask: AuditAsk | undefined = undefined
+  code: ToolResultCode | undefined = undefined
+  reason: string | undefined = undefined
+  taskId: string | undefined = undefined
+  waitMs: number | undefined = undefined
   /** Set once finished: a write that failed keeps it for the next. */
-  record?: AuditRecord
+  record: AuditRecord | undefined = undefined
+
+  constructor(
+    readonly at: number,
+    /**
+     * `endedAt - at`: a small integer the draft holds inline, where a second timestamp would
+     * be one more boxed number per queued record for the collector to copy.
+     */
+    readonly elapsed: number,
+    readonly tool: string,
+    readonly callId: string,
+    readonly args: unknown,
+    readonly session: Session | undefined,
+    readonly outcome: ToolStatus,
+    readonly durationMs: number,
+    /** A record a host assembled (`record()`): only its id and arguments are finished. */
+    readonly preset: Preset | undefined = undefined,
+  ) {}
 }
 
 /** What the decision events of one call said, until the call ends. */
@@ -66,7 +79,10 @@ interface Pending {
   reason?: string
 }
 
-const DECIDERS = new Set(['rule', 'grant', 'mode', 'default'])
+/** A source that decided without asking anyone (an authorize, or an approve a grant settled first). */
+function decides(kind: DecisionSource['kind']): boolean {
+  return kind === 'rule' || kind === 'grant' || kind === 'mode' || kind === 'default'
+}
 /** Calls whose decisions are held awaiting their end; beyond it the oldest are dropped. */
 const MAX_PENDING = 10_000
 /** A store is pruned at least this often while records are written. */
@@ -92,10 +108,16 @@ export class AuditLog {
   private queue: Draft[] = []
   private pending = new Map<string, Pending>()
   /**
-   * The latest call's decisions, outside the map: a call is usually decided and ended before
-   * the next is decided, and then no map is touched. A second call's decision moves it there.
+   * The latest call's decisions, outside the map and in fields of the log, not an object: a
+   * call is usually decided and ended before the next is decided, and then nothing is
+   * allocated and no map is touched. A second call's decision moves it to the map.
+   * `lastCallId` is undefined while no call is held here.
    */
-  private last: (Pending & { sessionId: string | undefined; callId: string }) | undefined
+  private lastCallId: string | undefined
+  private lastSessionId: string | undefined
+  private lastDecided: DecisionSource | undefined
+  private lastAsk: AuditAsk | undefined
+  private lastReason: string | undefined
   private timer: ReturnType<typeof setTimeout> | undefined
   /** Every store operation, in order: appends, prunes, switches. Never rejects. */
   private writing: Promise<void>
@@ -110,6 +132,11 @@ export class AuditLog {
   private readonly flushInterval: number
   private readonly batchSize: number
   private readonly flushNow = () => { void this.flush() }
+  /** A full batch's write: the timer stays armed for the records after it (no re-arm per batch). */
+  private readonly flushBatch = () => {
+    this.urgent = false
+    this.startWrite()
+  }
   /** Ids are this log's random prefix and a counter: unique across instances, cheap per record. */
   private readonly idPrefix = `aud_${globalThis.crypto.randomUUID().replace(/-/g, '').slice(0, 16)}_`
   private sequence = 0
@@ -147,49 +174,63 @@ export class AuditLog {
       if (event.decision === 'deny') this.push(decisionOnly(event))
       return
     }
-    const pending = this.pendingFor(request.session?.id, callId)
+    const sessionId = request.session?.id
     const source = event.source
-    if (source && DECIDERS.has(source.kind)) {
-      // An authorize, or an approve decided again before anyone was asked (a grant appeared).
-      pending.decided = source
-    } else if (source) {
-      pending.ask = askOf(event)
+    if (this.lastCallId !== callId || this.lastSessionId !== sessionId) {
+      const held = this.pending.size ? this.pending.get(keyOf(sessionId, callId)) : undefined
+      if (held) {
+        if (source && decides(source.kind)) held.decided = source
+        else if (source) held.ask = askOf(event)
+        held.reason = event.reason
+        return
+      }
+      // A new call: the one held here (decided, not ended yet) moves to the map.
+      if (this.lastCallId !== undefined) {
+        if (this.pending.size >= MAX_PENDING) this.pending.delete(this.pending.keys().next().value!)
+        const moved: Pending = {}
+        if (this.lastDecided) moved.decided = this.lastDecided
+        if (this.lastAsk) moved.ask = this.lastAsk
+        moved.reason = this.lastReason
+        this.pending.set(keyOf(this.lastSessionId, this.lastCallId), moved)
+      }
+      this.lastCallId = callId
+      this.lastSessionId = sessionId
+      this.lastDecided = undefined
+      this.lastAsk = undefined
     }
-    pending.reason = event.reason
+    // An authorize, or an approve decided again before anyone was asked (a grant appeared).
+    if (source && decides(source.kind)) this.lastDecided = source
+    else if (source) this.lastAsk = askOf(event)
+    this.lastReason = event.reason
   }
 
   /** Takes a `tools/call-end`: the call's record, with whatever its decisions said. */
   onCallEnd(info: CallInfo, result: ToolResult): void {
     if (this.stopped) return
-    const sessionId = info.session?.id
-    let pending: Pending | undefined
-    const last = this.last
-    if (last && last.callId === info.id && last.sessionId === sessionId) {
-      pending = last
-      this.last = undefined
+    const session = info.session
+    const sessionId = session?.id
+    const at = info.startedAt
+    const draft = new Draft(at, Date.now() - at, info.name, info.id, info.args, session, result.status, result.durationMs)
+    let reason: string | undefined
+    if (this.lastCallId === info.id && this.lastSessionId === sessionId) {
+      draft.decided = this.lastDecided
+      draft.ask = this.lastAsk
+      reason = this.lastReason
+      this.lastCallId = this.lastSessionId = this.lastDecided = this.lastAsk = this.lastReason = undefined
     } else if (this.pending.size) {
       const key = keyOf(sessionId, info.id)
-      pending = this.pending.get(key)
-      if (pending) this.pending.delete(key)
+      const pending = this.pending.get(key)
+      if (pending) {
+        this.pending.delete(key)
+        draft.decided = pending.decided
+        draft.ask = pending.ask
+        reason = pending.reason
+      }
     }
-    const draft: Draft = {
-      at: info.startedAt,
-      endedAt: Date.now(),
-      tool: info.name,
-      callId: info.id,
-      args: info.args,
-      session: info.session,
-      outcome: result.status,
-      durationMs: result.durationMs,
-    }
-    if (result.code !== undefined) draft.code = result.code
-    if (result.waitMs !== undefined) draft.waitMs = result.waitMs
-    if (result.taskId !== undefined) draft.taskId = result.taskId
-    if (pending) {
-      if (pending.decided) draft.decided = pending.decided
-      if (pending.ask) draft.ask = pending.ask
-    }
-    if (result.status === 'denied') draft.reason = pending?.reason ?? result.content
+    draft.code = result.code
+    draft.waitMs = result.waitMs
+    draft.taskId = result.taskId
+    if (result.status === 'denied') draft.reason = reason ?? result.content
     this.push(draft)
   }
 
@@ -200,7 +241,7 @@ export class AuditLog {
   record(record: Omit<AuditRecord, 'id' | 'argsHash'> & { id?: string }): void {
     if (this.stopped) return
     // Hashing and the id are applied when written, as for the pipeline's records.
-    this.push({ ...record, session: undefined as never, preset: { ...record } } as Draft)
+    this.push(new Draft(record.at, record.endedAt - record.at, record.tool, record.callId, record.args, undefined, record.outcome, record.durationMs, { ...record }))
   }
 
   /** Records matching `filter`, newest (last recorded) first; queued records are written first. */
@@ -221,6 +262,11 @@ export class AuditLog {
       clearTimeout(this.timer)
       this.timer = undefined
     }
+    return this.startWrite()
+  }
+
+  /** Hands the queue to a write after those started so far. */
+  private startWrite(): Promise<void> {
     if (this.queue.length) {
       const batch = this.queue
       this.queue = []
@@ -250,28 +296,11 @@ export class AuditLog {
     if (!this.stopped) {
       this.stopped = true
       this.pending.clear()
-      this.last = undefined
+      this.lastCallId = this.lastSessionId = this.lastDecided = this.lastAsk = this.lastReason = undefined
       await this.flush()
       await this.closeStore(this.store)
     }
     await this.writing
-  }
-
-  /** The decisions held for a call, created on its first. */
-  private pendingFor(sessionId: string | undefined, callId: string): Pending {
-    const last = this.last
-    if (last && last.callId === callId && last.sessionId === sessionId) return last
-    if (this.pending.size) {
-      const held = this.pending.get(keyOf(sessionId, callId))
-      if (held) return held
-    }
-    if (last) {
-      if (this.pending.size >= MAX_PENDING) this.pending.delete(this.pending.keys().next().value!)
-      this.pending.set(keyOf(last.sessionId, last.callId), last)
-    }
-    const fresh: NonNullable<AuditLog["last"]> = { sessionId, callId }
-    this.last = fresh
-    return fresh
   }
 
   private push(draft: Draft) {
@@ -285,7 +314,7 @@ export class AuditLog {
       // that never yield to the event loop (a tight loop of awaits) would grow the queue.
       if (this.urgent) return
       this.urgent = true
-      queueMicrotask(this.flushNow)
+      queueMicrotask(this.flushBatch)
     } else if (this.timer === undefined) {
       this.timer = setTimeout(this.flushNow, this.flushInterval)
       // A log waiting to write does not keep a process alive; `stop()` writes what is left.
@@ -335,7 +364,7 @@ export class AuditLog {
       : {
           id: this.nextId(),
           at: draft.at,
-          endedAt: draft.endedAt,
+          endedAt: draft.at + draft.elapsed,
           tool: draft.tool,
           callId: draft.callId,
           caller: this.callerOf(draft.session),
@@ -343,6 +372,7 @@ export class AuditLog {
           durationMs: draft.durationMs,
         }
     if (!preset) {
+      // A record carries only what its call had: a draft's fields are `undefined` when unset.
       const decided = this.deciderOf(draft.decided)
       if (decided) record.decided = decided
       if (draft.ask) record.ask = draft.ask
@@ -485,24 +515,16 @@ function askOf(event: DecisionEvent): AuditAsk {
     ask.scope = source.scope
     if (source.via !== undefined) ask.via = source.via
     if (source.grant) ask.grantId = source.grant.id
+    if (source.edited) ask.edited = true
   }
   return ask
 }
 
 /** A denial no call carried (a host asked the gate itself): recorded on its own. */
 function decisionOnly(event: DecisionEvent): Draft {
-  const draft: Draft = {
-    at: event.at,
-    endedAt: event.at,
-    tool: event.request.tool,
-    callId: '',
-    args: event.request.args,
-    session: event.request.session,
-    outcome: 'denied',
-    code: 'permission_denied',
-    durationMs: 0,
-  }
-  if (event.source && DECIDERS.has(event.source.kind)) draft.decided = event.source
-  if (event.reason !== undefined) draft.reason = event.reason
+  const draft = new Draft(event.at, 0, event.request.tool, '', event.request.args, event.request.session, 'denied', 0)
+  draft.code = 'permission_denied'
+  if (event.source && decides(event.source.kind)) draft.decided = event.source
+  draft.reason = event.reason
   return draft
 }

@@ -40,7 +40,7 @@ export interface AuditAsk {
   scope?: AskScope
   /** The grant the answer created (`session` or `always`). */
   grantId?: string
-  /** Reserved: the arguments were edited before approval (editing is not there yet). */
+  /** The arguments were edited by the approver before approval (validated and authorized again). */
   edited?: boolean
 }
 

@@ -11,4 +11,5 @@ export {
 } from './audit-record'
 export { type AuditStore, MemoryAuditStore } from './audit-store'
 export { canonicalJson } from './canonical-json'
+export { AUDIT_TABLE, DatabaseAuditStore, type DatabaseAuditStoreOptions } from './database-audit-store'
 export { JsonlAuditStore, type JsonlAuditStoreOptions } from './jsonl-audit-store'

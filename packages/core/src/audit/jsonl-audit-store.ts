@@ -1,38 +1,52 @@
 import { type Logger, silentLogger } from '../logger'
 import { writeFileAtomically } from '../write-file-atomically'
 import type { AuditFilter, AuditRecord, AuditRetention } from './audit-record'
-import { type AuditStore, selectRecords } from './audit-store'
+import { type AuditStore, retained, selectRecords } from './audit-store'
 
 export interface JsonlAuditStoreOptions {
   logger?: Logger
 }
 
 /**
- * Audit records in one file, one JSON record a line (`audit.jsonl`), appended with
- * `O_APPEND`; pruning rewrites the file atomically (a temporary file renamed over it).
+ * Audit records in JSON Lines (`audit.jsonl`), one record a line, appended with `O_APPEND`.
+ * Retention never rewrites the file on the way: once it holds `maxRecords` lines it is
+ * renamed to `audit.jsonl.1` (replacing the previous one) and a new file begins, so the two
+ * hold between `maxRecords` and twice that, and queries return exactly what the retention
+ * keeps. Only records past `maxAgeMs` in the live file make it be rewritten (atomically),
+ * once they are a tenth of `maxAgeMs` past; a `.1` file wholly past it is deleted.
  * A line that does not parse (a torn last line after a crash) is skipped and reported,
  * never fatal; the next append starts on a fresh line.
  *
  * Several processes on one file: appends are safe (each batch is one append of whole lines,
- * and `O_APPEND` puts it at the end whoever else writes), and every query reads the file,
- * so each instance sees the others' records. Pruning is not: an instance's rewrite drops what
- * another appended between its read and its rename. Share a file only where losing a few
- * records at a prune is acceptable; the database store (`dogu_audit`) is the multi-instance one.
+ * and `O_APPEND` puts it at the end whoever else writes), and every query reads the files,
+ * so each instance sees the others' records. Rotation and rewrites are not coordinated: two
+ * instances rotating at once can drop a file's worth. Share a file only where that is
+ * acceptable; the database store (`dogu_audit`) is the multi-instance one.
  * Node-only; `node:fs` is imported lazily so the core still loads in a browser.
  */
 export class JsonlAuditStore implements AuditStore {
   private readonly logger: Logger
+  /** The previous file, renamed at rotation. */
+  readonly rotated: string
   /** Whether the file's end is known to be a line's end; unknown until first checked. */
   private freshLine = false
-  /** Bad lines already reported, so a query does not report them again. */
-  private reported = 0
-  /** Lines this instance knows the file holds (read, or appended here), and the oldest one's time. */
+  /** Bad lines already reported, per file, so a query does not report them again. */
+  private reported = new Map<string, number>()
+  /** Lines this instance knows the live file holds (read, or appended here), and the oldest one's time. */
   private count = 0
   private oldest = Infinity
+  private newest = -Infinity
+  /** The rotated file's newest record's time (`-Infinity` when there is none), once known. */
+  private rotatedNewest?: number
+  /** Whether `count` and `oldest` were read from the file at least once. */
+  private known = false
+  /** The retention the log prunes with, once it has: queries apply it too. */
+  private retention?: AuditRetention
 
   constructor(readonly file: string, options: JsonlAuditStoreOptions = {}) {
     if (typeof file !== 'string' || !file) throw new TypeError('JsonlAuditStore needs a file path')
     this.logger = options.logger ?? silentLogger
+    this.rotated = `${file}.1`
   }
 
   async open(): Promise<void> {
@@ -53,59 +67,87 @@ export class JsonlAuditStore implements AuditStore {
     await fs.mkdir(dirname(this.file), { recursive: true })
     await fs.appendFile(this.file, text, { encoding: 'utf8', mode: 0o600 })
     this.count += records.length
-    for (const record of records) if (record.at < this.oldest) this.oldest = record.at
+    for (const record of records) {
+      if (record.at < this.oldest) this.oldest = record.at
+      if (record.at > this.newest) this.newest = record.at
+    }
   }
 
   async query(filter: AuditFilter): Promise<AuditRecord[]> {
-    return selectRecords(await this.read(), filter)
+    const records = await this.read()
+    // The files hold more than the retention keeps between rotations; readers never see it.
+    return selectRecords(this.retention ? retained(records, this.retention) : records, filter)
   }
 
   /**
-   * Rewrites the file without what `retention` drops. The file may hold a tenth more than
-   * `maxRecords` (and records a little past `maxAgeMs`) between rewrites: a rewrite costs a
-   * read of the whole file, so it waits until there is that much to drop.
+   * Applies `retention`: rotates the live file once it holds `maxRecords` lines, deletes a
+   * rotated file wholly past `maxAgeMs`, and rewrites the live file only when its oldest
+   * record is a tenth of `maxAgeMs` past it. Resolves with how many records went.
    */
   async prune(retention: AuditRetention, now = Date.now()): Promise<number> {
-    const slack = Math.ceil(retention.maxRecords / 10)
+    this.retention = retention
+    if (!this.known) await this.read()
+    const fs = await import('node:fs/promises')
     const cutoff = now - retention.maxAgeMs
-    if (this.known && !this.reported && this.count <= retention.maxRecords + slack && this.oldest >= cutoff - retention.maxAgeMs / 10) return 0
-    const { lines, bad } = await this.readRaw()
-    const young = lines.filter((line) => line.at >= cutoff)
-    const keep = young.length > retention.maxRecords ? young.slice(young.length - retention.maxRecords) : young
-    this.remember(keep)
-    if (keep.length === lines.length && !bad) return 0
-    await writeFileAtomically(this.file, keep.map((line) => line.text + '\n').join(''), 0o600)
-    this.freshLine = true
-    this.reported = 0
-    return lines.length - keep.length
+    let removed = 0
+    if (this.count >= retention.maxRecords) {
+      // The file being replaced: the records it held are the ones rotation drops.
+      removed += (await this.readLines(this.rotated, false)).lines.length
+      await fs.rename(this.file, this.rotated).catch((error: NodeJS.ErrnoException) => { if (error.code !== 'ENOENT') throw error })
+      this.rotatedNewest = this.newest
+      this.count = 0
+      this.oldest = Infinity
+      this.newest = -Infinity
+      this.freshLine = true
+      this.reported.delete(this.file)
+    }
+    // Known from the last read or rotation: the rotated file is read again only to delete it.
+    if (this.rotatedNewest !== undefined && this.rotatedNewest > -Infinity && this.rotatedNewest < cutoff) {
+      removed += (await this.readLines(this.rotated, false)).lines.length
+      await fs.rm(this.rotated, { force: true })
+      this.rotatedNewest = -Infinity
+    }
+    if (this.oldest < cutoff - retention.maxAgeMs / 10 || this.reported.get(this.file)) {
+      const { lines, bad } = await this.readLines(this.file, false)
+      const keep = lines.filter((line) => line.at >= cutoff)
+      if (keep.length < lines.length || bad) {
+        await writeFileAtomically(this.file, keep.map((line) => line.text + '\n').join(''), 0o600)
+        this.freshLine = true
+        this.reported.delete(this.file)
+        removed += lines.length - keep.length
+      }
+      this.remember(keep)
+    }
+    return removed
   }
 
-  /** Whether `count` and `oldest` were read from the file at least once. */
-  private known = false
-
+  /** Every record of both files, oldest first; remembers the live file's count. */
   private async read(): Promise<AuditRecord[]> {
-    const { records, lines } = await this.readLines(true)
-    this.remember(lines)
-    return records
-  }
-
-  private async readRaw() {
-    return this.readLines(false)
+    const previous = await this.readLines(this.rotated, true)
+    const live = await this.readLines(this.file, true)
+    this.remember(live.lines)
+    this.rotatedNewest = -Infinity
+    for (const line of previous.lines) if (line.at > this.rotatedNewest) this.rotatedNewest = line.at
+    return previous.records.length ? [...previous.records, ...live.records] : live.records
   }
 
   private remember(lines: readonly { at: number }[]) {
     this.known = true
     this.count = lines.length
     this.oldest = Infinity
-    for (const line of lines) if (line.at < this.oldest) this.oldest = line.at
+    this.newest = -Infinity
+    for (const line of lines) {
+      if (line.at < this.oldest) this.oldest = line.at
+      if (line.at > this.newest) this.newest = line.at
+    }
   }
 
-  /** The file's lines; `parse` also gives the records (else only each line's time, read cheaply). */
-  private async readLines(parse: boolean): Promise<{ records: AuditRecord[]; lines: { at: number; text: string }[]; bad: number }> {
+  /** A file's lines; `parse` also gives the records (else only each line's time, read cheaply). */
+  private async readLines(file: string, parse: boolean): Promise<{ records: AuditRecord[]; lines: { at: number; text: string }[]; bad: number }> {
     const fs = await import('node:fs/promises')
     let text: string
     try {
-      text = await fs.readFile(this.file, 'utf8')
+      text = await fs.readFile(file, 'utf8')
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { records: [], lines: [], bad: 0 }
       throw error
@@ -118,7 +160,7 @@ export class JsonlAuditStore implements AuditStore {
     for (let i = 0; i < lines.length; i++) {
       const line = lines[i]
       if (!line.trim()) continue
-      // Lines this store wrote start `{"id":"…","at":<n>,`: a rewrite needs only that.
+      // Lines this store wrote start `{"id":"…","at":<n>,`: retention needs only that.
       const head = parse ? null : HEAD.exec(line)
       if (head && line.endsWith('}')) {
         good.push({ at: Number(head[1]), text: line })
@@ -136,11 +178,11 @@ export class JsonlAuditStore implements AuditStore {
       // The last line with no newline after it: a write cut short.
       if (i === lines.length - 1) torn = true
     }
-    if (bad > this.reported) {
+    if (bad > (this.reported.get(file) ?? 0)) {
       this.logger.warn(torn && bad === 1
         ? 'skipped a torn last line of audit log %s (a write cut short); the records before it are intact'
-        : 'skipped %d unreadable line(s) of audit log %s', ...(torn && bad === 1 ? [this.file] : [bad, this.file]))
-      this.reported = bad
+        : 'skipped %d unreadable line(s) of audit log %s', ...(torn && bad === 1 ? [file] : [bad, file]))
+      this.reported.set(file, bad)
     }
     return { records, lines: good, bad }
   }

@@ -241,7 +241,9 @@ export class BackgroundEngine implements BackgroundPort {
     try {
       records = await this.store.sync()
     } catch (error) {
-      this.logger.warn('reading the shared background task store failed: %s', error)
+      // A read cut off by the app stopping (the engine, or the database under the store) is expected.
+      if (this.state !== 'active' || this.store.gone !== undefined) this.logger.debug('reading the shared background task store failed as it stopped: %s', error)
+      else this.logger.warn('reading the shared background task store failed: %s', error)
       return
     }
     if (this.state !== 'active') return

@@ -181,6 +181,11 @@ export class DatabaseTaskStore implements TaskStore {
     this.detached = reason
   }
 
+  /** Why the table can no longer be reached (see `detach`); `undefined` while it can. */
+  get gone(): string | undefined {
+    return this.detached
+  }
+
   private dropped(task: BackgroundTask): boolean {
     if (this.detached === undefined) return false
     if (task.status === 'interrupted') this.logger.debug('background task %s stays running in the table %s until its lease lapses: %s', task.id, TASK_TABLE, this.detached)

@@ -21,6 +21,11 @@ export interface TaskStore {
    * including tasks other instances run. `BackgroundEngine.refresh` merges them.
    */
   sync?(): Promise<BackgroundTask[]>
+  /**
+   * Optional: why the store can no longer be read (its database stopped), once it is so. A
+   * read failing then is what a stopping app does, not a problem to report.
+   */
+  readonly gone?: string
 }
 
 /** A store that forgets everything with the process: for tests and hosts without disk. */

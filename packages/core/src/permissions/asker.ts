@@ -1,3 +1,4 @@
+import type Schema from 'schemastery'
 import type { Session } from '../session'
 import type { Effect, PermissionSpec } from '../tool'
 import type { ToolPreview } from '../tool-preview'
@@ -33,8 +34,33 @@ export interface AskAnswer {
   reason?: string
   /** How the answer was given, for the audit log: `text`, `button`, `console`, `mcp`, `terminal`, … */
   via?: AnswerVia
+  /**
+   * The values a person entered, for a request that asks for input (`request.input`): with
+   * `allow`, the call's edited arguments. The call runs with them only after they are
+   * validated and authorized again; an answer whose value fails either is refused
+   * (`respond` says `invalid` or `not-allowed`) and the request keeps waiting.
+   */
+  value?: unknown
 }
 
+/**
+ * The input part of a question: a schema to fill, a message, and the values to start from.
+ * On an approval request it lets an approver edit the call's arguments before approving;
+ * askers show it with the console's form (`ToolForm`) or, in chat, as JSON.
+ */
+export interface InputQuestion {
+  /** What to fill: the tool's arguments schema (its JSON, `schema.toJSON()`, is what consoles render). */
+  schema: Schema
+  /** What the person is asked to enter, in a line. */
+  message?: string
+  /** The values to start from: the call's arguments, secret fields shown as `••••` (left so, they keep their value). */
+  initial?: unknown
+  /**
+   * Checks a value before it is sent: `undefined` when it would be accepted, else why not
+   * (`limit: expected a number`). `respond` checks again; this lets an asker explain.
+   */
+  check(value: unknown): string | undefined
+}
 /** How a person answered; askers name their channel, any other string is kept as given. */
 export type AnswerVia = 'text' | 'button' | 'console' | 'mcp' | 'terminal' | (string & {})
 
@@ -89,6 +115,11 @@ export interface PermissionRequest {
    * fetched. Each field is bounded to 64 KiB; askers show a part and offer the rest.
    */
   preview?: Readonly<ToolPreview>
+  /**
+   * Set when an approver may edit the call before approving it: answer `allow` with
+   * `value`, the edited arguments. Absent for a tool's own `call.ask` (the call is running).
+   */
+  input?: Readonly<InputQuestion>
   /** Set when remembered answers do not apply: `session`/`always` answers count as `once`. */
   confirm?: 'always'
   createdAt: number

@@ -1,6 +1,6 @@
 import { messageOf } from '../error-message'
 import type { Logger } from '../logger'
-import type { ApprovalRequest, AuthorizeResult } from '../permission-gate'
+import type { AuthorizeRequest, AuthorizeResult } from '../permission-gate'
 import type { Session } from '../session'
 import { type Grant, type GrantPath, grantPath, grantSubject } from './grant'
 import type { GrantStore } from './grant-store'
@@ -85,7 +85,7 @@ export class GrantLedger {
   }
 
   /** Remembers an approval; an `always` grant is saved too. */
-  remember(scope: Grant['scope'], request: ApprovalRequest, by: string): Readonly<Grant> {
+  remember(scope: Grant['scope'], request: AuthorizeRequest, by: string): Readonly<Grant> {
     const grant: Grant = {
       id: `grant_${globalThis.crypto.randomUUID()}`,
       scope,

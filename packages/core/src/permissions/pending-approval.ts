@@ -1,5 +1,5 @@
 import type { Logger } from '../logger'
-import type { ApprovalOutcome, ApprovalRequest } from '../permission-gate'
+import type { ApprovalOutcome, ApprovalRequest, RevisedCall } from '../permission-gate'
 import type { Approver, ApproverPolicy, AskAnswer, Asker, AskScope, PermissionRequest, RespondStatus } from './asker'
 import { describeApprovers, mayAnswer } from './may-answer'
 import type { DecisionSource } from './permission-decision'
@@ -13,7 +13,18 @@ export interface ApprovalHost {
   readonly logger: Logger
   /** Called once when the approval ends, whatever ended it. */
   settled(pending: PendingApproval, outcome: ApprovalOutcome, source: DecisionSource): void
+  /** Checks an approver's edited arguments and decides the edited call (see `PermissionEngine.reviseFor`). */
+  reviseFor(pending: PendingApproval, value: unknown, by: Approver): EditVerdict
 }
+
+/**
+ * What the engine made of an approver's edit: refused (the request keeps waiting), or the
+ * edited call allowed (`once`: the answer cannot be remembered) or denied by the rules.
+ */
+export type EditVerdict =
+  | { refused: 'invalid' | 'not-allowed'; why: string }
+  | { revised: RevisedCall; decision: 'allow'; once: boolean }
+  | { revised: RevisedCall; decision: 'deny'; reason: string }
 
 /**
  * One permission request waiting for a person: it shows the request to every asker,
@@ -91,10 +102,34 @@ export class PendingApproval {
     let scope: AskScope = answer.decision === 'allow' ? answer.scope ?? 'once' : 'once'
     // A tool that demands a fresh answer every time cannot be remembered.
     if (this.request.confirm === 'always') scope = 'once'
+    if (answer.decision === 'allow' && answer.value !== undefined) return this.edited(answer, by, scope)
     const reason = answer.decision === 'allow'
       ? `approved by ${label(by)} (${scope})`
       : `${label(by)} declined it${answer.reason ? `: ${answer.reason}` : ''}`
     this.end({ decision: answer.decision, reason }, answer.via ? { kind: 'answer', by, scope, via: answer.via } : { kind: 'answer', by, scope })
+    return 'accepted'
+  }
+
+  /** An approval with edited arguments: accepted only when the edited call passes the engine. */
+  private edited(answer: AskAnswer, by: Approver, scope: AskScope): RespondStatus {
+    const verdict = this.host.reviseFor(this, answer.value, by)
+    if (!('refused' in verdict) && !verdict.revised.changes.length) {
+      // Sent back unchanged: a plain approval of the call as the model made it.
+      return this.respond({ ...answer, value: undefined })
+    }
+    if ('refused' in verdict) {
+      // A person's typo, not an attack: their asker tells them (`input.check`); the log need not shout.
+      this.host.logger.debug('refused an edit from %s to permission request %s (%s): %s', label(by), this.request.id, this.request.summary, verdict.why)
+      return verdict.refused
+    }
+    const source: Extract<DecisionSource, { kind: 'answer' }> = { kind: 'answer', by, scope: 'once', edited: true }
+    if (answer.via) source.via = answer.via
+    if (verdict.decision === 'deny') {
+      this.end({ decision: 'deny', reason: `${label(by)} edited the arguments, and the edited call is denied: ${verdict.reason}`, edited: verdict.revised }, source)
+      return 'accepted'
+    }
+    if (!verdict.once) source.scope = scope
+    this.end({ decision: 'allow', reason: `approved by ${label(by)} (${source.scope}) with edited arguments`, edited: verdict.revised }, source)
     return 'accepted'
   }
 

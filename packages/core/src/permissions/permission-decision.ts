@@ -22,7 +22,15 @@ export type DecisionSource =
   | { kind: 'grant'; grant: Readonly<Grant> }
   | { kind: 'mode'; mode: PermissionMode }
   | { kind: 'default'; effect: Effect }
-  | { kind: 'answer'; by: Approver; scope: AskScope; grant?: Readonly<Grant>; via?: AnswerVia }
+  | {
+    kind: 'answer'
+    by: Approver
+    scope: AskScope
+    grant?: Readonly<Grant>
+    via?: AnswerVia
+    /** The approver edited the arguments; the edited call was validated and authorized again. */
+    edited?: true
+  }
   | { kind: 'timeout'; timeout: number }
   | { kind: 'cancelled' }
   | { kind: 'no-asker' }

@@ -1,12 +1,13 @@
 import { type Logger, silentLogger } from '../logger'
-import type { ApprovalOutcome, ApprovalRequest, AuthorizeRequest, AuthorizeResult, Decision, PermissionGate } from '../permission-gate'
-import type { Asker, PermissionRequest } from './asker'
+import type { ApprovalOutcome, ApprovalRequest, ArgumentEditor, AuthorizeRequest, AuthorizeResult, Decision, PermissionGate } from '../permission-gate'
+import type { Approver, Asker, InputQuestion, PermissionRequest } from './asker'
 import { compileRule, RULE_FIELDS } from './compile-rule'
 import { decideCall } from './decide-call'
 import type { Grant } from './grant'
 import { GrantLedger } from './grant-ledger'
 import { type GrantStore, MemoryGrantStore } from './grant-store'
-import { label, PendingApproval } from './pending-approval'
+import { describeApprovers, mayAnswer } from './may-answer'
+import { type EditVerdict, label, PendingApproval } from './pending-approval'
 import type { DecisionEvent, DecisionSource } from './permission-decision'
 import { PermissionError } from './permission-error'
 import { knownEffect, type PermissionMode } from './permission-modes'
@@ -167,6 +168,7 @@ export class PermissionEngine implements PermissionGate {
       reason: why,
       ...(asked ? { asked } : {}),
       ...(request.preview ? { preview: request.preview } : {}),
+      ...(request.edit ? { input: inputQuestion(request.edit, request.args) } : {}),
       // The rule that asked decides who may answer, when it says; a tool's own ask has no rule.
       approvers: approverPolicy(session, asked?.kind === 'rule' ? asked.rule.approvers : undefined, this.defaultApprovers),
       // A rule naming its approvers is answered afresh each time: its answers count once.
@@ -265,15 +267,46 @@ export class PermissionEngine implements PermissionGate {
     await this.ledger.saved()
   }
 
+  /**
+   * @internal PendingApproval asks here about an approver's edited arguments: they are
+   * validated (the pipeline's `edit.revise`), then decided again as a new request from the
+   * same caller. Synchronous, so the answer is accepted or refused at once.
+   */
+  reviseFor(pending: PendingApproval, value: unknown, by: Approver): EditVerdict {
+    const edit = pending.input.edit
+    if (!edit) return { refused: 'invalid', why: 'this request does not take edited arguments' }
+    let revised: ReturnType<ArgumentEditor['revise']>
+    try {
+      revised = edit.revise(value)
+    } catch (error) {
+      return { refused: 'invalid', why: `the edited arguments could not be checked: ${error instanceof Error ? error.message : String(error)}` }
+    }
+    if ('error' in revised) return { refused: 'invalid', why: revised.error }
+    const result = this.decide(revised.request)
+    if (result.decision === 'deny') return { revised, decision: 'deny', reason: result.reason ?? 'a permission rule denies it' }
+    let once = revised.request.confirm === 'always'
+    if (result.decision === 'ask') {
+      // The edited call may fall under another rule: its approvers must include this person.
+      const asked = result.rule as PermissionRequest['asked']
+      const approvers = asked?.kind === 'rule' ? asked.rule.approvers : undefined
+      const policy = approverPolicy(pending.input.session, approvers, this.defaultApprovers)
+      if (!mayAnswer(policy, by)) return { refused: 'not-allowed', why: `the edited call needs the approval of ${describeApprovers(policy)}` }
+      if (namesApprovers(approvers)) once = true
+    }
+    return { revised, decision: 'allow', once }
+  }
+
   /** @internal PendingApproval reports here when it ends. */
   settled(pending: PendingApproval, outcome: ApprovalOutcome, source: DecisionSource): void {
     this.pendings.delete(pending)
+    // An edited call is what was approved: its request, not the model's, is remembered and reported.
+    const decided = outcome.edited ? { ...outcome.edited.request, callId: pending.input.callId } : pending.input
     let created = false
     if (source.kind === 'answer' && outcome.decision === 'allow' && source.scope !== 'once' && !this.stopped) {
-      source.grant = this.ledger.remember(source.scope, pending.input, label(source.by))
+      source.grant = this.ledger.remember(source.scope, decided, label(source.by))
       created = true
     }
-    this.report('approve', pending.input, { decision: outcome.decision, reason: outcome.reason, rule: source }, pending.request)
+    this.report('approve', decided, { decision: outcome.decision, reason: outcome.reason, rule: source }, pending.request)
     // Others waiting on the same thing need not be asked again.
     if (created) {
       for (const other of [...this.pendings]) {
@@ -307,6 +340,23 @@ export class PermissionEngine implements PermissionGate {
       this.logger.warn('a permissions/decision listener threw: %s', error)
     }
   }
+}
+
+/** The edit part of a pipeline's question: the tool's schema, filled with the call's (masked) arguments. */
+function inputQuestion(edit: ArgumentEditor, args: unknown): Readonly<InputQuestion> {
+  return Object.freeze({
+    schema: edit.schema,
+    message: 'Edit the arguments before approving: the edited call is checked and authorized again.',
+    initial: args,
+    check(value: unknown) {
+      try {
+        const revised = edit.revise(value)
+        return 'error' in revised ? revised.error : undefined
+      } catch (error) {
+        return error instanceof Error ? error.message : String(error)
+      }
+    },
+  })
 }
 
 function checkConditions(conditions: PermissionEngineOptions['conditions']): ReadonlyMap<string, RuleCondition> {

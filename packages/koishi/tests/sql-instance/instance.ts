@@ -119,6 +119,7 @@ async function main() {
     notices: { enabled: true },
     permissions: { syncInterval: config.grantSyncMs, storePath: join(config.dir, 'permissions.json') },
     background: { instanceId: config.instanceId, syncInterval: config.taskSyncMs, leaseMs: config.leaseMs, storePath: join(config.dir, 'background.json') },
+    audit: { storePath: join(config.dir, 'audit.jsonl') },
   })
   const pending = new Map<string, (text: string) => void>()
   app.plugin({

@@ -1,0 +1,119 @@
+import { mkdir, writeFile } from 'node:fs/promises'
+import { join, resolve } from 'node:path'
+import type { AuditFilter, AuditRecord, ToolStatus } from '@dogu/core'
+import type { Context, Session as KoishiSession } from 'koishi'
+import { defineLocales } from './locales'
+// For the `ctx.audit` declaration this command reads.
+import type {} from './audit-service'
+
+export interface AuditCommandConfig {
+  /** The lowest authority `dogu.audit` needs. @default 3 (as `dogu.grants` and `dogu.revoke`) */
+  authority?: number
+  /** Records shown without `-n`. @default 20 */
+  listLimit?: number
+}
+
+const OUTCOMES: readonly ToolStatus[] = ['ok', 'error', 'denied', 'timed_out', 'cancelled', 'background']
+
+/**
+ * `dogu.audit [-u user] [-t tool] [-o outcome] [-n count] [--export]`: the newest audit
+ * records, one line each (time, user, tool, outcome, what decided, who answered and how,
+ * how long it waited and ran), for the bot's admins. `--export` writes the matching records,
+ * oldest first, to `data/dogu/audit-export-<time>.jsonl` under Koishi's base directory.
+ */
+export function auditCommand(ctx: Context, config: AuditCommandConfig = {}): void {
+  defineLocales(ctx, 'commands.dogu.audit', (locale) => locale.audit)
+  const authority = config.authority ?? 3
+  const listLimit = config.listLimit ?? 20
+
+  ctx.command('dogu.audit', { authority })
+    .option('user', '-u <user:string>')
+    .option('tool', '-t <tool:string>')
+    .option('outcome', '-o <outcome:string>')
+    .option('count', '-n <count:string>')
+    .option('export', '--export')
+    // Without a database Koishi checks no authority: Dogu's own view of the caller decides then.
+    .check(async ({ session }) => {
+      // Dogu's permissions service is part of the Dogu plugin; loaded alone, Koishi's check stands.
+      if (typeof ctx.permissions.resolveSession !== 'function') return
+      const { authority: held = 0 } = await ctx.permissions.resolveSession(session!)
+      if (held < authority) return session!.text('internal.low-authority')
+    })
+    .action(async ({ session, options }) => {
+      const audit = ctx.audit
+      if (!audit.enabled) return session!.text('.disabled')
+      const filter: AuditFilter = {}
+      if (options!.user) filter.user = String(options!.user)
+      if (options!.tool) filter.tool = String(options!.tool)
+      if (options!.outcome !== undefined) {
+        const outcome = String(options!.outcome)
+        if (!OUTCOMES.includes(outcome as ToolStatus)) return session!.text('.bad-outcome', { outcome, outcomes: OUTCOMES.join(', ') })
+        filter.outcome = outcome as ToolStatus
+      }
+      let count: number | undefined
+      if (options!.count !== undefined) {
+        const text = String(options!.count).trim()
+        count = /^\d+$/.test(text) ? Number(text) : NaN
+        if (!(count >= 1)) return session!.text('.bad-count', { count: text })
+      }
+      if (options!.export) {
+        // The newest `count` when given, else every match; oldest first, as `export` gives them.
+        const records = count === undefined ? await audit.export(filter) : (await audit.query({ ...filter, limit: count })).reverse()
+        const dir = resolve(ctx.baseDir ?? process.cwd(), 'data/dogu')
+        const path = join(dir, `audit-export-${new Date().toISOString().replace(/[:.]/g, '-')}.jsonl`)
+        await mkdir(dir, { recursive: true })
+        await writeFile(path, records.map((record) => JSON.stringify(record) + '\n').join(''), { mode: 0o600 })
+        return session!.text('.exported', { count: records.length, path })
+      }
+      const records = await audit.query({ ...filter, limit: count ?? listLimit })
+      if (!records.length) return session!.text('.none')
+      return [session!.text('.header', { count: records.length }), ...records.map((record) => line(session!, record))].join('\n')
+    })
+}
+
+/** One record, compactly: `12-01 18:20:31 discord:alice save: ok · rule … · alice answered allow (button) · waited 1.2 s, ran 5 ms`. */
+function line(session: KoishiSession, record: AuditRecord): string {
+  const { caller, ask } = record
+  const user = caller.userId === undefined ? caller.sessionId || '?' : caller.platform ? `${caller.platform}:${caller.userId}` : caller.userId
+  const parts = [session.text('.item', {
+    time: timeOf(record.at),
+    user,
+    tool: record.tool,
+    outcome: session.i18n(`.outcome.${record.outcome}`),
+  })]
+  parts.push(decidedText(session, record))
+  if (ask) {
+    if (ask.ended === 'answer') {
+      const by = ask.by ? (ask.by.platform ? `${ask.by.platform}:${ask.by.id}` : ask.by.id) : '?'
+      const decision = session.i18n(`.decision.${ask.decision}`)
+      parts.push(ask.via ? session.text('.answered-via', { by, decision, via: ask.via }) : session.text('.answered', { by, decision }))
+    } else {
+      parts.push(session.text(`.ended.${ask.ended}`))
+    }
+  }
+  const ran = session.text('.ran', { duration: durationText(session, record.durationMs) })
+  parts.push(record.waitMs ? `${session.text('.waited', { duration: durationText(session, record.waitMs) })}${session.text('.and')}${ran}` : ran)
+  return parts.join(' · ')
+}
+
+function decidedText(session: KoishiSession, record: AuditRecord): string {
+  const decided = record.decided
+  switch (decided?.kind) {
+    case 'rule': return session.text('.decided.rule', { rule: decided.name ?? decided.permission, decision: decided.decision, origin: decided.origin })
+    case 'grant': return session.text('.decided.grant', { id: decided.id, scope: decided.scope })
+    case 'mode': return session.text('.decided.mode', { mode: decided.mode })
+    case 'default': return session.text('.decided.default', { effect: decided.effect })
+    default: return session.text('.decided.none')
+  }
+}
+
+function durationText(session: KoishiSession, ms: number): string {
+  return ms < 1000 ? session.text('.ms', [Math.round(ms)]) : session.text('.s', [(ms / 1000).toFixed(1)])
+}
+
+/** `MM-DD HH:mm:ss` in the bot's local time. */
+function timeOf(at: number): string {
+  const date = new Date(at)
+  const two = (n: number) => String(n).padStart(2, '0')
+  return `${two(date.getMonth() + 1)}-${two(date.getDate())} ${two(date.getHours())}:${two(date.getMinutes())}:${two(date.getSeconds())}`
+}

@@ -1,0 +1,158 @@
+import { type DecisionEvent, defineTool, type ToolResult } from '@dogu/core'
+import { Schema } from 'koishi'
+import { afterEach, describe, expect, it } from 'vitest'
+import { parseEdit } from '../src/answer-parser'
+import { type ChatApp, chatApp, type ChatAppOptions } from './chat-harness'
+
+let t: ChatApp | undefined
+afterEach(async () => {
+  await t?.dispose()
+  t = undefined
+})
+
+/** An app with `purge` (a write tool: asked by default) whose permission targets its table. */
+async function setup(options: ChatAppOptions = {}) {
+  t = await chatApp(options)
+  const runs: unknown[] = []
+  t.app.plugin({
+    name: 'purge-tools',
+    inject: ['tools'],
+    apply(ctx) {
+      const args = Schema.object({
+        table: Schema.string().required(),
+        limit: Schema.natural().max(100).default(10),
+        token: Schema.string().role('secret').required(),
+      })
+      ctx.tools.define(defineTool({
+        name: 'purge',
+        description: 'Delete old rows of a table',
+        args,
+        traits: { effect: 'write' },
+        permission: (args) => ({ name: 'db.purge', target: args.table }),
+        run: (args) => {
+          runs.push(args)
+          return `purged ${args.limit} rows of ${args.table}`
+        },
+      }))
+    },
+  })
+  const decisions: DecisionEvent[] = []
+  t.app.on('permissions/decision', (event) => { if (event.phase === 'approve') decisions.push(event) })
+  await t.settle()
+  return { ...t, runs, decisions }
+}
+
+function purge(args: object = { table: 'logs', limit: 50, token: 'tok-123' }, user = 'alice'): Promise<ToolResult> {
+  return t!.app.tools.execute([{ id: 'c1', name: 'purge', arguments: args as Record<string, unknown> }], { session: t!.session(user) }).then(([result]) => result)
+}
+
+describe('parseEdit', () => {
+  it.each([
+    ['e {"limit": 5}', { scope: 'once', changes: { limit: 5 } }],
+    ['改 {"limit": 5}', { scope: 'once', changes: { limit: 5 } }],
+    ['E 2 {"limit": 5}', { number: 2, scope: 'once', changes: { limit: 5 } }],
+    ['edit #3 a {"path": "docs"}', { number: 3, scope: 'always', changes: { path: 'docs' } }],
+    ['修改 2 总是 {"path": "docs"}', { number: 2, scope: 'always', changes: { path: 'docs' } }],
+    ['e s {"x":\n 1}', { scope: 'session', changes: { x: 1 } }],
+    ['e{"x":1}', { scope: 'once', changes: { x: 1 } }],
+  ])('reads %j', (text, expected) => {
+    expect(parseEdit(text)).toEqual(expected)
+  })
+
+  it.each([
+    ['e {limit: 5}', 'json'],
+    ['e [1, 2] {', 'shape'],
+    ['e "x" {"a": 1}', 'scope'],
+    ['e n {"a": 1}', 'scope'],
+    ['e 0 {"a": 1}', 'shape'],
+    ['e {"a": 1', 'shape'],
+    ['e {"a": "x…"} past the length limit'.replace('x…', 'x'.repeat(17_000)), 'too-long'],
+  ])('names the problem of edit %# (%s)', (text, problem) => {
+    expect(parseEdit(text)).toMatchObject({ problem })
+  })
+
+  it('leaves conversation alone: no edit word, or no `{`', () => {
+    expect(parseEdit('e')).toBeUndefined()
+    expect(parseEdit('e la la')).toBeUndefined()
+    expect(parseEdit('easy {"a": 1}')).toBeUndefined()
+    expect(parseEdit('y')).toBeUndefined()
+  })
+})
+
+describe('chat approvals: editing before approving', () => {
+  it('`e {json}` changes the fields named, approves the edited call, and tells the model and the chat', async () => {
+    const { outbox, runs, decisions } = await setup()
+    const result = purge()
+    const question = (await outbox.next()).text
+    // The example uses the call's first field; the secret is never shown.
+    expect(question).toContain('\n要先改参数再允许，回复 e {"table": "logs"}（只写要改的字段，JSON）。\n')
+    expect(question).not.toContain('tok-123')
+    expect(await t!.client('alice').receive('e {"limit": 5}')).toEqual(['已按修改后的参数允许 [1] purge(table=logs, limit=50, token="••••") — db.purge "logs"（仅此一次）。改动：\n$.limit: 50 → 5'])
+    const done = await result
+    expect(done.status).toBe('ok')
+    expect(done.content).toBe('A person changed your arguments before approving this call; it ran with these changes:\n$.limit: 50 → 5\n\npurged 5 rows of logs')
+    // The secret kept its value; the decision says who edited, and how.
+    expect(runs).toEqual([{ table: 'logs', limit: 5, token: 'tok-123' }])
+    expect(decisions.at(-1)!.source).toMatchObject({ kind: 'answer', edited: true, via: 'text', by: { id: 'alice', platform: 'mock' } })
+  })
+
+  it('an edit that fails validation or is not JSON is explained, and the question stays open', async () => {
+    const { runs, outbox, app } = await setup()
+    const result = purge()
+    await outbox.next()
+    const alice = t!.client('alice')
+    expect(await alice.receive('e {"limit": 500}')).toEqual([expect.stringMatching(/^修改没有生效，请求 \[1\] 仍在等待：.*\$\.limit: expected a number <= 100, got 500/s)])
+    expect(await alice.receive('e {limit: 5}')).toEqual([expect.stringMatching(/^修改不是有效的 JSON：/)])
+    expect(await alice.receive('e x {"limit": 5}')).toEqual(['“x”不是有效的范围：可写 s（本会话）或 a（总是），不写即仅此一次。'])
+    expect(app.permissions.pending()).toHaveLength(1)
+    expect(runs).toEqual([])
+    expect(await alice.receive('改 {"limit": 1}')).toEqual([expect.stringContaining('$.limit: 50 → 1')])
+    expect((await result).status).toBe('ok')
+  })
+
+  it('an edited call is authorized again: one the rules deny is denied, and said so', async () => {
+    const { runs, outbox } = await setup({ permissions: { rules: [{ permission: 'db.purge', target: 'users', decision: 'deny', name: 'never purge users' }] } })
+    const result = purge()
+    await outbox.next()
+    const [reply] = await t!.client('alice').receive('e {"table": "users"}')
+    expect(reply).toMatch(/^\[1\] purge\(table=logs, limit=50, token="••••"\) — db\.purge "logs"：修改后的调用被拒绝：mock:alice edited the arguments/)
+    expect(reply).toContain('never purge users')
+    const done = await result
+    expect(done.status).toBe('denied')
+    expect(runs).toEqual([])
+  })
+
+  it('`e a {json}` grants the edited target, never the original one', async () => {
+    const { outbox, app } = await setup()
+    const first = purge()
+    await outbox.next()
+    expect(await t!.client('alice').receive('e a {"table": "tmp"}')).toEqual([expect.stringContaining('（总是）。改动：\n$.table: "logs" → "tmp"')])
+    expect((await first).status).toBe('ok')
+    expect(app.permissions.engine.grants().map((grant) => [grant.permission, grant.target, grant.scope])).toEqual([['db.purge', 'tmp', 'always']])
+    expect((await purge({ table: 'tmp', token: 'x' })).status).toBe('ok')
+    // The original table is still asked about.
+    const again = purge()
+    expect((await outbox.next()).text).toContain('purge(table=logs')
+    expect(await t!.client('alice').receive('n')).toEqual([expect.stringContaining('已拒绝')])
+    expect((await again).status).toBe('denied')
+  })
+
+  it('only someone who may answer can edit: another user\'s edit goes on to the rest of the bot', async () => {
+    const { outbox, passed, app } = await setup()
+    void purge()
+    await outbox.next()
+    expect(await t!.client('bob').receive('e {"limit": 1}')).toEqual([])
+    expect(passed).toContain('bob: e {"limit": 1}')
+    expect(app.permissions.pending()).toHaveLength(1)
+    expect(await t!.client('alice').receive('n')).toEqual([expect.stringContaining('已拒绝')])
+  })
+
+  it('in English', async () => {
+    const { outbox, app } = await setup()
+    await app.mock.initChannel('room', '514', { locales: ['en-US'] })
+    const result = purge()
+    expect((await outbox.next()).text).toContain('\nTo change the arguments first, reply e {"table": "logs"} (only the fields to change, as JSON).\n')
+    expect(await t!.client('alice').receive('e {"limit": 7}')).toEqual(['Allowed [1] purge(table=logs, limit=50, token="••••") — db.purge "logs" with edited arguments (once). Changes:\n$.limit: 50 → 7'])
+    expect((await result).status).toBe('ok')
+  })
+})
