@@ -4,6 +4,7 @@ import {
   AuditLog,
   type AuditRecord,
   type AuditStore,
+  type BackgroundTask,
   type CallInfo,
   type DecisionEvent,
   DEFAULT_AUDIT_RETENTION,
@@ -15,6 +16,7 @@ import Schema from 'schemastery'
 // For the `tools/call-end` and `permissions/decision` event declarations this service listens to.
 import type {} from './permissions-service'
 import type {} from './tools-service'
+import type {} from './background-service'
 import { tapEvent } from './cordis-events'
 import { cordisLogger } from './cordis-logger'
 
@@ -67,6 +69,8 @@ export class AuditService extends Service {
     // Taps, not `ctx.on`: a Cordis listener on every call would cost more than the call.
     ctx.effect(() => tapEvent(ctx, 'permissions/decision', (event: DecisionEvent) => log.onDecision(event)), 'ctx.audit: record permission decisions')
     ctx.effect(() => tapEvent(ctx, 'tools/call-end', (info: CallInfo, result: ToolResult) => log.onCallEnd(info, result)), 'ctx.audit: record tool calls')
+    // Rare (a task's end), so a plain listener: the call's own record says `background`, this one how it ended.
+    ctx.on('background/settled', (task: BackgroundTask) => log.onTaskSettled(task))
     // Unload, reload or the app's stop: what is queued is written before the next start.
     ctx.effect(() => () => log.stop(), 'ctx.audit: write queued records')
   }

@@ -57,6 +57,32 @@ describe('AuditService in the default plugin', () => {
     expect(await ctx.audit.query({ outcome: 'denied' })).toEqual([wipe])
   })
 
+  it('records how a call that moved to the background ended, as a second record with the task', async () => {
+    const { ctx } = await app()
+    let finish!: () => void
+    loaded.push(await ctx.plugin({
+      name: 'slow',
+      inject: ['tools'],
+      apply(ctx: Context) {
+        ctx.tools.define(defineTool({
+          name: 'build',
+          description: 'A long build',
+          traits: { effect: 'read', timeout: 50, background: true },
+          run: () => new Promise<string>((resolve) => { finish = () => resolve('built') }),
+        }))
+      },
+    }))
+    const [moved] = await ctx.tools.execute([{ id: 'c-build', name: 'build' }], { session: user })
+    expect(moved, moved.content).toMatchObject({ status: 'background' })
+    const settled = new Promise<void>((resolve) => ctx.on('background/settled', () => resolve()))
+    finish()
+    await settled
+    const [end, start] = await ctx.audit.query({ tool: 'build' })
+    expect(start).toMatchObject({ callId: 'c-build', outcome: 'background', taskId: moved.taskId })
+    expect(start.taskStatus).toBeUndefined()
+    expect(end).toMatchObject({ callId: 'c-build', outcome: 'ok', taskId: moved.taskId, taskStatus: 'succeeded', caller: { userId: 'u1' } })
+  })
+
   it('keeps records across a restart of the app: stopping writes them, a new app reads them', async () => {
     const first = await app({ hashArguments: ['deploy'] })
     await first.call('deploy', { env: 'prod' })

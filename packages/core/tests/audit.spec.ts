@@ -300,6 +300,19 @@ describe('JsonlAuditStore', () => {
     await reader.stop()
   })
 
+  it('writes each record as exactly its JSON, shared caller and decider objects included', async () => {
+    const file = join(dir, 'audit.jsonl')
+    const store = new JsonlAuditStore(file)
+    const caller = { sessionId: 's "1"', platform: 'discord', userId: 'u\n1' }
+    const decided = { kind: 'rule' as const, id: 'r1', origin: 'config.rules[0]', decision: 'allow' as const, permission: 'tool:x', name: '上线' }
+    const records = [
+      { ...record(1, { at: 1 }), caller, decided, args: { a: [1, null, 'x'], b: { c: true } }, waitMs: 0, durationMs: Number.NaN, code: undefined },
+      { ...record(2, { at: 2 }), caller, decided, args: '••••', reason: 'line\u2028sep' },
+    ] as unknown as AuditRecord[]
+    await store.append(records)
+    expect((await readFile(file, 'utf8')).split('\n').filter(Boolean)).toEqual(records.map((r) => JSON.stringify(r)))
+  })
+
   it('deletes a rotated file wholly past maxAgeMs, and rewrites the live one only when far past it', async () => {
     const file = join(dir, 'audit.jsonl')
     const day = 86_400_000

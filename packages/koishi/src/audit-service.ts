@@ -72,7 +72,7 @@ export class AuditService extends Service {
     const logger = koishiLogger(ctx)
     const path = resolve(ctx.baseDir ?? process.cwd(), config.storePath ?? 'data/dogu/audit.jsonl')
     const storeFor = (database: MinatoDatabase | undefined): AuditStore => database
-      ? new DatabaseAuditStore({ database, logger })
+      ? new DatabaseAuditStore({ database, logger, migrateFrom: path })
       : new JsonlAuditStore(path, { logger })
     let store = storeFor(koishiDatabase(ctx))
     const log = this.log = new AuditLog({
@@ -105,6 +105,8 @@ export class AuditService extends Service {
     }, true)
     ctx.on('permissions/decision', (event) => log.onDecision(event))
     ctx.on('tools/call-end', (info, result) => log.onCallEnd(info, result))
+    // The call's own record says `background`; this one how its task ended.
+    ctx.on('background/settled', (task) => log.onTaskSettled(task))
     // Unload, reload or the app's stop: what is queued is written before the next start.
     ctx.effect(() => () => void log.stop().finally(stopping))
   }

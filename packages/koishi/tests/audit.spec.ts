@@ -120,18 +120,23 @@ describe('ctx.audit on Koishi', () => {
     await expect(readFile(join(dir, 'data/dogu/audit.jsonl'), 'utf8')).rejects.toThrow(/ENOENT/)
   })
 
-  it('moves new records into dogu_audit when the database starts after Dogu', async () => {
+  it('moves the file\'s records and new ones into dogu_audit when the database starts after Dogu; the file is kept aside', async () => {
     const dir = await tempDir()
     const one = await bot(dir, 'sqlite-late')
     await one.echo('before')
     expect(summary(await one.app.audit.query())).toEqual(['echo({"text":"before"}) ok by mock:alice'])
     await one.connect()
     await one.echo('after')
-    // Queries read the table now: the record made before it came stays in the file.
-    expect(summary(await one.app.audit.query())).toEqual(['echo({"text":"after"}) ok by mock:alice'])
-    expect((await one.database().get(AUDIT_TABLE, {})).map((row) => JSON.parse(row.record as string).args)).toEqual([{ text: 'after' }])
-    const file = (await readFile(join(dir, 'data/dogu/audit.jsonl'), 'utf8')).trim().split('\n')
-    expect(file.map((line) => JSON.parse(line).args)).toEqual([{ text: 'before' }])
+    // Queries read the table now, and it holds what the file held, in order.
+    expect(summary(await one.app.audit.query())).toEqual(['echo({"text":"after"}) ok by mock:alice', 'echo({"text":"before"}) ok by mock:alice'])
+    expect((await one.database().get(AUDIT_TABLE, {})).map((row) => JSON.parse(row.record as string).args)).toEqual([{ text: 'before' }, { text: 'after' }])
+    await expect(readFile(join(dir, 'data/dogu/audit.jsonl'), 'utf8')).rejects.toThrow(/ENOENT/)
+    const kept = (await readFile(join(dir, 'data/dogu/audit.jsonl.migrated'), 'utf8')).trim().split('\n')
+    expect(kept.map((line) => JSON.parse(line).args)).toEqual([{ text: 'before' }])
+    // Restarted on the database: nothing is migrated twice.
+    await one.stop()
+    const two = await bot(dir, 'sqlite')
+    expect(summary(await two.app.audit.query())).toEqual(['echo({"text":"after"}) ok by mock:alice', 'echo({"text":"before"}) ok by mock:alice'])
   })
 
   it('is off with enabled: false: nothing is kept, and dogu.audit is not registered', async () => {

@@ -1,3 +1,4 @@
+import type { BackgroundTask } from '../background/background-task'
 import type { CallInfo } from '../events'
 import { type Logger, silentLogger } from '../logger'
 import type { DecisionEvent, DecisionSource } from '../permissions/permission-decision'
@@ -242,6 +243,31 @@ export class AuditLog {
     if (this.stopped) return
     // Hashing and the id are applied when written, as for the pipeline's records.
     this.push(new Draft(record.at, record.endedAt - record.at, record.tool, record.callId, record.args, undefined, record.outcome, record.durationMs, { ...record }))
+  }
+
+  /**
+   * Takes a background task's end (`background/settled`): a record of its own, next to the
+   * call's (`outcome: 'background'`), with the task's final status and the result's.
+   */
+  onTaskSettled(task: BackgroundTask): void {
+    if (this.stopped || !task || task.status === 'running') return
+    const result = task.result
+    const endedAt = task.settledAt ?? Date.now()
+    const record: Omit<AuditRecord, 'id' | 'argsHash'> = {
+      at: task.startedAt,
+      endedAt,
+      tool: task.tool,
+      callId: task.callId,
+      caller: this.callerOf(task.session),
+      // An interrupted task's result was lost with its process.
+      outcome: result?.status ?? 'error',
+      taskId: task.id,
+      taskStatus: task.status,
+      durationMs: result?.durationMs ?? endedAt - task.startedAt,
+    }
+    if (result?.code !== undefined) record.code = result.code
+    if (result?.status === 'denied') record.reason = result.content
+    this.record(record)
   }
 
   /** Records matching `filter`, newest (last recorded) first; queued records are written first. */

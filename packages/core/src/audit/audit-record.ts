@@ -1,3 +1,4 @@
+import type { TaskStatus } from '../background/background-task'
 import type { Decision } from '../permission-gate'
 import type { AnswerVia, Approver, ApproverPolicy, AskScope } from '../permissions/asker'
 import type { PermissionMode } from '../permissions/permission-modes'
@@ -72,8 +73,13 @@ export interface AuditRecord {
   code?: ToolResultCode
   /** The denial's reason, for `denied` calls. */
   reason?: string
-  /** The background task the call continues as (`outcome: 'background'`). */
+  /** The background task the call continues as (`outcome: 'background'`), or whose end this records. */
   taskId?: string
+  /**
+   * Set on the record of a background task's end (a second record for the call): the task's
+   * final status. Its `outcome` is the result's status (`error` for an `interrupted` task).
+   */
+  taskStatus?: Exclude<TaskStatus, 'running'>
   /** The tool's own run time (`ToolResult.durationMs`). */
   durationMs: number
   /** Milliseconds spent waiting for a person (`ToolResult.waitMs`). */

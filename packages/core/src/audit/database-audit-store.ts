@@ -1,8 +1,13 @@
 import { messageOf } from '../error-message'
 import type { MinatoCursor, MinatoDatabase } from '../database/minato-database'
-import { type Logger, silentLogger } from '../logger'
+import { fileExists, renameMigrated } from '../database/migrated-file'
+import { info, type Logger, silentLogger } from '../logger'
+import { JsonlAuditStore } from './jsonl-audit-store'
 import type { AuditFilter, AuditRecord, AuditRetention } from './audit-record'
 import { type AuditStore, matchesFilter } from './audit-store'
+
+/** Rows written per upsert when migrating a file. */
+const MIGRATE_BATCH = 500
 
 /** The table audit records live in. */
 export const AUDIT_TABLE = 'dogu_audit'
@@ -30,6 +35,13 @@ export interface DatabaseAuditStoreOptions {
   database: MinatoDatabase
   /** Where malformed rows and writes dropped after `detach` are reported. */
   logger?: Logger
+  /**
+   * An `audit.jsonl` the bot wrote before it had a database: its records (and its rotated
+   * `.1` file's) are copied into the table when the store opens, then the files are renamed
+   * `<name>.migrated` and kept. Copies are keyed by record id, so a second instance migrating
+   * the same file, or a crash halfway, adds nothing twice.
+   */
+  migrateFrom?: string
 }
 
 /**
@@ -50,15 +62,37 @@ export class DatabaseAuditStore implements AuditStore {
   /** Where appends go once detached, when the host said (the store that replaced this one). */
   private successor?: AuditStore
   private lastSeq = 0
+  private readonly migrateFrom?: string
 
   constructor(options: DatabaseAuditStoreOptions) {
     if (!options?.database) throw new TypeError('DatabaseAuditStore needs a database')
     this.database = options.database
     this.logger = options.logger ?? silentLogger
+    this.migrateFrom = options.migrateFrom
   }
 
   async open(): Promise<void> {
     this.prepare()
+    if (this.migrateFrom) await this.migrate(this.migrateFrom)
+  }
+
+  private async migrate(path: string): Promise<void> {
+    const files = [`${path}.1`, path]
+    const present = (await Promise.all(files.map(fileExists))).some(Boolean)
+    if (!present) return
+    // Oldest first, so their order by `seq` is the order they were written in.
+    const records = (await new JsonlAuditStore(path, { logger: this.logger }).query({})).reverse()
+    const base = (this.lastSeq = Math.max(this.lastSeq, Date.now() * 1000)) - records.length - 1
+    for (let i = 0; i < records.length; i += MIGRATE_BATCH) {
+      await this.database.upsert(AUDIT_TABLE, records.slice(i, i + MIGRATE_BATCH).map((record, j) => toRow(record, base + i + j)))
+    }
+    // Written first, renamed after: a crash in between migrates again, and upserts are idempotent.
+    const kept: string[] = []
+    for (const file of files) {
+      const moved = await renameMigrated(file)
+      if (moved) kept.push(moved)
+    }
+    info(this.logger, 'moved %d audit record(s) from %s into the table %s; the file is kept as %s', records.length, path, AUDIT_TABLE, kept.join(', '))
   }
 
   async append(records: readonly AuditRecord[]): Promise<void> {

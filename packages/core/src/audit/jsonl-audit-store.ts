@@ -57,7 +57,7 @@ export class JsonlAuditStore implements AuditStore {
     if (!records.length) return
     const fs = await import('node:fs/promises')
     let text = ''
-    for (const record of records) text += JSON.stringify(record) + '\n'
+    for (const record of records) text += lineOf(record) + '\n'
     if (!this.freshLine) {
       // After a torn write the file ends mid-line: start ours on a line of its own.
       if (!(await endsWithNewline(this.file))) text = '\n' + text
@@ -186,6 +186,34 @@ export class JsonlAuditStore implements AuditStore {
     }
     return { records, lines: good, bad }
   }
+}
+
+/** JSON of the objects records share (a session's caller, a rule's decider), made once each. */
+const sharedJson = new WeakMap<object, string>()
+/** `,"key":` for each key seen. */
+const keyJson = new Map<string, string>()
+
+/**
+ * A record's line: `JSON.stringify(record)`, to the byte, but the objects records share
+ * (`caller`, `decided`: the log makes one per session and per rule) are serialized once
+ * rather than per record, which halves the cost of a line. Records are plain JSON data.
+ */
+function lineOf(record: AuditRecord): string {
+  let line = ''
+  for (const key in record) {
+    const value = (record as unknown as Record<string, unknown>)[key]
+    if (value === undefined || typeof value === 'function') continue
+    let json: string
+    if (typeof value === 'number') json = Number.isFinite(value) ? String(value) : 'null'
+    else if ((key === 'caller' || key === 'decided') && value && typeof value === 'object') {
+      json = sharedJson.get(value)!
+      if (json === undefined) sharedJson.set(value, json = JSON.stringify(value))
+    } else json = JSON.stringify(value)
+    let head = keyJson.get(key)
+    if (head === undefined) keyJson.set(key, head = `,${JSON.stringify(key)}:`)
+    line += line ? head + json : `{${head.slice(1)}${json}`
+  }
+  return line ? `${line}}` : '{}'
 }
 
 const HEAD = /^\{"id":"[^"\\]*","at":(\d+),/
