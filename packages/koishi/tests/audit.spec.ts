@@ -59,13 +59,15 @@ async function bot(dir: string, database?: 'sqlite' | 'sqlite-late') {
   echoTool(app)
   await app.lifecycle.flush()
   const log = app.audit.log!
+  // Taken now: after the app's stop the services are gone, and their last writes must still be awaited.
+  const engines = { permissions: app.permissions.engine, background: app.get('background')?.engine }
   let stopped = false
   const stop = async () => {
     if (stopped) return
     stopped = true
     await app.stop()
     // What the stop queued is written before the folder goes.
-    await Promise.all([log.stop(), app.permissions.engine?.stop?.(), app.get('background')?.engine.dispose()])
+    await Promise.all([log.stop(), engines.permissions?.stop?.(), engines.background?.dispose()])
   }
   cleanups.push(stop)
   const echo = async (text: string) => (await app.tools.execute([{ id: `c-${text}`, name: 'echo', arguments: { text } }], { session: alice }))[0]
@@ -137,6 +139,33 @@ describe('ctx.audit on Koishi', () => {
     await one.stop()
     const two = await bot(dir, 'sqlite')
     expect(summary(await two.app.audit.query())).toEqual(['echo({"text":"after"}) ok by mock:alice', 'echo({"text":"before"}) ok by mock:alice'])
+  })
+
+  it('records how a call that moved to the background ended, as a second record', async () => {
+    const dir = await tempDir()
+    const { app } = await bot(dir)
+    let finish!: () => void
+    app.plugin({
+      name: 'slow-tool',
+      inject: ['tools'],
+      apply(ctx: Context) {
+        ctx.tools.define(defineTool({
+          name: 'build',
+          description: 'A long build',
+          traits: { effect: 'read', timeout: 50, background: true },
+          run: () => new Promise<string>((resolve) => { finish = () => resolve('built') }),
+        }))
+      },
+    })
+    await app.lifecycle.flush()
+    const [moved] = await app.tools.execute([{ id: 'c-build', name: 'build' }], { session: alice })
+    expect(moved).toMatchObject({ status: 'background' })
+    const settled = new Promise<void>((resolve) => app.on('background/settled', () => resolve()))
+    finish()
+    await settled
+    const [end, start] = await app.audit.query({ tool: 'build' })
+    expect(start).toMatchObject({ callId: 'c-build', outcome: 'background', taskId: moved.taskId })
+    expect(end).toMatchObject({ callId: 'c-build', outcome: 'ok', taskId: moved.taskId, taskStatus: 'succeeded', caller: { userId: 'alice' } })
   })
 
   it('is off with enabled: false: nothing is kept, and dogu.audit is not registered', async () => {
