@@ -1,6 +1,7 @@
 import { formatIssues } from '@dogu/schema'
 import type { ActiveCall } from './active-call'
 import { messageOf } from './error-message'
+import { permissionOf, requestFor } from './call-request'
 import { jsonChanges } from './json-changes'
 import type { ArgumentEditor, RevisedCall } from './permission-gate'
 import { maskSecrets, restoreSecrets } from './secret-fields'
@@ -31,7 +32,7 @@ export function editorFor(call: ActiveCall, maxArgumentsLength: number, produced
       if (!checked.ok) return { error: formatIssues(checked.issues) }
       let permission: PermissionSpec
       try {
-        permission = call.tool.permission ? call.tool.permission(checked.value as any, call) : call.entry.defaultPermission
+        permission = permissionOf(call, checked.value)
       } catch (error) {
         return { error: `the edited call's permission could not be worked out: ${messageOf(error)}` }
       }
@@ -39,18 +40,7 @@ export function editorFor(call: ActiveCall, maxArgumentsLength: number, produced
       const changes = jsonChanges(call.args, args)
       // A secret changes under its mask: say that it did, never what it is.
       if (!changes.length && call.args !== call.input && JSON.stringify(checked.value) !== JSON.stringify(call.input)) changes.push('a secret field was changed (its value is not shown)')
-      const revised: RevisedCall = {
-        input: checked.value,
-        changes,
-        request: {
-          session: call.session,
-          permission,
-          effect: permission.effect ?? call.tool.traits.effect,
-          tool: call.name,
-          args,
-          confirm: call.tool.confirm,
-        },
-      }
+      const revised: RevisedCall = { input: checked.value, changes, request: requestFor(call, permission, call.tool.confirm, args) }
       produced.add(revised)
       return revised
     },
@@ -59,9 +49,9 @@ export function editorFor(call: ActiveCall, maxArgumentsLength: number, produced
 
 /**
  * The line a model reads before the result of a call a person edited, so it does not take
- * the result for its own call's: what changed, path by path (`jsonChanges`).
+ * the result for its own call's: what changed, path by path (`jsonChanges`). An edit that
+ * changes nothing is a plain approval, so there is always a change to name.
  */
 export function editNote(changes: readonly string[]): string {
-  if (!changes.length) return 'A person reviewed your arguments before approving this call and left them unchanged.'
   return `A person changed your arguments before approving this call; it ran with these changes:\n${changes.join('\n')}`
 }

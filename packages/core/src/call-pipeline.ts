@@ -18,6 +18,7 @@ import type { ToolResult, ToolResultCode, ToolStatus } from './tool-result'
 import { normalizePreview, PREVIEW_TIMEOUT, type ToolPreview } from './tool-preview'
 import { messageOf } from './error-message'
 import { editNote, editorFor } from './argument-editor'
+import { permissionOf, requestFor } from './call-request'
 
 /** What a pipeline reads from its registry at call time: services may come and go. */
 export interface PipelineHost {
@@ -407,11 +408,6 @@ function modeFor(gate: PermissionGate | undefined, session: Session): Permission
   }
 }
 
-/** The permission a call needs: the tool's own, computed from the arguments, or `tool:<name>`. */
-function permissionOf(call: ActiveCall): PermissionSpec {
-  const { tool } = call
-  return tool.permission ? tool.permission(call.input as any, call) : call.entry.defaultPermission
-}
 
 /**
  * The tool's preview of this call, bounded, or a line saying why there is none: the person
@@ -440,18 +436,6 @@ async function previewOf(call: ActiveCall, logger: Logger): Promise<Readonly<Too
   }
 }
 
-function requestFor(call: ActiveCall, permission: PermissionSpec, confirm: 'always' | undefined): AuthorizeRequest & { callId: string } {
-  return {
-    // The call's id rides along so a decision event names its call (the audit log correlates by it).
-    callId: call.id,
-    session: call.session,
-    permission,
-    effect: permission.effect ?? call.tool.traits.effect,
-    tool: call.name,
-    args: call.args,
-    confirm,
-  }
-}
 
 const wrapOne = (result: ToolResult) => [result]
 

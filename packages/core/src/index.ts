@@ -108,7 +108,7 @@ export {
 } from './tool-definition'
 export { ToolDenial } from './tool-denial'
 export { ToolRegistry, type ToolRegistryOptions } from './tool-registry'
-export type { ToolArtifact, ToolImage, ToolOutput, ToolOutputObject, ToolResult, ToolResultCode, ToolStatus } from './tool-result'
+export { TOOL_STATUSES, type ToolArtifact, type ToolImage, type ToolOutput, type ToolOutputObject, type ToolResult, type ToolResultCode, type ToolStatus } from './tool-result'
 export { type ExecuteOptions, Toolset, type ToolsetOptions } from './toolset'
 export { writeFileAtomically } from './write-file-atomically'
 // The error factory lives in @dogu/schema, the one package every other one reaches.

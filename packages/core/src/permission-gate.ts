@@ -52,7 +52,7 @@ export interface RevisedCall {
   /** What the approver changed, one line per path (`$.limit: 5 → 2`); empty when nothing did. */
   changes: readonly string[]
   /** The edited call as a new request from the same caller: its own permission, target and (masked) arguments. */
-  request: AuthorizeRequest
+  request: AuthorizeRequest & { callId: string }
 }
 
 export interface ApprovalOutcome {

@@ -105,36 +105,7 @@ function freeze(node: Node): SecretPaths {
  */
 export function maskSecrets<T>(value: T, paths: SecretPaths | undefined): T {
   if (!paths || value === undefined) return value
-  return mask(value, paths, 0) as T
-}
-
-/** Deeper than any arguments a call can carry; stops a cyclic value. */
-const MAX_DEPTH = 64
-
-function mask(value: unknown, paths: SecretPaths, depth: number): unknown {
-  if (paths.secret) return value === undefined ? value : SECRET_MASK
-  if (!value || typeof value !== 'object' || depth > MAX_DEPTH) return value
-  if (Array.isArray(value)) {
-    let copy: unknown[] | undefined
-    for (let i = 0; i < value.length; i++) {
-      const inner = paths.keys?.get(String(i)) ?? paths.each
-      if (!inner) continue
-      const masked = mask(value[i], inner, depth + 1)
-      if (masked !== value[i]) (copy ??= [...value])[i] = masked
-    }
-    return copy ?? value
-  }
-  let copy: Record<string, unknown> | undefined
-  const source = value as Record<string, unknown>
-  const visit = (key: string, inner: SecretPaths) => {
-    if (!Object.hasOwn(source, key)) return
-    const masked = mask(source[key], inner, depth + 1)
-    // Defined, not assigned: a key named `__proto__` stays a key.
-    if (masked !== source[key]) Object.defineProperty(copy ??= { ...source }, key, { value: masked, enumerable: true, writable: true, configurable: true })
-  }
-  if (paths.each) for (const key of Object.keys(source)) visit(key, paths.keys?.get(key) ?? paths.each)
-  else if (paths.keys) for (const [key, inner] of paths.keys) visit(key, inner)
-  return copy ?? value
+  return mapSecrets(value, undefined, paths, masked, 0) as T
 }
 
 /**
@@ -145,32 +116,43 @@ function mask(value: unknown, paths: SecretPaths, depth: number): unknown {
  */
 export function restoreSecrets<T>(edited: T, original: unknown, paths: SecretPaths | undefined): T {
   if (!paths || edited === undefined) return edited
-  return restore(edited, original, paths, 0) as T
+  return mapSecrets(edited, original, paths, restored, 0) as T
 }
 
-function restore(edited: unknown, original: unknown, paths: SecretPaths, depth: number): unknown {
-  if (paths.secret) return edited === SECRET_MASK ? original : edited
-  if (!edited || typeof edited !== 'object' || depth > MAX_DEPTH) return edited
+/** Deeper than any arguments a call can carry; stops a cyclic value. */
+const MAX_DEPTH = 64
+
+const masked = (value: unknown) => value === undefined ? value : SECRET_MASK
+const restored = (value: unknown, original: unknown) => value === SECRET_MASK ? original : value
+
+/**
+ * `value` with each secret field replaced by `leaf(field, the same place in original)`:
+ * objects and arrays on the way to a changed secret are copied, the rest is shared.
+ */
+function mapSecrets(value: unknown, original: unknown, paths: SecretPaths, leaf: (value: unknown, original: unknown) => unknown, depth: number): unknown {
+  if (paths.secret) return leaf(value, original)
+  if (!value || typeof value !== 'object' || depth > MAX_DEPTH) return value
   const source = original && typeof original === 'object' ? original as Record<string, unknown> : undefined
   const at = (key: string) => source && Object.hasOwn(source, key) ? source[key] : undefined
-  if (Array.isArray(edited)) {
+  if (Array.isArray(value)) {
     let copy: unknown[] | undefined
-    for (let i = 0; i < edited.length; i++) {
+    for (let i = 0; i < value.length; i++) {
       const inner = paths.keys?.get(String(i)) ?? paths.each
       if (!inner) continue
-      const restored = restore(edited[i], at(String(i)), inner, depth + 1)
-      if (restored !== edited[i]) (copy ??= [...edited])[i] = restored
+      const mapped = mapSecrets(value[i], at(String(i)), inner, leaf, depth + 1)
+      if (mapped !== value[i]) (copy ??= [...value])[i] = mapped
     }
-    return copy ?? edited
+    return copy ?? value
   }
   let copy: Record<string, unknown> | undefined
-  const value = edited as Record<string, unknown>
+  const fields = value as Record<string, unknown>
   const visit = (key: string, inner: SecretPaths) => {
-    if (!Object.hasOwn(value, key)) return
-    const restored = restore(value[key], at(key), inner, depth + 1)
-    if (restored !== value[key]) Object.defineProperty(copy ??= { ...value }, key, { value: restored, enumerable: true, writable: true, configurable: true })
+    if (!Object.hasOwn(fields, key)) return
+    const mapped = mapSecrets(fields[key], at(key), inner, leaf, depth + 1)
+    // Defined, not assigned: a key named `__proto__` stays a key.
+    if (mapped !== fields[key]) Object.defineProperty(copy ??= { ...fields }, key, { value: mapped, enumerable: true, writable: true, configurable: true })
   }
-  if (paths.each) for (const key of Object.keys(value)) visit(key, paths.keys?.get(key) ?? paths.each)
+  if (paths.each) for (const key of Object.keys(fields)) visit(key, paths.keys?.get(key) ?? paths.each)
   else if (paths.keys) for (const [key, inner] of paths.keys) visit(key, inner)
   return copy ?? value
 }

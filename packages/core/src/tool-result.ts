@@ -1,6 +1,9 @@
 /** How a call ended. */
 export type ToolStatus = 'ok' | 'error' | 'denied' | 'timed_out' | 'cancelled' | 'background'
 
+/** Every `ToolStatus`, for a filter or a form that offers them. */
+export const TOOL_STATUSES: readonly ToolStatus[] = Object.freeze(['ok', 'error', 'denied', 'timed_out', 'cancelled', 'background'])
+
 export interface ToolImage {
   /** MIME type, e.g. `image/png`. */
   mimeType: string

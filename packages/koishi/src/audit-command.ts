@@ -1,6 +1,6 @@
 import { mkdir, writeFile } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
-import type { AuditFilter, AuditRecord, ToolStatus } from '@dogu/core'
+import { type AuditFilter, type AuditRecord, TOOL_STATUSES, type ToolStatus } from '@dogu/core'
 import type { Context, Session as KoishiSession } from 'koishi'
 import { defineLocales } from './locales'
 // For the `ctx.audit` declaration this command reads.
@@ -13,7 +13,6 @@ export interface AuditCommandConfig {
   listLimit?: number
 }
 
-const OUTCOMES: readonly ToolStatus[] = ['ok', 'error', 'denied', 'timed_out', 'cancelled', 'background']
 
 /**
  * `dogu.audit [-u user] [-t tool] [-o outcome] [-n count] [--export]`: the newest audit
@@ -47,7 +46,7 @@ export function auditCommand(ctx: Context, config: AuditCommandConfig = {}): voi
       if (options!.tool) filter.tool = String(options!.tool)
       if (options!.outcome !== undefined) {
         const outcome = String(options!.outcome)
-        if (!OUTCOMES.includes(outcome as ToolStatus)) return session!.text('.bad-outcome', { outcome, outcomes: OUTCOMES.join(', ') })
+        if (!TOOL_STATUSES.includes(outcome as ToolStatus)) return session!.text('.bad-outcome', { outcome, outcomes: TOOL_STATUSES.join(', ') })
         filter.outcome = outcome as ToolStatus
       }
       let count: number | undefined

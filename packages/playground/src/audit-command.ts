@@ -1,4 +1,4 @@
-import type { AuditFilter, AuditRecord, ToolStatus } from '@dogu/core'
+import { type AuditFilter, type AuditRecord, TOOL_STATUSES, type ToolStatus } from '@dogu/core'
 import type { Context } from 'cordis'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { isAbsolute, join, relative } from 'node:path'
@@ -9,7 +9,6 @@ import type {} from '@dogu/cordis'
 /** As `help` lists it: no longer than the longest usage there, so the list keeps its columns. */
 export const AUDIT_USAGE = 'audit [-u user] [-t tool] [-o outcome]'
 
-const OUTCOMES: readonly ToolStatus[] = ['ok', 'error', 'denied', 'timed_out', 'cancelled', 'background']
 
 /** Records `audit` prints without `-n`, and the most it prints with one. */
 const DEFAULT_COUNT = 20
@@ -28,7 +27,7 @@ export interface AuditCommandScope {
  * oldest first, as JSON Lines under `<dataDir>/exports/`, and says where and how many.
  */
 export async function auditCommand(args: string, { ctx, print, dataDir }: AuditCommandScope): Promise<void> {
-  const usage = () => print(`Usage: audit [-u user] [-t tool] [-o outcome] [-n count], or audit --export [-u user] [-t tool] [-o outcome] (outcome: ${OUTCOMES.join('|')}; count: 1-${MAX_COUNT}, default ${DEFAULT_COUNT})`)
+  const usage = () => print(`Usage: audit [-u user] [-t tool] [-o outcome] [-n count], or audit --export [-u user] [-t tool] [-o outcome] (outcome: ${TOOL_STATUSES.join('|')}; count: 1-${MAX_COUNT}, default ${DEFAULT_COUNT})`)
   let values: { user?: string; tool?: string; outcome?: string; count?: string; export?: boolean }
   try {
     ({ values } = parseArgs({
@@ -47,7 +46,7 @@ export async function auditCommand(args: string, { ctx, print, dataDir }: AuditC
     print((error as Error).message)
     return usage()
   }
-  if (values.outcome !== undefined && !OUTCOMES.includes(values.outcome as ToolStatus)) {
+  if (values.outcome !== undefined && !TOOL_STATUSES.includes(values.outcome as ToolStatus)) {
     print(`Unknown outcome "${values.outcome}".`)
     return usage()
   }

@@ -17,6 +17,7 @@ import {
   type ToolRegistry,
   type ToolResult,
   ToolSearchIndex,
+  TOOL_STATUSES,
   type ToolStatus,
 } from '@dogu/core'
 import type { ChangeLog, FileChange, UndoOutcome } from '@dogu/fs'
@@ -67,8 +68,6 @@ export interface AuditPage {
 
 /** The most records one `audit.list` page holds. */
 export const MAX_AUDIT_PAGE = 200
-
-const TOOL_STATUSES: readonly ToolStatus[] = ['ok', 'error', 'denied', 'timed_out', 'cancelled', 'background']
 
 /** How one request reached the API. */
 export interface ConsoleRequestOptions {

@@ -36,9 +36,10 @@ export class JsonlAuditStore implements AuditStore {
   private count = 0
   private oldest = Infinity
   private newest = -Infinity
-  /** The rotated file's newest record's time (`-Infinity` when there is none), once known. */
-  private rotatedNewest?: number
-  /** Whether `count` and `oldest` were read from the file at least once. */
+  /** What the rotated file holds: its lines and its newest record's time (`-Infinity` when none). */
+  private rotatedCount = 0
+  private rotatedNewest = -Infinity
+  /** Whether the files were read at least once (every count above is known then). */
   private known = false
   /** The retention the log prunes with, once it has: queries apply it too. */
   private retention?: AuditRetention
@@ -92,8 +93,9 @@ export class JsonlAuditStore implements AuditStore {
     let removed = 0
     if (this.count >= retention.maxRecords) {
       // The file being replaced: the records it held are the ones rotation drops.
-      removed += (await this.readLines(this.rotated, false)).lines.length
+      removed += this.rotatedCount
       await fs.rename(this.file, this.rotated).catch((error: NodeJS.ErrnoException) => { if (error.code !== 'ENOENT') throw error })
+      this.rotatedCount = this.count
       this.rotatedNewest = this.newest
       this.count = 0
       this.oldest = Infinity
@@ -101,10 +103,11 @@ export class JsonlAuditStore implements AuditStore {
       this.freshLine = true
       this.reported.delete(this.file)
     }
-    // Known from the last read or rotation: the rotated file is read again only to delete it.
-    if (this.rotatedNewest !== undefined && this.rotatedNewest > -Infinity && this.rotatedNewest < cutoff) {
-      removed += (await this.readLines(this.rotated, false)).lines.length
+    // Known from the last read or rotation: the rotated file is not read again.
+    if (this.rotatedCount && this.rotatedNewest < cutoff) {
       await fs.rm(this.rotated, { force: true })
+      removed += this.rotatedCount
+      this.rotatedCount = 0
       this.rotatedNewest = -Infinity
     }
     if (this.oldest < cutoff - retention.maxAgeMs / 10 || this.reported.get(this.file)) {
@@ -121,11 +124,12 @@ export class JsonlAuditStore implements AuditStore {
     return removed
   }
 
-  /** Every record of both files, oldest first; remembers the live file's count. */
+  /** Every record of both files, oldest first; remembers what each holds. */
   private async read(): Promise<AuditRecord[]> {
     const previous = await this.readLines(this.rotated, true)
     const live = await this.readLines(this.file, true)
     this.remember(live.lines)
+    this.rotatedCount = previous.lines.length
     this.rotatedNewest = -Infinity
     for (const line of previous.lines) if (line.at > this.rotatedNewest) this.rotatedNewest = line.at
     return previous.records.length ? [...previous.records, ...live.records] : live.records

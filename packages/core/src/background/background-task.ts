@@ -1,5 +1,5 @@
 import type { Session } from '../session'
-import type { ToolResult, ToolStatus } from '../tool-result'
+import { TOOL_STATUSES, type ToolResult, type ToolStatus } from '../tool-result'
 
 /** Where a background task stands. Every status but `running` is final. */
 export type TaskStatus = 'running' | 'succeeded' | 'failed' | 'cancelled' | 'interrupted'
@@ -40,7 +40,7 @@ export const TASK_STATUS_OF: Readonly<Record<ToolStatus, TaskStatus>> = Object.f
 
 export const TASK_STATUSES: ReadonlySet<TaskStatus> = new Set<TaskStatus>(['running', 'succeeded', 'failed', 'cancelled', 'interrupted'])
 
-const RESULT_STATUSES = new Set(Object.keys(TASK_STATUS_OF))
+const RESULT_STATUSES: ReadonlySet<string> = new Set(TOOL_STATUSES)
 
 /**
  * True when `value` has the shape of a task record. Stores read records from disk or a

@@ -113,15 +113,13 @@ export class PendingApproval {
   /** An approval with edited arguments: accepted only when the edited call passes the engine. */
   private edited(answer: AskAnswer, by: Approver, scope: AskScope): RespondStatus {
     const verdict = this.host.reviseFor(this, answer.value, by)
-    if (!('refused' in verdict) && !verdict.revised.changes.length) {
-      // Sent back unchanged: a plain approval of the call as the model made it.
-      return this.respond({ ...answer, value: undefined })
-    }
     if ('refused' in verdict) {
       // A person's typo, not an attack: their asker tells them (`input.check`); the log need not shout.
       this.host.logger.debug('refused an edit from %s to permission request %s (%s): %s', label(by), this.request.id, this.request.summary, verdict.why)
       return verdict.refused
     }
+    // Sent back unchanged: a plain approval of the call as the model made it.
+    if (!verdict.revised.changes.length) return this.respond({ ...answer, value: undefined })
     const source: Extract<DecisionSource, { kind: 'answer' }> = { kind: 'answer', by, scope: 'once', edited: true }
     if (answer.via) source.via = answer.via
     if (verdict.decision === 'deny') {

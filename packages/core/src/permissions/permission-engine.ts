@@ -17,6 +17,7 @@ import { RuleIndex } from './rule-index'
 import { SessionModes } from './session-modes'
 import { summarizeArgs } from './summarize-args'
 import { settledWithin } from '../settled-within'
+import { messageOf } from '../error-message'
 
 export interface PermissionEngineOptions {
   /** Rules from config; their origin in events reads `config.rules[i]`. */
@@ -275,12 +276,7 @@ export class PermissionEngine implements PermissionGate {
   reviseFor(pending: PendingApproval, value: unknown, by: Approver): EditVerdict {
     const edit = pending.input.edit
     if (!edit) return { refused: 'invalid', why: 'this request does not take edited arguments' }
-    let revised: ReturnType<ArgumentEditor['revise']>
-    try {
-      revised = edit.revise(value)
-    } catch (error) {
-      return { refused: 'invalid', why: `the edited arguments could not be checked: ${error instanceof Error ? error.message : String(error)}` }
-    }
+    const revised = reviseSafely(edit, value)
     if ('error' in revised) return { refused: 'invalid', why: revised.error }
     const result = this.decide(revised.request)
     if (result.decision === 'deny') return { revised, decision: 'deny', reason: result.reason ?? 'a permission rule denies it' }
@@ -300,7 +296,7 @@ export class PermissionEngine implements PermissionGate {
   settled(pending: PendingApproval, outcome: ApprovalOutcome, source: DecisionSource): void {
     this.pendings.delete(pending)
     // An edited call is what was approved: its request, not the model's, is remembered and reported.
-    const decided = outcome.edited ? { ...outcome.edited.request, callId: pending.input.callId } : pending.input
+    const decided = outcome.edited?.request ?? pending.input
     let created = false
     if (source.kind === 'answer' && outcome.decision === 'allow' && source.scope !== 'once' && !this.stopped) {
       source.grant = this.ledger.remember(source.scope, decided, label(source.by))
@@ -349,14 +345,19 @@ function inputQuestion(edit: ArgumentEditor, args: unknown): Readonly<InputQuest
     message: 'Edit the arguments before approving: the edited call is checked and authorized again.',
     initial: args,
     check(value: unknown) {
-      try {
-        const revised = edit.revise(value)
-        return 'error' in revised ? revised.error : undefined
-      } catch (error) {
-        return error instanceof Error ? error.message : String(error)
-      }
+      const revised = reviseSafely(edit, value)
+      return 'error' in revised ? revised.error : undefined
     },
   })
+}
+
+/** `edit.revise(value)`, with a throw (a tool's `permission()` failing) as the edit's error. */
+function reviseSafely(edit: ArgumentEditor, value: unknown): ReturnType<ArgumentEditor['revise']> {
+  try {
+    return edit.revise(value)
+  } catch (error) {
+    return { error: `the edited arguments could not be checked: ${messageOf(error)}` }
+  }
 }
 
 function checkConditions(conditions: PermissionEngineOptions['conditions']): ReadonlyMap<string, RuleCondition> {
