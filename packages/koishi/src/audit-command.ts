@@ -85,7 +85,8 @@ function line(session: KoishiSession, record: AuditRecord): string {
     if (ask.ended === 'answer') {
       const by = ask.by ? (ask.by.platform ? `${ask.by.platform}:${ask.by.id}` : ask.by.id) : '?'
       const decision = session.i18n(`.decision.${ask.decision}`)
-      parts.push(ask.via ? session.text('.answered-via', { by, decision, via: ask.via }) : session.text('.answered', { by, decision }))
+      const answered = ask.via ? session.text('.answered-via', { by, decision, via: ask.via }) : session.text('.answered', { by, decision })
+      parts.push(ask.edited ? answered + session.text('.edited') : answered)
     } else {
       parts.push(session.text(`.ended.${ask.ended}`))
     }

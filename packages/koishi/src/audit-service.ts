@@ -16,6 +16,8 @@ import { described } from './schema-text'
 // For the `tools/call-end` and `permissions/decision` event declarations this service listens to.
 import type {} from './permissions-service'
 import type {} from './tools-service'
+// For the `exit` event Koishi's loader emits (and awaits) before the process exits.
+import type {} from '@koishijs/loader'
 
 declare module 'koishi' {
   interface Context {
@@ -107,6 +109,9 @@ export class AuditService extends Service {
     ctx.on('tools/call-end', (info, result) => log.onCallEnd(info, result))
     // The call's own record says `background`; this one how its task ended.
     ctx.on('background/settled', (task) => log.onTaskSettled(task))
+    // `koishi start` on SIGINT / SIGTERM awaits `exit` and then exits the process, without
+    // stopping the app: the queue is written here, while the driver is still open.
+    ctx.on('exit', () => log.flush())
     // Unload, reload or the app's stop: what is queued is written before the next start.
     ctx.effect(() => () => void log.stop().finally(stopping))
   }

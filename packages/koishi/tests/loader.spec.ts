@@ -110,21 +110,28 @@ describe('Koishi\'s loader from koishi.yml', () => {
   it.each([
     ['the database before Dogu', ['probe', 'mock', 'database', 'dogu', 'notes']],
     ['the database after Dogu and the tools', ['probe', 'mock', 'dogu', 'notes', 'database']],
-  ])('%s: a chat approval answered "always" runs the tool, and holds after a restart; nothing logs an error or warning', async (_, order) => {
+  ])('%s: a chat approval edited and answered "always" runs the edited call and holds after a restart; dogu.audit reads both calls back; nothing logs an error or warning', async (_, order) => {
     const dir = await instanceDir(yml(order))
     let instance = await start(dir)
     await instance.op('initUser', { userId: 'alice', authority: 3 })
-    const first = await runNote(instance, 'hi', 'a')
+    const first = await runNote(instance, 'hi', 'e a {"text": "hi there"}')
     expect(first.question).toContain('save_note(text=hi)')
-    expect(first.replies.join('\n')).toContain('saved “hi”')
+    expect(first.replies.join('\n')).toContain('$.text: "hi" → "hi there"')
+    expect(first.replies.join('\n')).toContain('saved “hi there”')
     expect(instance.problems()).toEqual([])
-    // SIGINT, as Ctrl-C on `koishi start`: the grant is in the SQLite file, the next start reads it.
+    // SIGINT, as Ctrl-C on `koishi start`: the grant and the audit records are in the SQLite file, the next start reads them.
     await instance.stop()
     expect(instance.problems()).toEqual([])
     instance = await start(dir)
     const second = await runNote(instance, 'again')
     expect(second.replies.join('\n')).toContain('saved “again”')
     expect(instance.sent).toEqual([])
+    const audit = (await instance.op<string[]>('receive', { userId: 'alice', text: 'dogu.audit -t save_note' })).join('\n')
+    const lines = audit.split('\n').filter((line) => line.includes('save_note'))
+    expect(lines).toHaveLength(2)
+    // Newest first: the call the grant allowed, then the edited one that alice approved in chat.
+    expect(lines[1]).toMatch(/改过参数|with edited arguments/)
+    expect(lines[0]).not.toMatch(/改过参数|with edited arguments/)
     expect(instance.problems()).toEqual([])
   })
 })

@@ -126,6 +126,7 @@ export const enUS: Locale = {
       },
       answered: '{by} answered {decision}',
       'answered-via': '{by} answered {decision} via {via}',
+      edited: ' with edited arguments',
       ended: {
         answer: 'answered',
         timeout: 'no answer in time',

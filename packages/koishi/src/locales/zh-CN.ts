@@ -129,6 +129,7 @@ export const zhCN = {
       },
       answered: '{by} 答复{decision}',
       'answered-via': '{by} 经 {via} 答复{decision}',
+      edited: '（改过参数）',
       ended: {
         answer: '已答复',
         timeout: '无人及时答复',
