@@ -33,6 +33,9 @@ export default defineConfig({
     reporters: missing ? ['default', { onTestRunEnd: () => console.log(`\n${notice}`) }] : ['default'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
+    // expect.poll waits for what a user would see (a page that polls every 2 s, a loaded
+    // machine): vitest's default second is a timing margin, not a bound.
+    expect: { poll: { timeout: 15_000 } },
     pool: 'forks',
     // Packages outside the workspace that also publish a `source` condition (TypeScript
     // sources, pulled in by the MCP SDK): inlined, so vite transforms them rather than Node.
