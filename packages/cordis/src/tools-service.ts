@@ -5,6 +5,7 @@ import {
   type Tool,
   type ToolEvents,
   type ToolOptions,
+  type RedactOptions,
   ToolRegistry,
   type ToolResult,
   type Toolset,
@@ -39,6 +40,11 @@ export class ToolService extends Service {
       .description('Longest JSON arguments string a call may carry.'),
     timeout: Schema.natural().min(1).role('ms')
       .description('Upper bound on every tool\'s timeout, in milliseconds. Unset: each tool\'s own timeout.'),
+    redact: Schema.object({
+      env: Schema.array(String).description('Environment variables whose values are replaced with [redacted] in every result and progress line.'),
+      patterns: Schema.array(String).description('Regular expressions whose matches are replaced with [redacted] (run on a linear-time engine).'),
+      builtin: Schema.boolean().default(true).description('Also redact the secrets Dogu holds: MCP headers and tokens, the console token.'),
+    }).description('Secrets kept out of what the model, the logs and the console see.'),
   })
 
   /**
@@ -51,7 +57,7 @@ export class ToolService extends Service {
     super(ctx, 'tools')
     const emit = eventEmitter(ctx)
     const logger = cordisLogger(ctx)
-    this.registry = new ToolRegistry({ emit, logger, limits: config })
+    this.registry = new ToolRegistry({ emit, logger, limits: config, redact: config.redact })
     // Calls still running when the service stops end as `cancelled`, not as a hang.
     ctx.effect(() => () => this.registry.dispose(), 'ctx.tools: abort calls in flight')
   }
@@ -74,6 +80,18 @@ export class ToolService extends Service {
     const label = `ctx.tools.define(${JSON.stringify(toolName(tool))})`
     const dispose = this.ctx.effect(() => this.registry.define(tool, fiber, `plugin "${fiber.name}"`), label)
     // The effect's disposer is also a thenable; hand out a plain function instead.
+    return () => {
+      dispose()
+    }
+  }
+
+  /**
+   * Declares secret values (a token, a header) the calling plugin holds: they are replaced
+   * with `[redacted]` in every result and progress line while the plugin is loaded, unless
+   * the `redact.builtin` config is off. Returns the disposer.
+   */
+  redact(values: Iterable<string>): () => void {
+    const dispose = this.ctx.effect(() => this.registry.redactor.add(values), 'ctx.tools.redact()')
     return () => {
       dispose()
     }
@@ -113,6 +131,8 @@ export namespace ToolService {
     maxArgumentsLength?: number
     /** Upper bound on every tool's timeout (ms). */
     timeout?: number
+    /** Secrets replaced with `[redacted]` in results and progress. */
+    redact?: RedactOptions
   }
 }
 

@@ -42,6 +42,7 @@ export {
 export type { BackgroundPort, RunningCall } from './background-port'
 export type { MinatoCursor, MinatoDatabase } from './database/minato-database'
 export { defineTool } from './define-tool'
+export type { RedactOptions } from './redaction/redactor'
 export { DoguError } from './errors'
 export type { CallInfo, EmitFunction, ToolEvents } from './events'
 export type { Logger } from './logger'

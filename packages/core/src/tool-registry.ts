@@ -7,6 +7,7 @@ import type { EmitFunction } from './events'
 import { type Logger, silentLogger } from './logger'
 import { compileNameGlobs } from './name-matcher'
 import { RunningCalls } from './running-calls'
+import { type RedactOptions, Redactor } from './redaction/redactor'
 import type { PermissionGate } from './permission-gate'
 import { ToolSearchIndex } from './search'
 import type { Session } from './session'
@@ -22,6 +23,8 @@ export interface ToolRegistryOptions {
   logger?: Logger
   /** Defaults for every toolset. */
   limits?: Partial<PipelineLimits>
+  /** What is replaced with `[redacted]` in results and progress (see `Redactor`). */
+  redact?: RedactOptions
 }
 
 /** The owner used when `define` is called without one. */
@@ -39,6 +42,8 @@ export class ToolRegistry implements PipelineHost {
   readonly emit: EmitFunction | undefined
   readonly logger: Logger
   readonly running = new RunningCalls<ActiveCall>()
+  /** Replaces secrets in every result and progress line before anyone sees them. */
+  readonly redactor: Redactor
   private entries = new Map<string, ToolEntry>()
   private sorted: ToolEntry[] | undefined
   private limits: PipelineLimits
@@ -52,6 +57,7 @@ export class ToolRegistry implements PipelineHost {
     // Defaults apply to unset and undefined limits alike (a config form leaves undefined).
     const { maxContentLength = 50_000, maxArgumentsLength = 1_000_000, timeout = Infinity } = options.limits ?? {}
     this.limits = { maxContentLength, maxArgumentsLength, timeout }
+    this.redactor = new Redactor(options.redact, this.logger)
   }
 
   /** Increases on every change; caches key on it. */

@@ -5,6 +5,7 @@ import {
   type Tool,
   type ToolEvents,
   type ToolOptions,
+  type RedactOptions,
   ToolRegistry,
   type ToolResult,
   type Toolset,
@@ -42,6 +43,17 @@ export class ToolService extends Service {
     timeout: described(Schema.natural().min(1).role('ms'),
       'Upper bound on every tool\'s timeout, in milliseconds. Unset: each tool\'s own timeout.',
       '所有工具超时时间的上限（毫秒）。不填则使用各工具自己的超时。'),
+    redact: described(Schema.object({
+      env: described(Schema.array(String),
+        'Environment variables whose values are replaced with [redacted] in every result and progress line.',
+        '环境变量名：其值在所有工具结果和进度消息中替换为 [redacted]。'),
+      patterns: described(Schema.array(String),
+        'Regular expressions whose matches are replaced with [redacted] (run on a linear-time engine).',
+        '正则表达式：匹配的内容替换为 [redacted]（使用线性时间引擎执行）。'),
+      builtin: described(Schema.boolean().default(true),
+        'Also redact the secrets Dogu holds: MCP headers and tokens, the console token.',
+        '同时遮蔽 Dogu 自己持有的密钥：MCP 请求头和令牌、控制台令牌。'),
+    }), 'Secrets kept out of what the model, the logs and the console see.', '不让模型、日志和控制台看到的密钥。'),
   })
 
   /**
@@ -53,7 +65,7 @@ export class ToolService extends Service {
   constructor(ctx: Context, config: ToolService.Config = {}) {
     super(ctx, 'tools', true)
     this.config = config
-    this.registry = new ToolRegistry({ emit: eventEmitter(ctx), logger: koishiLogger(ctx), limits: config })
+    this.registry = new ToolRegistry({ emit: eventEmitter(ctx), logger: koishiLogger(ctx), limits: config, redact: config.redact })
   }
 
   protected override start() {
@@ -82,6 +94,18 @@ export class ToolService extends Service {
       throw new DoguError('INACTIVE', `${owner} is no longer active; it cannot define tool "${toolName(tool)}"`)
     }
     const dispose = ctx.effect(() => this.registry.define(tool, scope, owner))
+    return () => {
+      dispose()
+    }
+  }
+
+  /**
+   * Declares secret values (a token, a header) the calling plugin holds: they are replaced
+   * with `[redacted]` in every result and progress line while the plugin is loaded, unless
+   * the `redact.builtin` config is off. Returns the disposer.
+   */
+  redact(values: Iterable<string>): () => void {
+    const dispose = this.ctx.effect(() => this.registry.redactor.add(values))
     return () => {
       dispose()
     }
@@ -121,6 +145,8 @@ export namespace ToolService {
     maxArgumentsLength?: number
     /** Upper bound on every tool's timeout (ms). */
     timeout?: number
+    /** Secrets replaced with `[redacted]` in results and progress. */
+    redact?: RedactOptions
   }
 }
 
