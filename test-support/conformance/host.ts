@@ -7,6 +7,7 @@ import type {
   ExecuteOptions,
   Grant,
   ListTasksOptions,
+  MiddlewareOptions,
   ModelToolCall,
   PermissionEngine,
   PermissionMode,
@@ -14,6 +15,7 @@ import type {
   PermissionRule,
   RunningCall,
   Tool,
+  ToolMiddleware,
   ToolOptions,
   ToolRegistry,
   ToolResult,
@@ -35,6 +37,8 @@ export interface ToolsApi {
   list(): Tool[]
   get(name: string): Tool | undefined
   filter(options?: { include?: string[]; exclude?: string[] }): Tool[]
+  use(middleware: ToolMiddleware, options?: MiddlewareOptions): () => void
+  redact(values: Iterable<string>): () => void
 }
 
 export interface PermissionsApi {

@@ -2,6 +2,7 @@
 // tests/conformance.spec.ts) runs it with its own factory.
 import { backgroundConformance } from './background'
 import type { ConformanceHost } from './host'
+import { middlewareConformance } from './middleware'
 import { permissionsConformance } from './permissions'
 import { toolsConformance } from './tools'
 
@@ -10,6 +11,7 @@ export type * from './host'
 /** Runs the contract of `ctx.tools`, `ctx.permissions` and `ctx.background` against `host`. */
 export function runConformance(host: ConformanceHost): void {
   toolsConformance(host)
+  middlewareConformance(host)
   permissionsConformance(host)
   backgroundConformance(host)
 }

@@ -1,9 +1,11 @@
 import {
   DoguError,
   type ExecuteOptions,
+  type MiddlewareOptions,
   type ModelToolCall,
   type Tool,
   type ToolEvents,
+  type ToolMiddleware,
   type ToolOptions,
   type RedactOptions,
   ToolRegistry,
@@ -80,6 +82,26 @@ export class ToolService extends Service {
     const label = `ctx.tools.define(${JSON.stringify(toolName(tool))})`
     const dispose = this.ctx.effect(() => this.registry.define(tool, fiber, `plugin "${fiber.name}"`), label)
     // The effect's disposer is also a thenable; hand out a plain function instead.
+    return () => {
+      dispose()
+    }
+  }
+
+  /**
+   * Adds a middleware around every call it matches, after validation and authorization;
+   * it is removed with the calling plugin. Middlewares run by `order` (lower outside), then
+   * in registration order. See `ToolMiddleware` for what one may do.
+   *
+   * @example
+   * ctx.tools.use(async (call, next) => {
+   *   if (call.session.guildId === 'g-quiet') return { status: 'denied', reason: 'no tools in this group' }
+   *   return next()
+   * }, { name: 'quiet-group', tools: 'shell' })
+   */
+  use(middleware: ToolMiddleware, options?: MiddlewareOptions): () => void {
+    const fiber = this.ctx.fiber
+    if (fiber.uid === null) throw new DoguError('INACTIVE', `plugin "${fiber.name}" is no longer active; it cannot add a middleware`)
+    const dispose = this.ctx.effect(() => this.registry.use(middleware, options, `plugin "${fiber.name}"`), `ctx.tools.use(${JSON.stringify(options?.name ?? middleware?.name ?? '')})`)
     return () => {
       dispose()
     }

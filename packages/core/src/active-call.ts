@@ -2,7 +2,8 @@ import type { PermissionMode } from './permissions/permission-modes'
 import type { RunningCall } from './running-calls'
 import type { CallInfo } from './events'
 import type { Session } from './session'
-import type { Tool } from './tool'
+import type { PermissionSpec, Tool } from './tool'
+import type { CallSpan } from './telemetry/call-telemetry'
 import type { ToolCall } from './tool-call'
 import type { ToolPreview } from './tool-preview'
 import { maskSecrets } from './secret-fields'
@@ -52,6 +53,10 @@ export class ActiveCall implements ToolCall, RunningCall, CallInfo {
   declare abortMessage?: string
   /** Frees the tool's concurrency slot, once. */
   declare release?: () => void
+  /** The permission the call was authorized under (a middleware's rewrite may change it). */
+  declare permission?: PermissionSpec
+  /** The call's span, when a tracer or meter provider is registered. */
+  declare span?: CallSpan
   private declare controller?: AbortController
 
   constructor(
@@ -81,6 +86,13 @@ export class ActiveCall implements ToolCall, RunningCall, CallInfo {
     this.input = input
     this.args = args
     this.edits = changes
+  }
+
+  /** Runs the call with a middleware's rewritten arguments, already validated and authorized. */
+  rewrite(input: unknown, args: unknown, permission: PermissionSpec): void {
+    this.input = input
+    this.args = args
+    this.permission = permission
   }
 
   get tool(): Tool {

@@ -7,7 +7,7 @@ import type { EmitFunction } from './events'
 import type { Logger } from './logger'
 import { normalizeOutput, truncateContent } from './normalize-output'
 import { ArgumentsProblem, decodeArguments, parseArguments } from './parse-arguments'
-import type { ApprovalOutcome, AuthorizeRequest, AuthorizeResult, Decision, PermissionGate, RevisedCall } from './permission-gate'
+import type { ApprovalOutcome, ApprovalRequest, AuthorizeRequest, AuthorizeResult, Decision, PermissionGate, RevisedCall } from './permission-gate'
 import { isPermissionMode, type PermissionMode } from './permissions/permission-modes'
 import type { PermissionSpec } from './tool'
 import type { Session } from './session'
@@ -19,6 +19,12 @@ import { normalizePreview, PREVIEW_TIMEOUT, type ToolPreview } from './tool-prev
 import { messageOf } from './error-message'
 import { editNote, editorFor } from './argument-editor'
 import { permissionOf, requestFor } from './call-request'
+import type { MiddlewareStack, RegisteredMiddleware } from './middleware/middleware-stack'
+import { type ChainHost, runChain } from './middleware/middleware-chain'
+import type { Redactor } from './redaction/redactor'
+import { maskSecrets, restoreSecrets } from './secret-fields'
+import { telemetry } from './telemetry/call-telemetry'
+import { TOOL_STATUSES } from './tool-result'
 
 /** What a pipeline reads from its registry at call time: services may come and go. */
 export interface PipelineHost {
@@ -27,6 +33,10 @@ export interface PipelineHost {
   readonly emit: EmitFunction | undefined
   readonly logger: Logger
   readonly running: RunningCalls<ActiveCall>
+  /** `use()`'s middlewares, around every call they match. */
+  readonly middleware: MiddlewareStack
+  /** Secrets replaced in every result and progress line (`redact`). */
+  readonly redactor: Redactor
 }
 
 export interface PipelineLimits {
@@ -43,12 +53,14 @@ const noEncodedPaths = (): readonly string[] => []
 const DECISIONS: ReadonlySet<unknown> = new Set<Decision>(['allow', 'ask', 'deny'])
 /** Edited calls the pipeline's editors validated (`editorFor`); only these may run. */
 const validatedEdits = new WeakSet<RevisedCall>()
+/** What a middleware may end a call with: every status but `background` (only the pipeline adopts). */
+const MIDDLEWARE_STATUSES: ReadonlySet<unknown> = new Set(TOOL_STATUSES.filter((status) => status !== 'background'))
 
 /**
  * Runs one call through validate → authorize → run → report. Nothing here throws at the
  * caller: every failure becomes a result the model can read.
  */
-export class CallPipeline implements CallHooks {
+export class CallPipeline implements CallHooks, ChainHost {
   constructor(
     private host: PipelineHost,
     private entries: ReadonlyMap<string, ToolEntry>,
@@ -65,16 +77,20 @@ export class CallPipeline implements CallHooks {
     const entry = typeof name === 'string' ? this.entries.get(name) : undefined
     if (!entry) return this.reject(id, name, 'unknown_tool', this.unknownMessage(name))
     let parsed = parseArguments(input.arguments, this.limits.maxArgumentsLength)
-    if (parsed instanceof ArgumentsProblem) return this.reject(id, name!, 'invalid_arguments', parsed.message)
+    if (parsed instanceof ArgumentsProblem) return this.reject(id, name!, 'invalid_arguments', parsed.message, entry)
     const encoded = this.encodedPaths(entry)
     if (encoded.length) {
       const decoded = decodeArguments(parsed, encoded)
-      if (decoded instanceof ArgumentsProblem) return this.reject(id, name!, 'invalid_arguments', decoded.message)
+      if (decoded instanceof ArgumentsProblem) return this.reject(id, name!, 'invalid_arguments', decoded.message, entry)
       parsed = decoded
     }
     const checked = entry.validator(parsed)
-    if (!checked.ok) return this.reject(id, name!, 'invalid_arguments', formatIssues(checked.issues))
+    if (!checked.ok) return this.reject(id, name!, 'invalid_arguments', formatIssues(checked.issues), entry)
     const call = new ActiveCall(id, entry, this.session, checked.value, this, modeFor(this.host.permissions, this.session))
+    if (telemetry) {
+      const span = telemetry.start(call)
+      if (span) call.span = span
+    }
     this.host.emit?.('tools/call-start', call)
     return call
   }
@@ -100,6 +116,7 @@ export class CallPipeline implements CallHooks {
     } catch (error) {
       return ready(this.finish(call, 'error', `Error: ${messageOf(error)}`, 'tool_error'), single)
     }
+    call.permission = permission
     const gate = this.host.permissions
     if (!gate) {
       const effect = permission.effect ?? call.tool.traits.effect
@@ -117,6 +134,7 @@ export class CallPipeline implements CallHooks {
     }
     // Any answer but a plain `allow`, even `undefined` from a faulty gate, goes to the slow path that checks it.
     if (result && typeof (result as Promise<AuthorizeResult>).then !== 'function' && (result as AuthorizeResult).decision === 'allow') {
+      call.span?.decided('allow', sourceKind((result as AuthorizeResult).rule))
       return this.acquire(call, single)
     }
     const slow = this.authorizeSlowly(call, gate, request, result)
@@ -138,6 +156,7 @@ export class CallPipeline implements CallHooks {
       if (!DECISIONS.has(decision)) {
         return this.denied(call, `the permission check returned no valid decision (got ${JSON.stringify(decision) ?? 'undefined'})`)
       }
+      call.span?.decided(decision, sourceKind(answer.rule))
       if (decision === 'ask') {
         const asked = Date.now()
         let outcome: ApprovalOutcome | undefined
@@ -145,7 +164,7 @@ export class CallPipeline implements CallHooks {
           const preview = call.tool.preview ? await previewOf(call, this.host.logger) : undefined
           if (call.aborted) return this.finishAborted(call)
           const edit = editorFor(call, this.limits.maxArgumentsLength, validatedEdits)
-          outcome = await gate.approve({ ...request, callId: call.id, reason: request.permission.reason, ...(preview ? { preview } : {}), ...(edit ? { edit } : {}) }, call.signal)
+          outcome = await this.approval(call, gate, { ...request, callId: call.id, reason: request.permission.reason, ...(preview ? { preview } : {}), ...(edit ? { edit } : {}) })
         } finally {
           call.waitedFor(asked)
         }
@@ -195,7 +214,17 @@ export class CallPipeline implements CallHooks {
     )
   }
 
-  /** Calls the handler under the call's deadline; settles once, whatever happens later. */
+  /** A person's approval, in its own span when the call is traced. */
+  private approval(call: ActiveCall, gate: PermissionGate, request: ApprovalRequest): Promise<ApprovalOutcome> {
+    const span = call.span
+    if (!span) return gate.approve(request, call.signal)
+    return span.child('dogu.approval', () => gate.approve(request, call.signal)).then((outcome) => {
+      span.decided('ask', sourceKind(outcome?.rule))
+      return outcome
+    })
+  }
+
+  /** Calls the handler (through the tool's middlewares) under the call's deadline; settles once, whatever happens later. */
   private invoke(call: ActiveCall, single: boolean): Promise<any> {
     if (call.entry.disposed) {
       call.releaseSlot()
@@ -209,9 +238,17 @@ export class CallPipeline implements CallHooks {
       call.at = call.runAt + Math.min(call.tool.traits.timeout, this.limits.timeout)
       call.waitBeforeRun = call.waitMs
       this.host.running.add(call)
+      const chain = this.host.middleware.chainFor(call.entry)
+      if (chain) {
+        runChain(this, call, chain).then((result) => {
+          if (call.settled) return this.dropLate(call, 'result')
+          this.settle(call, result)
+        })
+        return
+      }
       let output: unknown
       try {
-        output = call.tool.run(call.input as any, call)
+        output = call.span ? call.span.run(() => call.tool.run(call.input as any, call)) : call.tool.run(call.input as any, call)
       } catch (error) {
         this.settleError(call, error)
         return
@@ -229,33 +266,170 @@ export class CallPipeline implements CallHooks {
 
   private settleOutput(call: ActiveCall, output: unknown) {
     if (call.settled) return this.dropLate(call, 'result')
-    if (typeof output === 'string') return this.settle(call, this.callResult(call, 'ok', output))
+    this.settle(call, this.outputResult(call, output))
+  }
+
+  private settleError(call: ActiveCall, error: unknown) {
+    if (call.settled) return this.dropLate(call, 'error')
+    this.settle(call, this.errorResult(call, error))
+  }
+
+  private outputResult(call: ActiveCall, output: unknown): ToolResult {
+    if (typeof output === 'string') return this.callResult(call, 'ok', output)
     const { content, images, data, artifacts } = normalizeOutput(output)
     const result = this.callResult(call, 'ok', content)
     if (images) result.images = images
     if (data !== undefined) result.data = data
     if (artifacts) result.artifacts = artifacts
-    this.settle(call, result)
+    return result
   }
 
-  private settleError(call: ActiveCall, error: unknown) {
-    if (call.settled) return this.dropLate(call, 'error')
-    if (call.aborted) return this.settle(call, this.abortedResult(call))
-    if (error instanceof ToolDenial) {
-      return this.settle(call, this.callResult(call, 'denied', `Permission denied: ${error.reason}`, 'permission_denied'))
-    }
+  private errorResult(call: ActiveCall, error: unknown): ToolResult {
+    if (call.aborted) return this.abortedResult(call)
+    if (error instanceof ToolDenial) return this.callResult(call, 'denied', `Permission denied: ${error.reason}`, 'permission_denied')
     this.host.logger.debug('tool %s failed: %s', call.name, error)
-    this.settle(call, this.callResult(call, 'error', `Error: ${messageOf(error)}`, 'tool_error'))
+    return this.callResult(call, 'error', `Error: ${messageOf(error)}`, 'tool_error')
   }
 
   private settle(call: ActiveCall, result: ToolResult) {
     call.settled = true
     call.releaseSlot()
     this.host.running.done()
+    result = this.redacted(result)
     // An adopted call already told the model it moved to the background; its end belongs
     // to the background service, not to `tools/call-end`.
-    if (!call.adopted) this.host.emit?.('tools/call-end', call, result)
+    if (!call.adopted) this.report(call, result)
     call.sink!(result)
+  }
+
+  /** The result with `redact`'s secrets replaced; the same object when there are none. */
+  private redacted(result: ToolResult): ToolResult {
+    const redactor = this.host.redactor
+    return redactor.active ? redactor.result(result) : result
+  }
+
+  /** The call ended: its span, then `tools/call-end`. */
+  private report(call: ActiveCall, result: ToolResult) {
+    call.span?.end(result)
+    this.host.emit?.('tools/call-end', call, result)
+  }
+
+  // ChainHost: the middleware chain calls back into the pipeline through these.
+
+  handler(call: ActiveCall): Promise<ToolResult> {
+    let output: unknown
+    try {
+      output = call.span ? call.span.run(() => call.tool.run(call.input as any, call)) : call.tool.run(call.input as any, call)
+    } catch (error) {
+      return Promise.resolve(this.errorResult(call, error))
+    }
+    return Promise.resolve(output).then((value) => this.outputResult(call, value), (error) => this.errorResult(call, error))
+  }
+
+  traced(call: ActiveCall, by: RegisteredMiddleware, fn: () => Promise<ToolResult>): Promise<ToolResult> {
+    return call.span ? call.span.child(`dogu.middleware ${by.name}`, fn) : fn()
+  }
+
+  rewrite(call: ActiveCall, args: unknown, by: RegisteredMiddleware): ToolResult | undefined | Promise<ToolResult | undefined> {
+    let json: string | undefined
+    try {
+      json = JSON.stringify(args)
+    } catch (error) {
+      return this.middlewareFailed(call, by, `it passed arguments that are not JSON: ${messageOf(error)}`)
+    }
+    if (json === undefined || !args || typeof args !== 'object' || Array.isArray(args)) return this.middlewareFailed(call, by, 'it passed arguments that are not a JSON object')
+    // The same arguments in a new object are no rewrite.
+    if (json === JSON.stringify(call.args)) return undefined
+    if (json.length > this.limits.maxArgumentsLength) return this.middlewareFailed(call, by, `its arguments are ${json.length} characters long; the limit is ${this.limits.maxArgumentsLength}`)
+    const secrets = call.entry.secrets
+    const checked = call.entry.validator(restoreSecrets(args, call.input, secrets))
+    if (!checked.ok) return this.middlewareFailed(call, by, `it rewrote the arguments into ones the tool's schema refuses: ${formatIssues(checked.issues)}`)
+    let permission: PermissionSpec
+    try {
+      permission = permissionOf(call, checked.value)
+    } catch (error) {
+      return this.middlewareFailed(call, by, `the rewritten call's permission could not be worked out: ${messageOf(error)}`)
+    }
+    const before = call.permission
+    call.rewrite(checked.value, maskSecrets(checked.value, secrets), permission)
+    // Under the permission it was authorized for, the rewritten call needs no new decision.
+    if (before && samePermission(before, permission)) return undefined
+    return this.reauthorize(call, by, permission)
+  }
+
+  /** A rewrite changed the call's permission or target: a new request, which may ask or be denied. */
+  private async reauthorize(call: ActiveCall, by: RegisteredMiddleware, permission: PermissionSpec): Promise<ToolResult | undefined> {
+    const denied = (reason: string) => this.callResult(call, 'denied', `Permission denied: ${by.label} rewrote the call, and the rewritten call is denied: ${reason}`, 'permission_denied')
+    const gate = this.host.permissions
+    const effect = permission.effect ?? call.tool.traits.effect
+    if (!gate) return effect === 'read' ? undefined : denied(`no permission service is loaded, so only read-only tools may run (the rewritten call has effect "${effect}")`)
+    const request = requestFor(call, permission, call.tool.confirm)
+    try {
+      const answer = await gate.authorize(request)
+      if (call.aborted) return this.abortedResult(call)
+      const decision = answer?.decision
+      if (!DECISIONS.has(decision)) return denied(`the permission check returned no valid decision (got ${JSON.stringify(decision) ?? 'undefined'})`)
+      call.span?.decided(decision, sourceKind(answer.rule))
+      if (decision === 'deny') return denied(answer.reason ?? 'a permission rule denies it')
+      if (decision === 'allow') return undefined
+      const asked = Date.now()
+      let outcome: ApprovalOutcome | undefined
+      try {
+        const preview = call.tool.preview ? await previewOf(call, this.host.logger) : undefined
+        if (call.aborted) return this.abortedResult(call)
+        outcome = await this.approval(call, gate, { ...request, callId: call.id, reason: permission.reason, ...(preview ? { preview } : {}) })
+      } finally {
+        call.waitedFor(asked)
+      }
+      if (call.aborted) return this.abortedResult(call)
+      return outcome?.decision === 'allow' ? undefined : denied(outcome?.reason ?? 'the request was not approved')
+    } catch (error) {
+      if (call.aborted) return this.abortedResult(call)
+      return denied(`the permission check failed: ${messageOf(error)}`)
+    }
+  }
+
+  resultOf(call: ActiveCall, value: unknown, by: RegisteredMiddleware, passed: ToolResult | undefined): ToolResult {
+    if (passed && value === passed) return passed
+    if (!value || typeof value !== 'object') return this.middlewareFailed(call, by, `it returned ${value === undefined ? 'nothing' : JSON.stringify(value)} instead of a result`)
+    const returned = value as Partial<ToolResult> & { reason?: unknown }
+    if (returned.status === 'denied' && typeof returned.reason === 'string') return this.middlewareDenied(call, by, returned.reason)
+    if (!MIDDLEWARE_STATUSES.has(returned.status)) return this.middlewareFailed(call, by, `it returned a result with status ${JSON.stringify(returned.status)}`)
+    if (typeof returned.content !== 'string') return this.middlewareFailed(call, by, 'it returned a result without a content string')
+    // A replaced or transformed result: the call's identity and clock, the middleware's content.
+    const result = this.result(call.id, call.name, returned.status!, returned.content, passed?.durationMs ?? call.durationMs(), returned.code)
+    if (returned.images) result.images = returned.images
+    if (returned.data !== undefined) result.data = returned.data
+    if (returned.artifacts) result.artifacts = returned.artifacts
+    if (call.waitMs !== undefined) result.waitMs = call.waitMs
+    return result
+  }
+
+  failure(call: ActiveCall, error: unknown, by: RegisteredMiddleware): ToolResult {
+    if (error instanceof ToolDenial) return this.middlewareDenied(call, by, error.reason)
+    if (call.aborted) return this.abortedResult(call)
+    return this.middlewareFailed(call, by, messageOf(error))
+  }
+
+  /** A middleware blocked the call: a decision like the gate's, reported as one. */
+  private middlewareDenied(call: ActiveCall, by: RegisteredMiddleware, reason: string): ToolResult {
+    call.span?.decided('deny', 'middleware')
+    const gate = this.host.permissions
+    if (gate?.reportDecision) {
+      try {
+        const request = requestFor(call, call.permission ?? call.entry.defaultPermission, call.tool.confirm)
+        gate.reportDecision({ request, decision: 'deny', reason, source: { kind: 'middleware', name: by.name } })
+      } catch (error) {
+        this.host.logger.warn('reporting the denial of %s by %s failed: %s', call.name, by.label, messageOf(error))
+      }
+    }
+    return this.callResult(call, 'denied', `Permission denied: ${reason}`, 'permission_denied')
+  }
+
+  /** A middleware failed: an error result naming it. */
+  private middlewareFailed(call: ActiveCall, by: RegisteredMiddleware, why: string): ToolResult {
+    this.host.logger.warn('%s failed on %s (%s): %s', by.label, call.name, call.id, why)
+    return this.callResult(call, 'error', `Error: ${by.label} failed: ${why}`, 'middleware_error')
   }
 
   private dropLate(call: ActiveCall, kind: string) {
@@ -265,7 +439,8 @@ export class CallPipeline implements CallHooks {
   // CallHooks: the call object reports into the pipeline through these.
 
   progress(call: ActiveCall, message: string): void {
-    this.host.emit?.('tools/call-progress', call, message)
+    const redactor = this.host.redactor
+    this.host.emit?.('tools/call-progress', call, redactor.active ? redactor.text(message) : message)
   }
 
   async ask(call: ActiveCall, reason: string, preview?: ToolPreview): Promise<void> {
@@ -277,7 +452,7 @@ export class CallPipeline implements CallHooks {
     let outcome: ApprovalOutcome | undefined
     try {
       const shown = normalizePreview(preview)
-      outcome = await gate.approve({ ...request, callId: call.id, reason, ...(shown ? { preview: shown } : {}) }, call.signal)
+      outcome = await this.approval(call, gate, { ...request, callId: call.id, reason, ...(shown ? { preview: shown } : {}) })
     } finally {
       call.waitedFor(asked)
     }
@@ -326,7 +501,7 @@ export class CallPipeline implements CallHooks {
     }
     const result = this.callResult(call, 'background', `The call is still running and continues in the background as task ${task.id}. Check it later with task_status({ "id": "${task.id}" }) or stop it with task_cancel.`, 'background')
     result.taskId = task.id
-    this.host.emit?.('tools/call-end', call, result)
+    this.report(call, result)
     reply(result)
   }
 
@@ -339,9 +514,9 @@ export class CallPipeline implements CallHooks {
   }
 
   private finishAborted(call: ActiveCall): ToolResult {
-    const result = this.abortedResult(call)
+    const result = this.redacted(this.abortedResult(call))
     call.settled = true
-    this.host.emit?.('tools/call-end', call, result)
+    this.report(call, result)
     return result
   }
 
@@ -350,16 +525,18 @@ export class CallPipeline implements CallHooks {
   }
 
   private finish(call: ActiveCall, status: ToolStatus, content: string, code: ToolResultCode): ToolResult {
-    const result = this.callResult(call, status, content, code)
+    const result = this.redacted(this.callResult(call, status, content, code))
     call.settled = true
-    this.host.emit?.('tools/call-end', call, result)
+    this.report(call, result)
     return result
   }
 
   /** A call that never started: unknown tool or bad arguments. */
-  private reject(id: string, name: unknown, code: ToolResultCode, content: string): ToolResult {
+  private reject(id: string, name: unknown, code: ToolResultCode, content: string, entry?: ToolEntry): ToolResult {
     const label = typeof name === 'string' ? name : String(name)
-    const result = this.result(id, label, 'error', content, 0, code)
+    const result = this.redacted(this.result(id, label, 'error', content, 0, code))
+    // A call to a known tool with bad arguments is still a call its traces should show.
+    if (entry && telemetry) telemetry.start({ id, name: label, tool: entry.tool })?.end(result)
     const emit = this.host.emit
     if (emit) {
       const info = { id, name: label, session: this.session, args: undefined, startedAt: Date.now() }
@@ -390,6 +567,17 @@ export class CallPipeline implements CallHooks {
     const hint = close.length ? ` Did you mean ${close.map((n) => `"${n}"`).join(', ')}?` : ''
     return `Unknown tool "${name}".${hint} Available tools: ${[...this.entries.keys()].slice(0, 20).join(', ')}${this.entries.size > 20 ? ', …' : ''}.`
   }
+}
+
+/** The kind of what decided (`DecisionSource.kind`), for telemetry; a foreign gate's rule may have none. */
+function sourceKind(rule: unknown): string | undefined {
+  const kind = (rule as { kind?: unknown } | undefined)?.kind
+  return typeof kind === 'string' ? kind : undefined
+}
+
+/** Whether a rewrite keeps the call under the permission it was authorized for: same name, target and effect. */
+function samePermission(a: PermissionSpec, b: PermissionSpec): boolean {
+  return a === b || JSON.stringify(a) === JSON.stringify(b)
 }
 
 /**

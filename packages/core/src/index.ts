@@ -42,11 +42,12 @@ export {
 export type { BackgroundPort, RunningCall } from './background-port'
 export type { MinatoCursor, MinatoDatabase } from './database/minato-database'
 export { defineTool } from './define-tool'
+export type { MiddlewareCall, MiddlewareDenial, MiddlewareNext, MiddlewareOptions, ToolMiddleware } from './middleware/tool-middleware'
 export type { RedactOptions } from './redaction/redactor'
 export { DoguError } from './errors'
 export type { CallInfo, EmitFunction, ToolEvents } from './events'
 export type { Logger } from './logger'
-export type { ApprovalOutcome, ApprovalRequest, ArgumentEditor, AuthorizeRequest, AuthorizeResult, Decision, PermissionGate, RevisedCall } from './permission-gate'
+export type { ApprovalOutcome, ApprovalRequest, ArgumentEditor, AuthorizeRequest, AuthorizeResult, Decision, PermissionGate, PipelineDecision, RevisedCall } from './permission-gate'
 export {
   type AnswerVia,
   type Approver,

@@ -60,6 +60,16 @@ export interface ApprovalOutcome {
   reason?: string
   /** Set when an approver edited the arguments: the call runs with these instead (`RevisedCall.input`). */
   edited?: RevisedCall
+  /** What ended the ask (an answer, a timeout, a grant), as `AuthorizeResult.rule`. For telemetry and audit logs. */
+  rule?: unknown
+}
+
+/** A decision made on the pipeline, outside the gate: a middleware that blocked a call. */
+export interface PipelineDecision {
+  request: AuthorizeRequest & { callId: string }
+  decision: Decision
+  reason?: string
+  source: { kind: 'middleware'; name: string }
 }
 
 /**
@@ -77,4 +87,6 @@ export interface PermissionGate {
    * it, calls see `'default'`.
    */
   modeOf?(sessionId: string): PermissionMode
+  /** Reports a decision the pipeline made (a middleware's denial) like the gate's own: the decision event, the audit log. */
+  reportDecision?(decision: PipelineDecision): void
 }

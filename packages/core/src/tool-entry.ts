@@ -1,6 +1,7 @@
 import { compileValidator, type Validator } from '@dogu/schema'
 import type Schema from 'schemastery'
 import { ConcurrencyLimit } from './concurrency-limit'
+import type { RegisteredMiddleware } from './middleware/middleware-stack'
 import { type SecretPaths, secretPaths } from './secret-fields'
 import type { PermissionSpec, Tool } from './tool'
 
@@ -13,6 +14,9 @@ export class ToolEntry {
   /** Provider definitions, computed once per dialect. */
   readonly definitions = new Map<string, unknown>()
   disposed = false
+  /** The middlewares around this tool's calls, as of `chainVersion` (`MiddlewareStack.chainFor`). */
+  chain: readonly RegisteredMiddleware[] | undefined = undefined
+  chainVersion = -1
   private _validator?: Validator
 
   constructor(public readonly tool: Tool, public readonly owner: object, public readonly ownerName: string) {

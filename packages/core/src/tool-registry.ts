@@ -8,6 +8,8 @@ import { type Logger, silentLogger } from './logger'
 import { compileNameGlobs } from './name-matcher'
 import { RunningCalls } from './running-calls'
 import { type RedactOptions, Redactor } from './redaction/redactor'
+import { MiddlewareStack } from './middleware/middleware-stack'
+import type { MiddlewareOptions, ToolMiddleware } from './middleware/tool-middleware'
 import type { PermissionGate } from './permission-gate'
 import { ToolSearchIndex } from './search'
 import type { Session } from './session'
@@ -44,6 +46,8 @@ export class ToolRegistry implements PipelineHost {
   readonly running = new RunningCalls<ActiveCall>()
   /** Replaces secrets in every result and progress line before anyone sees them. */
   readonly redactor: Redactor
+  /** The middlewares `use` added. */
+  readonly middleware = new MiddlewareStack()
   private entries = new Map<string, ToolEntry>()
   private sorted: ToolEntry[] | undefined
   private limits: PipelineLimits
@@ -89,6 +93,21 @@ export class ToolRegistry implements PipelineHost {
       this.retire(entry, `tool "${checked.name}" was unloaded`)
       this.changed()
     }
+  }
+
+  /**
+   * Adds a middleware around every call it matches (`options.tools`), after validation and
+   * authorization, and returns its disposer. Middlewares run by `order` (lower outside),
+   * then in registration order. See `ToolMiddleware`.
+   *
+   * @example
+   * registry.use(async (call, next) => {
+   *   const result = await next()
+   *   return { ...result, content: result.content.replaceAll(token, '[redacted]') }
+   * }, { name: 'hide-token', tools: 'http_*' })
+   */
+  use(middleware: ToolMiddleware, options?: MiddlewareOptions, ownerName?: string): () => void {
+    return this.middleware.use(middleware, options, ownerName)
   }
 
   /** Removes every tool of `owner` (a plugin being disposed); returns how many. */

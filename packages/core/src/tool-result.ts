@@ -61,3 +61,5 @@ export type ToolResultCode =
   | 'timed_out'
   | 'cancelled'
   | 'background'
+  /** A middleware (`use()`) threw, returned no result, or rewrote the arguments into invalid ones. */
+  | 'middleware_error'

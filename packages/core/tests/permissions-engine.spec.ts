@@ -457,7 +457,7 @@ describe('PermissionEngine: asking', () => {
     expect(Object.isFrozen(shown)).toBe(true)
     expect(permissions.pending()).toEqual([shown])
     expect(manual.answer({ decision: 'allow', by: { id: 'u1', platform: 'discord' } })).toBe('accepted')
-    expect(await pending).toEqual({ decision: 'allow', reason: 'approved by discord:u1 (once)' })
+    expect(await pending).toEqual({ decision: 'allow', reason: 'approved by discord:u1 (once)', rule: { kind: 'answer', by: { id: 'u1', platform: 'discord' }, scope: 'once' } })
     expect(manual.signals[0].aborted).toBe(true)
     expect(permissions.pending()).toEqual([])
     expect(manual.answer({ decision: 'deny', by: 'u1' })).toBe('closed')
@@ -519,7 +519,7 @@ describe('PermissionEngine: asking', () => {
     expect(warnings.filter((w) => w.includes('ignored an answer from'))).toHaveLength(3)
     expect(warnings.some((w) => w.includes('mallory') && w.includes('the caller (discord:u1) or users with authority ≥ 4'))).toBe(true)
     expect(manual.answer({ decision: 'deny', by: { id: 'admin', authority: 4 }, reason: 'not on a Friday' })).toBe('accepted')
-    expect(await pending).toEqual({ decision: 'deny', reason: 'admin declined it: not on a Friday' })
+    expect(await pending).toEqual({ decision: 'deny', reason: 'admin declined it: not on a Friday', rule: expect.objectContaining({ kind: 'answer' }) })
     expect(permissions.grants()).toEqual([])
     expect(events.at(-1)).toMatchObject({ phase: 'approve', decision: 'deny', source: { kind: 'answer', by: { id: 'admin', authority: 4 }, scope: 'once' } })
   })
@@ -578,7 +578,7 @@ describe('PermissionEngine: asking', () => {
     expect(decide(permissions)).toBe('allow')
     expect(decide(permissions, { confirm: 'always' })).toBe('ask')
     const outcome = await permissions.approve({ ...request({ confirm: 'always' }), callId: 'c2' })
-    expect(outcome).toEqual({ decision: 'allow', reason: 'approved by u1 (once)' })
+    expect(outcome).toEqual({ decision: 'allow', reason: 'approved by u1 (once)', rule: expect.objectContaining({ kind: 'answer' }) })
     expect(permissions.grants()).toHaveLength(1)
   })
 
@@ -606,7 +606,7 @@ describe('PermissionEngine: asking', () => {
     vi.advanceTimersByTime(59_999)
     expect(permissions.pending()).toHaveLength(1)
     vi.advanceTimersByTime(1)
-    expect(await pending).toEqual({ decision: 'deny', reason: 'timed out waiting for approval (no answer within 1 min)' })
+    expect(await pending).toEqual({ decision: 'deny', reason: 'timed out waiting for approval (no answer within 1 min)', rule: { kind: 'timeout', timeout: 60_000 } })
     expect(manual.signals[0].aborted).toBe(true)
     expect(events.at(-1)).toMatchObject({ phase: 'approve', decision: 'deny', source: { kind: 'timeout', timeout: 60_000 } })
     expect(vi.getTimerCount()).toBe(0)
@@ -629,7 +629,7 @@ describe('PermissionEngine: asking', () => {
     const controller = new AbortController()
     const pending = permissions.approve({ ...request(), callId: 'c1' }, controller.signal)
     controller.abort()
-    expect(await pending).toEqual({ decision: 'deny', reason: 'the call was cancelled while waiting for approval' })
+    expect(await pending).toEqual({ decision: 'deny', reason: 'the call was cancelled while waiting for approval', rule: { kind: 'cancelled' } })
     expect(manual.signals[0].aborted).toBe(true)
     expect(permissions.pending()).toEqual([])
     expect(vi.getTimerCount()).toBe(0)
@@ -645,6 +645,7 @@ describe('PermissionEngine: asking', () => {
     expect(await permissions.approve({ ...request(), callId: 'c1' })).toEqual({
       decision: 'deny',
       reason: 'it needs a person\'s approval (no rule matches; exec tools need approval by default), but no asker is registered to ask anyone',
+      rule: { kind: 'no-asker' },
     })
     expect(events.at(-1)?.source).toEqual({ kind: 'no-asker' })
   })
@@ -684,12 +685,12 @@ describe('PermissionEngine: asking', () => {
     const waiting = [permissions.approve({ ...request(), callId: 'c1' }), permissions.approve({ ...request(), callId: 'c2' })]
     await permissions.stop('the permissions service was reloaded')
     expect(await Promise.all(waiting)).toEqual([
-      { decision: 'deny', reason: 'the permissions service was reloaded' },
-      { decision: 'deny', reason: 'the permissions service was reloaded' },
+      { decision: 'deny', reason: 'the permissions service was reloaded', rule: { kind: 'stopped' } },
+      { decision: 'deny', reason: 'the permissions service was reloaded', rule: { kind: 'stopped' } },
     ])
     expect(manual.signals.every((signal) => signal.aborted)).toBe(true)
     expect(vi.getTimerCount()).toBe(0)
-    expect(await permissions.approve({ ...request(), callId: 'c3' })).toEqual({ decision: 'deny', reason: 'the permissions service is stopped' })
+    expect(await permissions.approve({ ...request(), callId: 'c3' })).toEqual({ decision: 'deny', reason: 'the permissions service is stopped', rule: { kind: 'stopped' } })
     await permissions.stop()
   })
 

@@ -36,7 +36,7 @@ describe('grants that persist', () => {
     const first = start()
     await first.engine.ready
     first.engine.addAsker(async () => ({ decision: 'allow', scope: 'always', by: { id: 'u1', platform: 'discord' } }))
-    expect(await first.engine.approve({ ...request, callId: 'c1' })).toEqual({ decision: 'allow', reason: 'approved by discord:u1 (always)' })
+    expect(await first.engine.approve({ ...request, callId: 'c1' })).toEqual({ decision: 'allow', reason: 'approved by discord:u1 (always)', rule: expect.objectContaining({ kind: 'answer', scope: 'always' }) })
     await first.engine.stop()
     const stored = JSON.parse(await readFile(file, 'utf8'))
     expect(stored).toMatchObject({ version: 1, grants: [{ scope: 'always', subject: { userId: 'u1', platform: 'discord' }, permission: 'deploy:run', target: 'prod', by: 'discord:u1' }] })

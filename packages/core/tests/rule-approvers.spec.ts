@@ -58,7 +58,7 @@ describe('rule approvers: who may answer the questions a rule asks', () => {
     expect(warnings.at(-1)).toContain('only users ops1, discord:42 may answer')
     // A plain id is that user on any platform; a qualified one only on its platform.
     expect(answer({ id: '42', platform: 'discord' })).toBe('accepted')
-    expect(await outcome).toEqual({ decision: 'allow', reason: 'approved by discord:42 (once)' })
+    expect(await outcome).toEqual({ decision: 'allow', reason: 'approved by discord:42 (once)', rule: expect.objectContaining({ kind: 'answer' }) })
     const second = ask()
     expect(second.answer({ id: 'ops1', platform: 'telegram' }, 'deny')).toBe('accepted')
     expect((await second.outcome).decision).toBe('deny')
@@ -103,7 +103,7 @@ describe('rule approvers: who may answer the questions a rule asks', () => {
     expect(warnings.at(-1)).toContain('only holders of dogu.ops, authority:3 may answer')
     expect(answer({ id: 'u7', platform: 'discord', permissions: 'dogu.ops' as never })).toBe('invalid')
     expect(answer({ id: 'u8', platform: 'discord', permissions: ['dogu.ops'] })).toBe('accepted')
-    expect(await outcome).toEqual({ decision: 'allow', reason: 'approved by discord:u8 (once)' })
+    expect(await outcome).toEqual({ decision: 'allow', reason: 'approved by discord:u8 (once)', rule: expect.objectContaining({ kind: 'answer' }) })
     await permissions.stop()
   })
 
@@ -209,7 +209,7 @@ describe('rule approvers: who may answer the questions a rule asks', () => {
     const second = ask(prod)
     expect(second.shown.confirm).toBe('always')
     expect(second.answer({ id: 'ops1' }, 'allow', 'always')).toBe('accepted')
-    expect(await second.outcome).toEqual({ decision: 'allow', reason: 'approved by ops1 (once)' })
+    expect(await second.outcome).toEqual({ decision: 'allow', reason: 'approved by ops1 (once)', rule: expect.objectContaining({ kind: 'answer' }) })
     // Nothing new was remembered: the next prod deploy is asked of ops again.
     expect(permissions.authorize(request(prod)).decision).toBe('ask')
     await permissions.stop()

@@ -58,7 +58,7 @@ describe('PermissionEngine.useStore', () => {
     await engine.useStore(table)
     expect(engine.pending()).toHaveLength(1)
     asked[0]('always')
-    expect(await waiting).toEqual({ decision: 'allow', reason: expect.any(String) })
+    expect(await waiting).toEqual({ decision: 'allow', reason: expect.any(String), rule: expect.objectContaining({ kind: 'answer' }) })
     await engine.refreshGrants()
     expect([...table.rows.values()].map((grant) => grant.permission)).toEqual(['tool:save'])
     expect(await file.load()).toEqual({ grants: [] })

@@ -103,6 +103,7 @@ function decidedText(session: KoishiSession, record: AuditRecord): string {
     case 'grant': return session.text('.decided.grant', { id: decided.id, scope: decided.scope })
     case 'mode': return session.text('.decided.mode', { mode: decided.mode })
     case 'default': return session.text('.decided.default', { effect: decided.effect })
+    case 'middleware': return session.text('.decided.middleware', { name: decided.name })
     default: return session.text('.decided.none')
   }
 }

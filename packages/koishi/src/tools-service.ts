@@ -1,9 +1,11 @@
 import {
   DoguError,
   type ExecuteOptions,
+  type MiddlewareOptions,
   type ModelToolCall,
   type Tool,
   type ToolEvents,
+  type ToolMiddleware,
   type ToolOptions,
   type RedactOptions,
   ToolRegistry,
@@ -94,6 +96,27 @@ export class ToolService extends Service {
       throw new DoguError('INACTIVE', `${owner} is no longer active; it cannot define tool "${toolName(tool)}"`)
     }
     const dispose = ctx.effect(() => this.registry.define(tool, scope, owner))
+    return () => {
+      dispose()
+    }
+  }
+
+  /**
+   * Adds a middleware around every call it matches, after validation and authorization;
+   * it is removed with the calling plugin. Middlewares run by `order` (lower outside), then
+   * in registration order. See `ToolMiddleware` for what one may do.
+   *
+   * @example
+   * ctx.tools.use(async (call, next) => {
+   *   if (call.session.guildId === 'g-quiet') return { status: 'denied', reason: 'no tools in this group' }
+   *   return next()
+   * }, { name: 'quiet-group', tools: 'shell' })
+   */
+  use(middleware: ToolMiddleware, options?: MiddlewareOptions): () => void {
+    const ctx = this.ctx
+    const owner = `plugin "${ctx.name ?? 'anonymous'}"`
+    if (ctx.scope.uid === null) throw new DoguError('INACTIVE', `${owner} is no longer active; it cannot add a middleware`)
+    const dispose = ctx.effect(() => this.registry.use(middleware, options, owner))
     return () => {
       dispose()
     }

@@ -112,6 +112,7 @@ function decided(record: AuditRecord): string {
     case 'grant': return `grant ${d.id.slice(0, 14)} (${d.scope})`
     case 'mode': return `mode ${d.mode}`
     case 'default': return `default (${d.effect})`
+    case 'middleware': return `middleware "${d.name}": deny`
   }
 }
 

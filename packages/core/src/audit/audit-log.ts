@@ -82,7 +82,7 @@ interface Pending {
 
 /** A source that decided without asking anyone (an authorize, or an approve a grant settled first). */
 function decides(kind: DecisionSource['kind']): boolean {
-  return kind === 'rule' || kind === 'grant' || kind === 'mode' || kind === 'default'
+  return kind === 'rule' || kind === 'grant' || kind === 'mode' || kind === 'default' || kind === 'middleware'
 }
 /** Calls whose decisions are held awaiting their end; beyond it the oldest are dropped. */
 const MAX_PENDING = 10_000
@@ -524,6 +524,7 @@ function deciderOf(source: DecisionSource | undefined): AuditDecider | undefined
     case 'grant': return { kind: 'grant', id: source.grant.id, scope: source.grant.scope, by: source.grant.by }
     case 'mode': return { kind: 'mode', mode: source.mode }
     case 'default': return { kind: 'default', effect: source.effect }
+    case 'middleware': return { kind: 'middleware', name: source.name }
     default: return undefined
   }
 }

@@ -21,6 +21,8 @@ export type AuditDecider =
   | { kind: 'grant'; id: string; scope: 'session' | 'always'; by: string }
   | { kind: 'mode'; mode: PermissionMode }
   | { kind: 'default'; effect: Effect }
+  /** A middleware (`ctx.tools.use`) blocked the call after the permission check let it through. */
+  | { kind: 'middleware'; name: string }
 
 /** How an ask ended: answered, or why nobody answered. */
 export type AuditAskEnd = 'answer' | 'timeout' | 'cancelled' | 'no-asker' | 'askers-failed' | 'stopped'

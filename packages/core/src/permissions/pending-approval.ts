@@ -145,7 +145,7 @@ export class PendingApproval {
     this.signal?.removeEventListener('abort', this.onAbort)
     this.controller.abort(new Error(`permission request ended: ${outcome.reason ?? outcome.decision}`))
     this.host.settled(this, outcome, source)
-    this.resolve(outcome)
+    this.resolve({ ...outcome, rule: source })
   }
 
   private failed(asker: Asker, error: unknown) {

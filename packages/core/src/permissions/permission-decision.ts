@@ -32,6 +32,8 @@ export type DecisionSource =
     edited?: true
   }
   | { kind: 'timeout'; timeout: number }
+  /** A middleware (`ctx.tools.use`) blocked the call after the gate allowed it. */
+  | { kind: 'middleware'; name: string }
   | { kind: 'cancelled' }
   | { kind: 'no-asker' }
   | { kind: 'askers-failed' }
@@ -39,8 +41,8 @@ export type DecisionSource =
 
 /** The payload of `permissions/decision`. */
 export interface DecisionEvent {
-  /** `authorize`: a rule, grant, mode or default decided; `approve`: an ask ended. */
-  phase: 'authorize' | 'approve'
+  /** `authorize`: a rule, grant, mode or default decided; `approve`: an ask ended; `middleware`: a middleware blocked the call. */
+  phase: 'authorize' | 'approve' | 'middleware'
   decision: Decision
   reason?: string
   source: DecisionSource

@@ -1,5 +1,5 @@
 import { type Logger, silentLogger } from '../logger'
-import type { ApprovalOutcome, ApprovalRequest, ArgumentEditor, AuthorizeRequest, AuthorizeResult, Decision, PermissionGate } from '../permission-gate'
+import type { ApprovalOutcome, ApprovalRequest, ArgumentEditor, AuthorizeRequest, AuthorizeResult, Decision, PermissionGate, PipelineDecision } from '../permission-gate'
 import type { Approver, Asker, InputQuestion, PermissionRequest } from './asker'
 import { compileRule, RULE_FIELDS } from './compile-rule'
 import { decideCall } from './decide-call'
@@ -320,7 +320,12 @@ export class PermissionEngine implements PermissionGate {
   private early(request: ApprovalRequest, decision: Decision, reason: string | undefined, source: DecisionSource): Promise<ApprovalOutcome> {
     const final = decision === 'allow' ? 'allow' : 'deny'
     this.report('approve', request, { decision: final, reason, rule: source })
-    return Promise.resolve(reason === undefined ? { decision: final } : { decision: final, reason })
+    return Promise.resolve(reason === undefined ? { decision: final, rule: source } : { decision: final, reason, rule: source })
+  }
+
+  /** A decision the pipeline made (a middleware blocked the call), reported like the engine's own. */
+  reportDecision({ request, decision, reason, source }: PipelineDecision): void {
+    this.report('middleware', request, { decision, reason, rule: source })
   }
 
   private report(phase: DecisionEvent['phase'], request: DecisionEvent['request'], result: AuthorizeResult, asked?: Readonly<PermissionRequest>) {

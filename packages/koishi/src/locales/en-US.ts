@@ -118,6 +118,7 @@ export const enUS: Locale = {
         grant: 'grant {id} ({scope})',
         mode: 'mode {mode}',
         default: 'default for {effect} tools',
+        middleware: 'middleware {name} (deny)',
         none: 'no permission check',
       },
       decision: {

@@ -121,6 +121,7 @@ export const zhCN = {
         grant: '授权 {id}（{scope}）',
         mode: '模式 {mode}',
         default: '{effect} 工具的默认',
+        middleware: '中间件 {name}（拒绝）',
         none: '未经权限检查',
       },
       decision: {
