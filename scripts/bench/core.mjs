@@ -3,12 +3,13 @@
 // and the default Cordis plugin as users load it, all measured in alternating rounds.
 import Ajv from 'ajv/dist/2020.js'
 import Schema from 'schemastery'
+import Module from 'node:module'
 import { defineTool, PermissionEngine, ToolRegistry } from '../../packages/core/lib/index.js'
 import { toJsonSchema } from '../../packages/schema/lib/index.js'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { compareAll, formatNs, measureSync, printTable, writeResults } from './harness.mjs'
+import { compareAll, formatNs, measureSync, pairedDelta, printTable, writeResults } from './harness.mjs'
 
 const session = { id: 'bench', userId: 'u1' }
 const args = Schema.object({
@@ -27,6 +28,22 @@ const floor = async () => {
   return handler(value)
 }
 
+// A second copy of the core that cannot find @opentelemetry/api, as an app without it loads:
+// the baseline of what telemetry costs when the API is installed and no SDK is registered.
+// (Module._load, not _resolveFilename: the first copy's require is cached per parent file.)
+const load = Module._load
+let refused = 0
+Module._load = function (request, ...rest) {
+  if (request === '@opentelemetry/api') {
+    refused++
+    throw Object.assign(new Error(`Cannot find module '${request}'`), { code: 'MODULE_NOT_FOUND' })
+  }
+  return load.call(this, request, ...rest)
+}
+const withoutOtel = await import('../../packages/core/lib/index.js?without-opentelemetry')
+Module._load = load
+if (!refused) throw new Error('the core copy without @opentelemetry/api never asked for it: the telemetry baseline would measure nothing')
+
 // The real permission engine, with the rule that lets this exec tool run.
 const engine = new PermissionEngine({ rules: [{ permission: 'tool:weather', decision: 'allow' }] })
 
@@ -34,6 +51,12 @@ function registryFor(effect, gate) {
   const registry = new ToolRegistry()
   registry.define(defineTool({ name: 'weather', description: 'Weather for a city', args, traits: { effect }, run: handler }))
   registry.permissions = gate
+  return registry
+}
+
+function bareRegistry() {
+  const registry = new withoutOtel.ToolRegistry()
+  registry.define(withoutOtel.defineTool({ name: 'weather', description: 'Weather for a city', args, traits: { effect: 'read' }, run: handler }))
   return registry
 }
 
@@ -76,6 +99,11 @@ async function defaultPluginApp(audit = {}) {
   return app
 }
 const app = await defaultPluginApp()
+// One pass-through middleware (ctx.tools.use), added by a plugin as a user would.
+const wrapped = await defaultPluginApp()
+await wrapped.plugin({ name: 'policy', inject: ['tools'], apply: (ctx) => { ctx.tools.use((call, next) => next(), { name: 'pass' }) } })
+const wrappedAsync = await defaultPluginApp()
+await wrappedAsync.plugin({ name: 'policy', inject: ['tools'], apply: (ctx) => { ctx.tools.use(async (call, next) => next(), { name: 'pass' }) } })
 const listened = await defaultPluginApp()
 const unaudited = await defaultPluginApp({ enabled: false })
 listened.on('tools/call-end', () => {})
@@ -103,8 +131,23 @@ row('pluginExec', 'default plugin: exec tool, a configured rule allows', 'coreEx
 row('pluginAuditOff', 'default plugin, audit: { enabled: false }: read tool', 'core', '—')
 row('pluginListener', 'default plugin + one tools/call-end listener', 'core', '—')
 figures.pluginVsFloor = ns.plugin / ns.floor
+rows.push({ case: 'default plugin against the floor', time: formatNs(ns.plugin), against: `floor ${formatNs(ns.floor)}`, ratio: figures.pluginVsFloor.toFixed(2) + '×', target: '≤ 3.0×' })
+
+// Small costs, measured in pairs (baseline, subject, subject, baseline per round).
+const middleware = await pairedDelta(cases.plugin, await checked(wrapped.tools.toolset({ session })))
+const asyncMiddleware = await pairedDelta(cases.plugin, await checked(wrappedAsync.tools.toolset({ session })))
+const otel = await pairedDelta(await checked(bareRegistry().toolset({ session })), cases.core)
+figures.middlewareAddedNs = middleware.deltaNs
+figures.asyncMiddlewareAddedNs = asyncMiddleware.deltaNs
+figures.telemetryApiNoSdkAddedNs = otel.deltaNs
+const delta = (label, { deltaNs, baselineNs }, base, target) => rows.push({ case: label, time: `+${formatNs(deltaNs)}`, against: `${base} ${formatNs(baselineNs)}`, ratio: '', target })
+delta('one pass-through middleware, (call, next) => next()', middleware, 'plugin', '≤ 300 ns')
+delta('one async pass-through middleware', asyncMiddleware, 'plugin', '—')
+delta('@opentelemetry/api installed, no SDK registered', otel, 'core without the API', '≤ 100 ns')
 await app.fiber.dispose()
 await listened.fiber.dispose()
+await wrapped.fiber.dispose()
+await wrappedAsync.fiber.dispose()
 await unaudited.fiber.dispose()
 rmSync(dataDir, { recursive: true, force: true })
 

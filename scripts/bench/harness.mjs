@@ -81,3 +81,26 @@ export async function compareAll(cases, options = {}) {
   }
   return Object.fromEntries(Object.entries(samples).map(([key, values]) => [key, median(values)]))
 }
+
+/**
+ * What `subject` costs over `baseline`, for differences of a few hundred nanoseconds that
+ * drift between rounds would swamp: each round measures baseline, subject, subject,
+ * baseline (so a drift within the round cancels) and keeps the subject's excess; the median
+ * over rounds is returned, with both medians for the table.
+ */
+export async function pairedDelta(baseline, subject, { rounds = 15, iterations = 20_000 } = {}) {
+  const deltas = []
+  const base = []
+  const subj = []
+  for (let round = 0; round < rounds; round++) {
+    const warmup = round ? 0 : 2
+    const b1 = await measure(baseline, { iterations, rounds: 1, warmup })
+    const s1 = await measure(subject, { iterations, rounds: 1, warmup })
+    const s2 = await measure(subject, { iterations, rounds: 1, warmup: 0 })
+    const b2 = await measure(baseline, { iterations, rounds: 1, warmup: 0 })
+    deltas.push((s1 + s2 - b1 - b2) / 2)
+    base.push((b1 + b2) / 2)
+    subj.push((s1 + s2) / 2)
+  }
+  return { deltaNs: median(deltas), baselineNs: median(base), subjectNs: median(subj) }
+}

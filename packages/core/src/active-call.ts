@@ -57,6 +57,8 @@ export class ActiveCall implements ToolCall, RunningCall, CallInfo {
   declare permission?: PermissionSpec
   /** The call's span, when a tracer or meter provider is registered. */
   declare span?: CallSpan
+  /** The last result a step of the middleware chain produced: what a middleware that returns it passes on unchanged. */
+  declare passed?: ToolResult
   private declare controller?: AbortController
 
   constructor(

@@ -240,7 +240,7 @@ export class CallPipeline implements CallHooks, ChainHost {
       this.host.running.add(call)
       const chain = this.host.middleware.chainFor(call.entry)
       if (chain) {
-        runChain(this, call, chain).then((result) => {
+        runChain(this, call, chain, (result) => {
           if (call.settled) return this.dropLate(call, 'result')
           this.settle(call, result)
         })
@@ -316,18 +316,21 @@ export class CallPipeline implements CallHooks, ChainHost {
 
   // ChainHost: the middleware chain calls back into the pipeline through these.
 
-  handler(call: ActiveCall): Promise<ToolResult> {
+  handler(call: ActiveCall): ToolResult | Promise<ToolResult> {
     let output: unknown
     try {
       output = call.span ? call.span.run(() => call.tool.run(call.input as any, call)) : call.tool.run(call.input as any, call)
     } catch (error) {
-      return Promise.resolve(this.errorResult(call, error))
+      return call.passed = this.errorResult(call, error)
     }
-    return Promise.resolve(output).then((value) => this.outputResult(call, value), (error) => this.errorResult(call, error))
+    if (output && typeof (output as Promise<unknown>).then === 'function') {
+      return (output as Promise<unknown>).then((value) => call.passed = this.outputResult(call, value), (error) => call.passed = this.errorResult(call, error))
+    }
+    return call.passed = this.outputResult(call, output)
   }
 
-  traced(call: ActiveCall, by: RegisteredMiddleware, fn: () => Promise<ToolResult>): Promise<ToolResult> {
-    return call.span ? call.span.child(`dogu.middleware ${by.name}`, fn) : fn()
+  traced(call: ActiveCall, by: RegisteredMiddleware, fn: () => ToolResult | Promise<ToolResult>): ToolResult | Promise<ToolResult> {
+    return call.span ? call.span.child(`dogu.middleware ${by.name}`, async () => fn()) : fn()
   }
 
   rewrite(call: ActiveCall, args: unknown, by: RegisteredMiddleware): ToolResult | undefined | Promise<ToolResult | undefined> {
@@ -340,6 +343,10 @@ export class CallPipeline implements CallHooks, ChainHost {
     if (json === undefined || !args || typeof args !== 'object' || Array.isArray(args)) return this.middlewareFailed(call, by, 'it passed arguments that are not a JSON object')
     // The same arguments in a new object are no rewrite.
     if (json === JSON.stringify(call.args)) return undefined
+    return this.revised(call, args, json, by)
+  }
+
+  private revised(call: ActiveCall, args: unknown, json: string, by: RegisteredMiddleware): ToolResult | undefined | Promise<ToolResult | undefined> {
     if (json.length > this.limits.maxArgumentsLength) return this.middlewareFailed(call, by, `its arguments are ${json.length} characters long; the limit is ${this.limits.maxArgumentsLength}`)
     const secrets = call.entry.secrets
     const checked = call.entry.validator(restoreSecrets(args, call.input, secrets))
@@ -389,15 +396,20 @@ export class CallPipeline implements CallHooks, ChainHost {
     }
   }
 
-  resultOf(call: ActiveCall, value: unknown, by: RegisteredMiddleware, passed: ToolResult | undefined): ToolResult {
-    if (passed && value === passed) return passed
+  resultOf(call: ActiveCall, value: unknown, by: RegisteredMiddleware): ToolResult {
+    // The result `next` resolved with (the inner middlewares', or the tool's), passed on.
+    if (value === call.passed && value) return value as ToolResult
+    return call.passed = this.madeOf(call, value, by)
+  }
+
+  private madeOf(call: ActiveCall, value: unknown, by: RegisteredMiddleware): ToolResult {
     if (!value || typeof value !== 'object') return this.middlewareFailed(call, by, `it returned ${value === undefined ? 'nothing' : JSON.stringify(value)} instead of a result`)
     const returned = value as Partial<ToolResult> & { reason?: unknown }
     if (returned.status === 'denied' && typeof returned.reason === 'string') return this.middlewareDenied(call, by, returned.reason)
     if (!MIDDLEWARE_STATUSES.has(returned.status)) return this.middlewareFailed(call, by, `it returned a result with status ${JSON.stringify(returned.status)}`)
     if (typeof returned.content !== 'string') return this.middlewareFailed(call, by, 'it returned a result without a content string')
     // A replaced or transformed result: the call's identity and clock, the middleware's content.
-    const result = this.result(call.id, call.name, returned.status!, returned.content, passed?.durationMs ?? call.durationMs(), returned.code)
+    const result = this.result(call.id, call.name, returned.status!, returned.content, call.durationMs(), returned.code)
     if (returned.images) result.images = returned.images
     if (returned.data !== undefined) result.data = returned.data
     if (returned.artifacts) result.artifacts = returned.artifacts
@@ -406,9 +418,9 @@ export class CallPipeline implements CallHooks, ChainHost {
   }
 
   failure(call: ActiveCall, error: unknown, by: RegisteredMiddleware): ToolResult {
-    if (error instanceof ToolDenial) return this.middlewareDenied(call, by, error.reason)
-    if (call.aborted) return this.abortedResult(call)
-    return this.middlewareFailed(call, by, messageOf(error))
+    if (error instanceof ToolDenial) return call.passed = this.middlewareDenied(call, by, error.reason)
+    if (call.aborted) return call.passed = this.abortedResult(call)
+    return call.passed = this.middlewareFailed(call, by, messageOf(error))
   }
 
   /** A middleware blocked the call: a decision like the gate's, reported as one. */
@@ -556,6 +568,9 @@ export class CallPipeline implements CallHooks, ChainHost {
   }
 
   private result(id: string, name: string, status: ToolStatus, content: string, durationMs: number, code?: ToolResultCode): ToolResult {
+    // Redacted before the cut: a secret the cut splits would leave its start behind.
+    const redactor = this.host.redactor
+    if (redactor.active) content = redactor.text(content)
     const result: ToolResult = { id, name, status, content: truncateContent(content, this.limits.maxContentLength), durationMs }
     if (code) result.code = code
     return result

@@ -97,6 +97,7 @@ export {
 export { maskSecrets, restoreSecrets, SECRET_MASK, type SecretPaths, secretPaths } from './secret-fields'
 export { jsonChanges } from './json-changes'
 export type { Session } from './session'
+export { traceMeta, withTraceMeta } from './telemetry/trace-meta'
 export type { Effect, PermissionSpec, Tool, ToolOptions, ToolTraits } from './tool'
 export { normalizePreview, type PreviewFunction, type ToolPreview } from './tool-preview'
 export type { ModelToolCall, ToolCall } from './tool-call'

@@ -57,11 +57,13 @@ export class ToolRegistry implements PipelineHost {
 
   constructor(options: ToolRegistryOptions = {}) {
     this.emit = options.emit
-    this.logger = options.logger ?? silentLogger
+    const logger = options.logger ?? silentLogger
     // Defaults apply to unset and undefined limits alike (a config form leaves undefined).
     const { maxContentLength = 50_000, maxArgumentsLength = 1_000_000, timeout = Infinity } = options.limits ?? {}
     this.limits = { maxContentLength, maxArgumentsLength, timeout }
-    this.redactor = new Redactor(options.redact, this.logger)
+    this.redactor = new Redactor(options.redact, logger)
+    // A tool's error, logged, may quote a secret: the registry's lines are redacted too.
+    this.logger = this.redactor.logger(logger)
   }
 
   /** Increases on every change; caches key on it. */

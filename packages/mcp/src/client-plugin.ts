@@ -58,6 +58,9 @@ export function apply(ctx: McpPluginHost, config: Config) {
     logger,
     reconnect: config.reconnect,
   }))
+  // A server's tool may echo the request's headers (an error page, a debug tool): their
+  // values never reach the model, the log or the console. Tied to this plugin's lifetime.
+  ctx.tools.redact(Object.values(config?.servers ?? {}).flatMap((server) => server && 'headers' in server ? headerSecrets(server.headers) : []))
   for (const connection of connections) {
     ctx.effect(() => {
       connection.start()
@@ -65,6 +68,21 @@ export function apply(ctx: McpPluginHost, config: Config) {
       return () => connection.close()
     }, `dogu-mcp-client: server "${connection.name}"`)
   }
+}
+
+/**
+ * The secrets in configured headers: every value, and of `Authorization` (`Bearer xyz`,
+ * `Basic …`) also the credentials after the scheme, which a tool may show without it.
+ */
+function headerSecrets(headers: Record<string, string> | undefined): string[] {
+  const secrets: string[] = []
+  for (const [name, value] of Object.entries(headers ?? {})) {
+    if (typeof value !== 'string') continue
+    secrets.push(value)
+    const credentials = /^(?:proxy-)?authorization$/i.test(name) && /^[!#$%&'*+.^`|~\w-]+ +(\S.*)$/.exec(value.trim())
+    if (credentials) secrets.push(credentials[1]!)
+  }
+  return secrets
 }
 
 /**

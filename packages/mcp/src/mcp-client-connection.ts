@@ -1,4 +1,4 @@
-import type { Logger, ToolCall, ToolOptions } from '@dogu/core'
+import { type Logger, type ToolCall, type ToolOptions, traceMeta } from '@dogu/core'
 import { fromJsonSchema, type JsonSchema, type Loosening } from '@dogu/schema'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
@@ -316,7 +316,10 @@ export class McpClientConnection {
     this.running.push(call)
     let result: Awaited<ReturnType<Client['callTool']>>
     try {
-      result = await client.callTool({ name: tool, arguments: (args ?? {}) as Record<string, unknown> }, undefined, {
+      // The call's span is the active context here (the tool runs inside it): its W3C trace
+      // context rides in `_meta` (SEP-414), so the server's work joins the trace.
+      const meta = traceMeta()
+      result = await client.callTool({ name: tool, arguments: (args ?? {}) as Record<string, unknown>, ...(meta ? { _meta: meta } : {}) }, undefined, {
         signal: call.signal,
         timeout: this.requestTimeout,
         resetTimeoutOnProgress: true,

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import type { AskAnswer, CallInfo, PermissionRequest, Session, Toolset, ToolsetOptions } from '@dogu/core'
+import { type AskAnswer, type CallInfo, type PermissionRequest, type Session, type Toolset, type ToolsetOptions, withTraceMeta } from '@dogu/core'
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
@@ -64,7 +64,7 @@ export class McpConnection {
       debouncedNotificationMethods: ['notifications/tools/list_changed'],
     })
     this.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: this.listTools() }))
-    this.server.setRequestHandler(CallToolRequestSchema, (request, extra) => this.callTool(request.params.name, request.params.arguments, extra))
+    this.server.setRequestHandler(CallToolRequestSchema, (request, extra) => this.callTool(request.params.name, request.params.arguments, request.params._meta, extra))
     this.server.onclose = () => this.dispose()
   }
 
@@ -159,11 +159,12 @@ export class McpConnection {
     })
   }
 
-  private async callTool(name: string, args: Record<string, unknown> | undefined, extra: Extra): Promise<CallToolResult> {
+  private async callTool(name: string, args: Record<string, unknown> | undefined, meta: unknown, extra: Extra): Promise<CallToolResult> {
     const id = `mcp_${randomUUID()}`
     this.calls.set(id, { extra, progress: 0 })
     try {
-      const [result] = await this.toolset().execute([{ id, name, arguments: args ?? {} }], { signal: extra.signal })
+      // A client's trace context in `_meta` (SEP-414) is the parent of the call's span.
+      const [result] = await withTraceMeta(meta, () => this.toolset().execute([{ id, name, arguments: args ?? {} }], { signal: extra.signal }))
       return toCallToolResult(result)
     } finally {
       this.calls.delete(id)

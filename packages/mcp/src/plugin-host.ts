@@ -8,6 +8,8 @@ export interface McpPluginHost {
   tools: {
     define(tool: Tool | ToolOptions): () => void
     toolset(options: ToolsetOptions): Toolset
+    /** Declares secrets the plugin holds (headers, tokens): `[redacted]` in every result while it is loaded. */
+    redact(values: Iterable<string>): () => void
   }
   permissions?: { asker?(asker: Asker): () => void }
   on(name: 'tools/changed', listener: () => void): () => void

@@ -79,6 +79,8 @@ export const inject = { tools: { required: true }, permissions: { required: fals
  */
 export async function apply(ctx: McpPluginHost, config: Config = {}) {
   const server = contextMcpServer(ctx, config)
+  // A tool may echo a request's bearer token: it never reaches the model, the log or the console.
+  ctx.tools.redact((config.http?.tokens ?? []).map((entry) => entry?.token))
   ctx.effect(() => () => server.close(), 'dogu-mcp-server: close connections')
   if (config.http?.via === 'server') {
     const { path, tokens, origins } = config.http

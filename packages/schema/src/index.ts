@@ -5,6 +5,6 @@ export { checkToolName, convertToDialect, DIALECT_LIMITS, type DialectConversion
 export { SchemaError } from './errors'
 export { fromJsonSchema, type FromJsonSchemaOptions } from './from-json-schema'
 export { isSchema } from './is-schema'
-export { compileLinearPattern, type LinearPattern } from './linear-pattern'
+export { compileLinearPattern, type LinearPattern, linearPatternRefusal } from './linear-pattern'
 export type { Dialect, JsonSchema } from './json-schema'
 export { toJsonSchema, type ToJsonSchemaOptions } from './to-json-schema'

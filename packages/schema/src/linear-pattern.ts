@@ -19,18 +19,88 @@ export interface LinearPattern {
   readonly source: string
   /** Whether the pattern matches anywhere in `text`, as `RegExp.prototype.test` would. */
   test(text: string): boolean
+  /**
+   * Where the pattern matches in `text`, as `String.prototype.matchAll` with the `g` flag
+   * finds them: leftmost first, not overlapping, empty matches included. Each is the match's
+   * start and end as UTF-16 indexes (`text.slice(start, end)` is the match).
+   */
+  ranges(text: string): Array<[start: number, end: number]>
 }
 
 export function compileLinearPattern(source: string): LinearPattern | undefined {
+  const compiled = compile(source)
+  return typeof compiled === 'string' ? undefined : compiled
+}
+
+/**
+ * Why `compileLinearPattern(source)` gives `undefined`, as a phrase for an error message
+ * ("is not a valid regular expression: …", "uses lookaround, …"); `undefined` when the
+ * pattern compiles.
+ */
+export function linearPatternRefusal(source: string): string | undefined {
+  const compiled = compile(source)
+  return typeof compiled === 'string' ? compiled : undefined
+}
+
+function compile(source: string): LinearPattern | string {
   // RE2 has no named backreference, and the translation would read `\k<x>` as the text `k<x>`.
-  if (namedBackreference(source)) return undefined
+  if (namedBackreference(source)) return `uses a backreference (\\k<…>), which ${UNSUPPORTED}`
   let engine: RE2JS
   try {
     engine = RE2JS.compile(RE2JS.translateRegExp(unicodeProperties(source)))
-  } catch {
-    return undefined
+  } catch (error) {
+    return refusal(source, error)
   }
-  return { source, test: (text) => engine.test(text) }
+  return {
+    source,
+    test: (text) => engine.test(text),
+    ranges(text) {
+      const found: Array<[number, number]> = []
+      // Most texts hold no match, and `test` is several times cheaper than a matcher.
+      if (!engine.test(text)) return found
+      const matcher = engine.matcher(text)
+      while (matcher.find()) found.push([matcher.start(), matcher.end()])
+      return found
+    },
+  }
+}
+
+const UNSUPPORTED = 'the linear-time engine (RE2) cannot run: it has no backreferences, no lookaround and no repetition counts over 1000'
+
+/** What is wrong with a pattern RE2 refused: not ECMAScript at all, or a feature RE2 lacks. */
+function refusal(source: string, error: unknown): string {
+  try {
+    // Compiling (never running) the pattern on the backtracking engine only checks its syntax.
+    new RegExp(source, 'u')
+  } catch (invalid) {
+    return `is not a valid regular expression: ${(invalid as Error).message}`
+  }
+  const feature = unsupportedFeature(source)
+  if (feature) return `uses ${feature}, which ${UNSUPPORTED}`
+  const reason = error instanceof Error ? error.message.replace(/^error parsing regexp: /, '') : String(error)
+  return `is not supported (${reason}): ${UNSUPPORTED}`
+}
+
+const LOOKAROUND = ['(?=', '(?!', '(?<=', '(?<!']
+
+/** The first lookaround or numbered backreference outside a character class, as the source spells it. */
+function unsupportedFeature(source: string): string | undefined {
+  let inClass = false
+  for (let i = 0; i < source.length; i++) {
+    const char = source[i]
+    if (char === '\\') {
+      const next = source[++i]
+      if (!inClass && next !== undefined && next >= '1' && next <= '9') return `a backreference (\\${/^\d+/.exec(source.slice(i))![0]})`
+    } else if (inClass) {
+      if (char === ']') inClass = false
+    } else if (char === '[') {
+      inClass = true
+    } else if (char === '(') {
+      const look = LOOKAROUND.find((opening) => source.startsWith(opening, i))
+      if (look) return `lookaround (${look})`
+    }
+  }
+  return undefined
 }
 
 function namedBackreference(source: string): boolean {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { compileLinearPattern, compileValidator, fromJsonSchema, type JsonSchema, type Loosening } from '../src'
+import { compileLinearPattern, compileValidator, fromJsonSchema, type JsonSchema, linearPatternRefusal, type Loosening } from '../src'
 
 // A backtracking engine needs about 2^n steps to refuse n `a`s and a `!` under `^(a+)+$`:
 // 30 characters take seconds, 10 000 would never finish. The linear engine takes moments,
@@ -148,5 +148,29 @@ describe('compileLinearPattern', () => {
   it('gives undefined for what it cannot run', () => {
     expect(compileLinearPattern('(a)\\1')).toBeUndefined()
     expect(compileLinearPattern('(?=a)')).toBeUndefined()
+  })
+
+  it('finds every match as UTF-16 ranges, as matchAll does', () => {
+    const text = '😀 sk-abc, sk-d 😀sk-'
+    for (const source of ['sk-\\w+', '\\b', 'x*', '😀']) {
+      const expected = [...text.matchAll(new RegExp(source, 'gu'))].map((match) => [match.index, match.index + match[0].length])
+      expect({ source, ranges: compileLinearPattern(source)!.ranges(text) }).toEqual({ source, ranges: expected })
+    }
+    expect(compileLinearPattern('sk-\\w+')!.ranges('none here')).toEqual([])
+    expect(compileLinearPattern(EVIL)!.ranges(`${LONG}!`)).toEqual([])
+  }, TIMEOUT)
+})
+
+describe('linearPatternRefusal', () => {
+  it('says why a pattern is refused, and nothing for one that compiles', () => {
+    expect(linearPatternRefusal('sk-\\w+')).toBeUndefined()
+    const unsupported = 'which the linear-time engine (RE2) cannot run: it has no backreferences, no lookaround and no repetition counts over 1000'
+    expect(linearPatternRefusal('(?=a)b')).toBe(`uses lookaround ((?=), ${unsupported}`)
+    expect(linearPatternRefusal('(?<!x)y')).toBe(`uses lookaround ((?<!), ${unsupported}`)
+    expect(linearPatternRefusal('(?<=Bearer )\\w+')).toBe(`uses lookaround ((?<=), ${unsupported}`)
+    expect(linearPatternRefusal('[(?=](a)\\1')).toBe(`uses a backreference (\\1), ${unsupported}`)
+    expect(linearPatternRefusal('(?<n>a)\\k<n>')).toBe(`uses a backreference (\\k<…>), ${unsupported}`)
+    expect(linearPatternRefusal('a{1,5000}')).toMatch(/^is not supported \(invalid repeat count: `\{1,5000\}`\)/)
+    expect(linearPatternRefusal('(a')).toBe('is not a valid regular expression: Invalid regular expression: /(a/u: Unterminated group')
   })
 })

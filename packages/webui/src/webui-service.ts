@@ -63,6 +63,8 @@ export class WebUI extends Service {
     if (!isLoopback(this.config.host) && !this.config.token) {
       throw new ConsoleError('UNAUTHORIZED', `the console listens on ${this.config.host}, which other machines can reach: set a token`)
     }
+    // A tool that echoes a request's headers must not show the console's token to the model.
+    if (this.config.token) ctx.tools.redact([this.config.token])
     this.asker = new ConsoleAsker({ id: 'webui', platform: 'webui', authority: this.config.authority })
     this.log = new ConsoleLog(this.config.logSize)
     this.api = new ConsoleApi({

@@ -38,6 +38,7 @@ export class JsonlAuditStore implements AuditStore {
   private newest = -Infinity
   /** What the rotated file holds: its lines and its newest record's time (`-Infinity` when none). */
   private rotatedCount = 0
+  private folderMade = false
   private rotatedNewest = -Infinity
   /** Whether the files were read at least once (every count above is known then). */
   private known = false
@@ -64,14 +65,26 @@ export class JsonlAuditStore implements AuditStore {
       if (!(await endsWithNewline(this.file))) text = '\n' + text
       this.freshLine = true
     }
-    const { dirname } = await import('node:path')
-    await fs.mkdir(dirname(this.file), { recursive: true })
-    await fs.appendFile(this.file, text, { encoding: 'utf8', mode: 0o600 })
+    // The folder is made once, not per batch (a syscall per batch); made again if it went.
+    if (!this.folderMade) await this.makeFolder()
+    try {
+      await fs.appendFile(this.file, text, { encoding: 'utf8', mode: 0o600 })
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
+      await this.makeFolder()
+      await fs.appendFile(this.file, text, { encoding: 'utf8', mode: 0o600 })
+    }
     this.count += records.length
     for (const record of records) {
       if (record.at < this.oldest) this.oldest = record.at
       if (record.at > this.newest) this.newest = record.at
     }
+  }
+
+  private async makeFolder(): Promise<void> {
+    const [fs, { dirname }] = await Promise.all([import('node:fs/promises'), import('node:path')])
+    await fs.mkdir(dirname(this.file), { recursive: true })
+    this.folderMade = true
   }
 
   async query(filter: AuditFilter): Promise<AuditRecord[]> {

@@ -1,63 +1,69 @@
 import type { ActiveCall } from '../active-call'
-import { messageOf } from '../error-message'
-import { ToolDenial } from '../tool-denial'
 import type { ToolResult } from '../tool-result'
 import type { RegisteredMiddleware } from './middleware-stack'
 
 /** What the chain needs of the pipeline. */
 export interface ChainHost {
   /** Runs the tool's handler; resolves to its result, never rejects. */
-  handler(call: ActiveCall): Promise<ToolResult>
+  handler(call: ActiveCall): ToolResult | Promise<ToolResult>
   /**
    * Validates and authorizes arguments `by` passed to `next`, and makes them the call's.
    * Returns a final result when the rewritten call may not run, `undefined` when it may.
    */
   rewrite(call: ActiveCall, args: unknown, by: RegisteredMiddleware): ToolResult | undefined | Promise<ToolResult | undefined>
-  /** What `by` returned, made a result: its denial, its replacement, or an error naming it. */
-  resultOf(call: ActiveCall, value: unknown, by: RegisteredMiddleware, passed: ToolResult | undefined): ToolResult
+  /** What `by` returned, made a result: the one it got from `next`, its denial, its replacement, or an error naming it. */
+  resultOf(call: ActiveCall, value: unknown, by: RegisteredMiddleware): ToolResult
   /** `by` threw: a denial (`call.deny`) or a `middleware_error`. */
   failure(call: ActiveCall, error: unknown, by: RegisteredMiddleware): ToolResult
   /** Runs `fn` in the middleware's child span, when the call is traced. */
-  traced(call: ActiveCall, by: RegisteredMiddleware, fn: () => Promise<ToolResult>): Promise<ToolResult>
+  traced(call: ActiveCall, by: RegisteredMiddleware, fn: () => ToolResult | Promise<ToolResult>): ToolResult | Promise<ToolResult>
 }
 
+const twice = () => Promise.reject(new Error('next() was called twice; a call runs once'))
+
 /**
- * Runs `chain` around the call, outermost first, and the tool at its end. Every step
- * resolves to a result: a middleware that throws becomes an error result its outer
- * middlewares still receive from `next`, so their cleanup runs.
+ * Runs `chain` around the call, outermost first, and the tool at its end; hands the
+ * outermost result to `done`. Every step ends in a result: a middleware that throws becomes
+ * an error result its outer middlewares still receive from `next`, so their cleanup runs.
+ * No `async` here: each one would add promise hops to every call a middleware wraps, and a
+ * pass-through middleware is meant to cost a few hundred nanoseconds.
  */
-export function runChain(host: ChainHost, call: ActiveCall, chain: readonly RegisteredMiddleware[]): Promise<ToolResult> {
-  const step = (index: number): Promise<ToolResult> => {
+export function runChain(host: ChainHost, call: ActiveCall, chain: readonly RegisteredMiddleware[], done: (result: ToolResult) => void): void {
+  const step = (index: number): ToolResult | Promise<ToolResult> => {
     if (index === chain.length) return host.handler(call)
-    const middleware = chain[index]
-    return host.traced(call, middleware, () => around(index, middleware))
+    const middleware = chain[index]!
+    return call.span ? host.traced(call, middleware, () => around(index, middleware)) : around(index, middleware)
   }
 
-  const around = async (index: number, middleware: RegisteredMiddleware): Promise<ToolResult> => {
-    let passed: ToolResult | undefined
+  const around = (index: number, middleware: RegisteredMiddleware): ToolResult | Promise<ToolResult> => {
     let called = false
-    const next = async (args?: unknown): Promise<ToolResult> => {
-      if (called) throw new Error('next() was called twice; a call runs once')
+    /** What `next` returned: a middleware that returns it as it is passes the inner result on. */
+    let forwarded: Promise<ToolResult> | undefined
+    const next = (args?: unknown): Promise<ToolResult> => {
+      if (called) return twice()
       called = true
       if (args !== undefined && args !== call.args) {
-        const stopped = await host.rewrite(call, args, middleware)
-        if (stopped) return passed = stopped
+        const stopped = host.rewrite(call, args, middleware)
+        if (stopped) return forwarded = Promise.resolve(stopped).then((final) => final ? call.passed = final : step(index + 1))
       }
-      return passed = await step(index + 1)
+      const inner = step(index + 1)
+      return forwarded = inner instanceof Promise ? inner : Promise.resolve(inner)
     }
     let value: unknown
     try {
-      value = await middleware.run(call, next)
+      value = middleware.run(call, next)
     } catch (error) {
       return host.failure(call, error, middleware)
     }
-    return host.resultOf(call, value, middleware, passed)
+    // `(call, next) => next()`: its promise resolves to a result already made, with no hop more.
+    if (forwarded && value === forwarded) return forwarded
+    if (value && typeof (value as Promise<unknown>).then === 'function') {
+      return (value as Promise<unknown>).then((returned) => host.resultOf(call, returned, middleware), (error) => host.failure(call, error, middleware))
+    }
+    return host.resultOf(call, value, middleware)
   }
 
-  return step(0)
-}
-
-/** A middleware's error, as the model reads it. */
-export function middlewareError(error: unknown, by: RegisteredMiddleware): string {
-  return error instanceof ToolDenial ? `Permission denied: ${error.reason}` : `Error: ${by.label} failed: ${messageOf(error)}`
+  const outer = step(0)
+  if (outer instanceof Promise) outer.then(done)
+  else done(outer)
 }

@@ -1,8 +1,10 @@
 import type { Decision } from '../permission-gate'
 import type { Tool } from '../tool'
 import type { ToolResult } from '../tool-result'
+import { coreVersion, otelApi } from './otel-api'
+import { OtelCallTelemetry } from './otel-call-telemetry'
 
-/** What the pipeline tells telemetry about one call. STUB: filled in by the telemetry work. */
+/** What the pipeline tells telemetry about one call. */
 export interface CallSpan {
   /** The permission decision, and the kind of source that made it (rule, grant, mode, default, answer, middleware, …); a later call overrides. */
   decided(decision: Decision, source: string | undefined): void
@@ -10,7 +12,7 @@ export interface CallSpan {
   child<T>(name: string, fn: () => Promise<T>): Promise<T>
   /** Runs `fn` with the call's span as the active context (the tool's `run`). */
   run<T>(fn: () => T): T
-  /** The call ended with `result`: attributes, status, metrics; ends the span. */
+  /** The call ended with `result`: attributes, status, metrics; ends the span. A second call is ignored. */
   end(result: ToolResult): void
 }
 
@@ -20,4 +22,4 @@ export interface CallTelemetry {
 }
 
 /** `undefined` when `@opentelemetry/api` is not installed. */
-export const telemetry: CallTelemetry | undefined = undefined
+export const telemetry: CallTelemetry | undefined = otelApi && new OtelCallTelemetry(otelApi, coreVersion)
