@@ -134,7 +134,7 @@ figures.pluginVsFloor = ns.plugin / ns.floor
 rows.push({ case: 'default plugin against the floor', time: formatNs(ns.plugin), against: `floor ${formatNs(ns.floor)}`, ratio: figures.pluginVsFloor.toFixed(2) + '×', target: '≤ 3.0×' })
 
 // Small costs, measured in pairs (baseline, subject, subject, baseline per round).
-const middleware = await pairedDelta(cases.plugin, await checked(wrapped.tools.toolset({ session })))
+const middleware = await pairedDelta(cases.plugin, await checked(wrapped.tools.toolset({ session })), { rounds: 25 })
 const asyncMiddleware = await pairedDelta(cases.plugin, await checked(wrappedAsync.tools.toolset({ session })))
 const otel = await pairedDelta(await checked(bareRegistry().toolset({ session })), cases.core)
 figures.middlewareAddedNs = middleware.deltaNs

@@ -59,6 +59,9 @@ export class ActiveCall implements ToolCall, RunningCall, CallInfo {
   declare span?: CallSpan
   /** The last result a step of the middleware chain produced: what a middleware that returns it passes on unchanged. */
   declare passed?: ToolResult
+  /** The handler's promise inside the chain, and what to call with its result when the chain's outcome is that promise. */
+  declare handled?: Promise<ToolResult>
+  declare whenHandled?: (result: ToolResult) => void
   private declare controller?: AbortController
 
   constructor(

@@ -324,9 +324,20 @@ export class CallPipeline implements CallHooks, ChainHost {
       return call.passed = this.errorResult(call, error)
     }
     if (output && typeof (output as Promise<unknown>).then === 'function') {
-      return (output as Promise<unknown>).then((value) => call.passed = this.outputResult(call, value), (error) => call.passed = this.errorResult(call, error))
+      return call.handled = (output as Promise<unknown>).then((value) => this.passOn(call, this.outputResult(call, value)), (error) => this.passOn(call, this.errorResult(call, error)))
     }
     return call.passed = this.outputResult(call, output)
+  }
+
+  /** The tool's result, handed to the chain; straight to its end when every middleware passed the handler's promise on. */
+  private passOn(call: ActiveCall, result: ToolResult): ToolResult {
+    call.passed = result
+    const done = call.whenHandled
+    if (done) {
+      call.whenHandled = undefined
+      done(result)
+    }
+    return result
   }
 
   traced(call: ActiveCall, by: RegisteredMiddleware, fn: () => ToolResult | Promise<ToolResult>): ToolResult | Promise<ToolResult> {

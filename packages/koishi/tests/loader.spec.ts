@@ -101,7 +101,8 @@ async function runNote(instance: Instance, text: string, answer?: string) {
 const yml = (order: string[]) => `plugins:\n${order.map((part) => ({
   mock: `  mock:\n    selfId: '514'\n`,
   database: `  database-sqlite:\n    path: data/koishi.db\n`,
-  dogu: `  dogu:\n    notices:\n      enabled: false\n`,
+  // Tokens like tok-1a2b3c4d never reach the chat (tools.redact).
+  dogu: `  dogu:\n    notices:\n      enabled: false\n    tools:\n      redact:\n        patterns:\n          - 'tok-[0-9a-f]{8}'\n`,
   notes: `  notes: {}\n`,
   probe: `  owner-probe: {}\n`,
 }[part])).join('')}`
@@ -110,7 +111,7 @@ describe('Koishi\'s loader from koishi.yml', () => {
   it.each([
     ['the database before Dogu', ['probe', 'mock', 'database', 'dogu', 'notes']],
     ['the database after Dogu and the tools', ['probe', 'mock', 'dogu', 'notes', 'database']],
-  ])('%s: a chat approval edited and answered "always" runs the edited call and holds after a restart; dogu.audit reads both calls back; nothing logs an error or warning', async (_, order) => {
+  ])('%s: a chat approval edited and answered "always" runs the edited call and holds after a restart; a plugin's middleware and a redact pattern from koishi.yml apply; dogu.audit reads the calls back; nothing logs an error or warning', async (_, order) => {
     const dir = await instanceDir(yml(order))
     let instance = await start(dir)
     await instance.op('initUser', { userId: 'alice', authority: 3 })
@@ -125,13 +126,20 @@ describe('Koishi\'s loader from koishi.yml', () => {
     instance = await start(dir)
     const second = await runNote(instance, 'again')
     expect(second.replies.join('\n')).toContain('saved “again”')
+    // The notes plugin's middleware and the redact pattern from koishi.yml, as loaded by the loader.
+    const redacted = await runNote(instance, 'key tok-1a2b3c4d')
+    expect(redacted.replies.join('\n')).toContain('saved “key [redacted]”')
+    expect(redacted.replies.join('\n')).not.toContain('1a2b3c4d')
+    const blocked = await runNote(instance, 'the launch date')
+    expect(blocked.replies.join('\n')).toContain('notes about the launch are closed')
     expect(instance.sent).toEqual([])
     const audit = (await instance.op<string[]>('receive', { userId: 'alice', text: 'dogu.audit -t save_note' })).join('\n')
     const lines = audit.split('\n').filter((line) => line.includes('save_note'))
-    expect(lines).toHaveLength(2)
-    // Newest first: the call the grant allowed, then the edited one that alice approved in chat.
-    expect(lines[1]).toMatch(/改过参数|with edited arguments/)
-    expect(lines[0]).not.toMatch(/改过参数|with edited arguments/)
+    expect(lines).toHaveLength(4)
+    // Newest first: the middleware's denial, two calls the grant allowed, then the edited one alice approved in chat.
+    expect(lines[0]).toMatch(/no-launch-notes/)
+    expect(lines[3]).toMatch(/改过参数|with edited arguments/)
+    expect(lines[1]).not.toMatch(/改过参数|with edited arguments/)
     expect(instance.problems()).toEqual([])
   })
 })

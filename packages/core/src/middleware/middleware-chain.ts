@@ -64,6 +64,9 @@ export function runChain(host: ChainHost, call: ActiveCall, chain: readonly Regi
   }
 
   const outer = step(0)
-  if (outer instanceof Promise) outer.then(done)
+  // Every middleware returned `next()` as it was: the handler's own callback ends the chain,
+  // one promise hop sooner than waiting on it here.
+  if (outer instanceof Promise && outer === call.handled) call.whenHandled = done
+  else if (outer instanceof Promise) outer.then(done)
   else done(outer)
 }

@@ -13,4 +13,8 @@ exports.apply = (ctx) => {
     traits: { effect: 'write' },
     run: ({ text }) => `saved “${text}”`,
   }))
+  // The owner's policy, as a middleware: no notes about the launch.
+  ctx.tools.use((call, next) => /launch/i.test(call.args.text)
+    ? { status: 'denied', reason: 'notes about the launch are closed' }
+    : next(), { name: 'no-launch-notes', tools: 'save_note' })
 }
