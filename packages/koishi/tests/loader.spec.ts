@@ -111,7 +111,7 @@ describe('Koishi\'s loader from koishi.yml', () => {
   it.each([
     ['the database before Dogu', ['probe', 'mock', 'database', 'dogu', 'notes']],
     ['the database after Dogu and the tools', ['probe', 'mock', 'dogu', 'notes', 'database']],
-  ])('%s: a chat approval edited and answered "always" runs the edited call and holds after a restart; a plugin's middleware and a redact pattern from koishi.yml apply; dogu.audit reads the calls back; nothing logs an error or warning', async (_, order) => {
+  ])('%s: a chat approval edited and answered "always" runs the edited call and holds after a restart; a tool plugin\'s middleware and a redact pattern from koishi.yml apply; dogu.audit reads the calls back; nothing logs an error or warning', async (_, order) => {
     const dir = await instanceDir(yml(order))
     let instance = await start(dir)
     await instance.op('initUser', { userId: 'alice', authority: 3 })
