@@ -4,6 +4,7 @@ import type { CallInfo } from './events'
 import type { Session } from './session'
 import type { PermissionSpec, Tool } from './tool'
 import type { CallSpan } from './telemetry/call-telemetry'
+import type { ChainRun } from './middleware/middleware-chain'
 import type { ToolCall } from './tool-call'
 import type { ToolPreview } from './tool-preview'
 import { maskSecrets } from './secret-fields'
@@ -59,9 +60,10 @@ export class ActiveCall implements ToolCall, RunningCall, CallInfo {
   declare span?: CallSpan
   /** The last result a step of the middleware chain produced: what a middleware that returns it passes on unchanged. */
   declare passed?: ToolResult
-  /** The handler's promise inside the chain, and what to call with its result when the chain's outcome is that promise. */
+  /** The handler's promise inside the middleware chain. */
   declare handled?: Promise<ToolResult>
-  declare whenHandled?: (result: ToolResult) => void
+  /** The chain to end with the handler's result, when the chain's outcome is the handler's promise itself. */
+  declare chainRun?: ChainRun
   private declare controller?: AbortController
 
   constructor(

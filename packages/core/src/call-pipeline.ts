@@ -20,7 +20,7 @@ import { messageOf } from './error-message'
 import { editNote, editorFor } from './argument-editor'
 import { permissionOf, requestFor } from './call-request'
 import type { MiddlewareStack, RegisteredMiddleware } from './middleware/middleware-stack'
-import { type ChainHost, runChain } from './middleware/middleware-chain'
+import { type ChainHost, ChainRun } from './middleware/middleware-chain'
 import type { Redactor } from './redaction/redactor'
 import { maskSecrets, restoreSecrets } from './secret-fields'
 import { telemetry } from './telemetry/call-telemetry'
@@ -239,13 +239,7 @@ export class CallPipeline implements CallHooks, ChainHost {
       call.waitBeforeRun = call.waitMs
       this.host.running.add(call)
       const chain = this.host.middleware.chainFor(call.entry)
-      if (chain) {
-        runChain(this, call, chain, (result) => {
-          if (call.settled) return this.dropLate(call, 'result')
-          this.settle(call, result)
-        })
-        return
-      }
+      if (chain) return new ChainRun(this, call, chain).start()
       let output: unknown
       try {
         output = call.span ? call.span.run(() => call.tool.run(call.input as any, call)) : call.tool.run(call.input as any, call)
@@ -332,12 +326,17 @@ export class CallPipeline implements CallHooks, ChainHost {
   /** The tool's result, handed to the chain; straight to its end when every middleware passed the handler's promise on. */
   private passOn(call: ActiveCall, result: ToolResult): ToolResult {
     call.passed = result
-    const done = call.whenHandled
-    if (done) {
-      call.whenHandled = undefined
-      done(result)
+    const run = call.chainRun
+    if (run) {
+      call.chainRun = undefined
+      run.ended(result)
     }
     return result
+  }
+
+  chainEnded(call: ActiveCall, result: ToolResult): void {
+    if (call.settled) return this.dropLate(call, 'result')
+    this.settle(call, result)
   }
 
   traced(call: ActiveCall, by: RegisteredMiddleware, fn: () => ToolResult | Promise<ToolResult>): ToolResult | Promise<ToolResult> {

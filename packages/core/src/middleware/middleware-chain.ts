@@ -4,7 +4,7 @@ import type { RegisteredMiddleware } from './middleware-stack'
 
 /** What the chain needs of the pipeline. */
 export interface ChainHost {
-  /** Runs the tool's handler; resolves to its result, never rejects. */
+  /** Runs the tool's handler; its result, or a promise of it that never rejects. */
   handler(call: ActiveCall): ToolResult | Promise<ToolResult>
   /**
    * Validates and authorizes arguments `by` passed to `next`, and makes them the call's.
@@ -17,25 +17,49 @@ export interface ChainHost {
   failure(call: ActiveCall, error: unknown, by: RegisteredMiddleware): ToolResult
   /** Runs `fn` in the middleware's child span, when the call is traced. */
   traced(call: ActiveCall, by: RegisteredMiddleware, fn: () => ToolResult | Promise<ToolResult>): ToolResult | Promise<ToolResult>
+  /** The chain's outcome: the call's final result. */
+  chainEnded(call: ActiveCall, result: ToolResult): void
 }
 
 const twice = () => Promise.reject(new Error('next() was called twice; a call runs once'))
 
 /**
- * Runs `chain` around the call, outermost first, and the tool at its end; hands the
- * outermost result to `done`. Every step ends in a result: a middleware that throws becomes
- * an error result its outer middlewares still receive from `next`, so their cleanup runs.
- * No `async` here: each one would add promise hops to every call a middleware wraps, and a
- * pass-through middleware is meant to cost a few hundred nanoseconds.
+ * One call through its middlewares, outermost first, and the tool at the end. Every step
+ * ends in a result: a middleware that throws becomes an error result its outer middlewares
+ * still receive from `next`, so their cleanup runs. No `async` here and one object per call:
+ * each `async` would add promise hops, and a pass-through middleware is meant to cost a few
+ * hundred nanoseconds.
  */
-export function runChain(host: ChainHost, call: ActiveCall, chain: readonly RegisteredMiddleware[], done: (result: ToolResult) => void): void {
-  const step = (index: number): ToolResult | Promise<ToolResult> => {
-    if (index === chain.length) return host.handler(call)
-    const middleware = chain[index]!
-    return call.span ? host.traced(call, middleware, () => around(index, middleware)) : around(index, middleware)
+export class ChainRun {
+  constructor(
+    private readonly host: ChainHost,
+    private readonly call: ActiveCall,
+    private readonly chain: readonly RegisteredMiddleware[],
+  ) {}
+
+  start(): void {
+    const outer = this.step(0)
+    if (!(outer instanceof Promise)) return this.host.chainEnded(this.call, outer)
+    // Every middleware returned `next()` as it was: the handler's own callback ends the
+    // chain (`ended`), one promise hop sooner than waiting on its promise here.
+    if (outer === this.call.handled) this.call.chainRun = this
+    else outer.then((result) => this.host.chainEnded(this.call, result))
   }
 
-  const around = (index: number, middleware: RegisteredMiddleware): ToolResult | Promise<ToolResult> => {
+  /** The handler's result, when `start` left the end of the chain to it. */
+  ended(result: ToolResult): void {
+    this.host.chainEnded(this.call, result)
+  }
+
+  private step(index: number): ToolResult | Promise<ToolResult> {
+    const { call, chain } = this
+    if (index === chain.length) return this.host.handler(call)
+    const middleware = chain[index]!
+    return call.span ? this.host.traced(call, middleware, () => this.around(index, middleware)) : this.around(index, middleware)
+  }
+
+  private around(index: number, middleware: RegisteredMiddleware): ToolResult | Promise<ToolResult> {
+    const { host, call } = this
     let called = false
     /** What `next` returned: a middleware that returns it as it is passes the inner result on. */
     let forwarded: Promise<ToolResult> | undefined
@@ -44,9 +68,9 @@ export function runChain(host: ChainHost, call: ActiveCall, chain: readonly Regi
       called = true
       if (args !== undefined && args !== call.args) {
         const stopped = host.rewrite(call, args, middleware)
-        if (stopped) return forwarded = Promise.resolve(stopped).then((final) => final ? call.passed = final : step(index + 1))
+        if (stopped) return forwarded = Promise.resolve(stopped).then((final) => final ? call.passed = final : this.step(index + 1))
       }
-      const inner = step(index + 1)
+      const inner = this.step(index + 1)
       return forwarded = inner instanceof Promise ? inner : Promise.resolve(inner)
     }
     let value: unknown
@@ -62,11 +86,4 @@ export function runChain(host: ChainHost, call: ActiveCall, chain: readonly Regi
     }
     return host.resultOf(call, value, middleware)
   }
-
-  const outer = step(0)
-  // Every middleware returned `next()` as it was: the handler's own callback ends the chain,
-  // one promise hop sooner than waiting on it here.
-  if (outer instanceof Promise && outer === call.handled) call.whenHandled = done
-  else if (outer instanceof Promise) outer.then(done)
-  else done(outer)
 }
