@@ -255,7 +255,10 @@ export async function runAttack(attack: Attack, f: Fixture): Promise<void> {
   const ctx = attackContext(f)
   attack.setup?.(ctx)
   const before = { outside: snapshot(f.outside), secretDir: snapshot(f.secretDir), secret: readFileSync(f.secretFile, 'utf8'), grants: readFileSync(f.grants, 'utf8') }
-  const processes = new ProcessTable({ killGrace: 500 })
+  // killWait: a fork bomb's group can take seconds to vanish after SIGKILL on a loaded
+  // machine; the default 2 s would end such a call `outcome_unknown` with its processes still
+  // dying. The suite checks where they end up (gone), not how fast.
+  const processes = new ProcessTable({ killGrace: 500, killWait: 15_000 })
   try {
     const tool = createShellTool(toolOptions(f, processes, attack.sandbox?.(ctx)))
     const call = fakeCall({ id: 's', cwd: ctx.dir })
