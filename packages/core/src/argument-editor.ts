@@ -20,31 +20,56 @@ export function editorFor(call: ActiveCall, maxArgumentsLength: number, produced
   return {
     schema,
     revise(value) {
-      if (!value || typeof value !== 'object' || Array.isArray(value)) return { error: 'the edited arguments must be a JSON object' }
-      let length: number
-      try {
-        length = JSON.stringify(value).length
-      } catch (error) {
-        return { error: `the edited arguments are not JSON: ${messageOf(error)}` }
+      const checked = checkRevision(call, value, maxArgumentsLength)
+      if ('problem' in checked) {
+        switch (checked.problem) {
+          case 'not-object': return { error: 'the edited arguments must be a JSON object' }
+          case 'not-json': return { error: `the edited arguments are not JSON: ${checked.detail}` }
+          case 'too-long': return { error: `the edited arguments are ${checked.detail}` }
+          case 'invalid': return { error: checked.detail }
+          case 'permission': return { error: `the edited call's permission could not be worked out: ${checked.detail}` }
+        }
       }
-      if (length > maxArgumentsLength) return { error: `the edited arguments are ${length} characters long; the limit is ${maxArgumentsLength}` }
-      const checked = call.entry.validator(restoreSecrets(value, call.input, call.entry.secrets))
-      if (!checked.ok) return { error: formatIssues(checked.issues) }
-      let permission: PermissionSpec
-      try {
-        permission = permissionOf(call, checked.value)
-      } catch (error) {
-        return { error: `the edited call's permission could not be worked out: ${messageOf(error)}` }
-      }
-      const args = maskSecrets(checked.value, call.entry.secrets)
+      const { input, args, permission } = checked
       const changes = jsonChanges(call.args, args)
       // A secret changes under its mask: say that it did, never what it is.
-      if (!changes.length && call.args !== call.input && JSON.stringify(checked.value) !== JSON.stringify(call.input)) changes.push('a secret field was changed (its value is not shown)')
-      const revised: RevisedCall = { input: checked.value, changes, request: requestFor(call, permission, call.tool.confirm, args) }
+      if (!changes.length && call.args !== call.input && JSON.stringify(input) !== JSON.stringify(call.input)) changes.push('a secret field was changed (its value is not shown)')
+      const revised: RevisedCall = { input, changes, request: requestFor(call, permission, call.tool.confirm, args) }
       produced.add(revised)
       return revised
     },
   }
+}
+
+/** Arguments a person or a middleware put in place of the call's, checked as the model's were. */
+export type CheckedRevision =
+  | { input: unknown; args: unknown; permission: PermissionSpec; json: string }
+  | { problem: 'not-object' | 'not-json' | 'too-long' | 'invalid' | 'permission'; detail: string }
+
+/**
+ * Checks new arguments for a call as the model's went through the pipeline: a JSON object
+ * within `maxArgumentsLength`, the tool's validator (secret fields left as `••••` keep their
+ * value), and the tool's `permission()` of them. `input` is what `run` would receive,
+ * `args` the same with secrets masked. Shared by an approver's edit and a middleware's rewrite.
+ */
+export function checkRevision(call: ActiveCall, value: unknown, maxArgumentsLength: number): CheckedRevision {
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return { problem: 'not-object', detail: '' }
+  let json: string
+  try {
+    json = JSON.stringify(value)
+  } catch (error) {
+    return { problem: 'not-json', detail: messageOf(error) }
+  }
+  if (json.length > maxArgumentsLength) return { problem: 'too-long', detail: `${json.length} characters long; the limit is ${maxArgumentsLength}` }
+  const checked = call.entry.validator(restoreSecrets(value, call.input, call.entry.secrets))
+  if (!checked.ok) return { problem: 'invalid', detail: formatIssues(checked.issues) }
+  let permission: PermissionSpec
+  try {
+    permission = permissionOf(call, checked.value)
+  } catch (error) {
+    return { problem: 'permission', detail: messageOf(error) }
+  }
+  return { input: checked.value, args: maskSecrets(checked.value, call.entry.secrets), permission, json }
 }
 
 /**

@@ -17,12 +17,11 @@ import type { ToolEntry } from './tool-entry'
 import type { ToolResult, ToolResultCode, ToolStatus } from './tool-result'
 import { normalizePreview, PREVIEW_TIMEOUT, type ToolPreview } from './tool-preview'
 import { messageOf } from './error-message'
-import { editNote, editorFor } from './argument-editor'
+import { checkRevision, editNote, editorFor } from './argument-editor'
 import { permissionOf, requestFor } from './call-request'
 import type { MiddlewareStack, RegisteredMiddleware } from './middleware/middleware-stack'
 import { type ChainHost, ChainRun } from './middleware/middleware-chain'
 import type { Redactor } from './redaction/redactor'
-import { maskSecrets, restoreSecrets } from './secret-fields'
 import { telemetry } from './telemetry/call-telemetry'
 import { TOOL_STATUSES } from './tool-result'
 
@@ -242,7 +241,7 @@ export class CallPipeline implements CallHooks, ChainHost {
       if (chain) return new ChainRun(this, call, chain).start()
       let output: unknown
       try {
-        output = call.span ? call.span.run(() => call.tool.run(call.input as any, call)) : call.tool.run(call.input as any, call)
+        output = runTool(call)
       } catch (error) {
         this.settleError(call, error)
         return
@@ -289,17 +288,22 @@ export class CallPipeline implements CallHooks, ChainHost {
     call.settled = true
     call.releaseSlot()
     this.host.running.done()
-    result = this.redacted(result)
+    result = this.finalized(result)
     // An adopted call already told the model it moved to the background; its end belongs
     // to the background service, not to `tools/call-end`.
     if (!call.adopted) this.report(call, result)
     call.sink!(result)
   }
 
-  /** The result with `redact`'s secrets replaced; the same object when there are none. */
-  private redacted(result: ToolResult): ToolResult {
+  /**
+   * The result as it leaves the pipeline: `redact`'s secrets replaced, then the content cut
+   * to `maxContentLength` (in that order: a secret the cut split would leave its start behind).
+   */
+  private finalized(result: ToolResult): ToolResult {
     const redactor = this.host.redactor
-    return redactor.active ? redactor.result(result) : result
+    if (redactor.active) result = redactor.result(result)
+    result.content = truncateContent(result.content, this.limits.maxContentLength)
+    return result
   }
 
   /** The call ended: its span, then `tools/call-end`. */
@@ -313,7 +317,7 @@ export class CallPipeline implements CallHooks, ChainHost {
   handler(call: ActiveCall): ToolResult | Promise<ToolResult> {
     let output: unknown
     try {
-      output = call.span ? call.span.run(() => call.tool.run(call.input as any, call)) : call.tool.run(call.input as any, call)
+      output = runTool(call)
     } catch (error) {
       return call.passed = this.errorResult(call, error)
     }
@@ -344,34 +348,23 @@ export class CallPipeline implements CallHooks, ChainHost {
   }
 
   rewrite(call: ActiveCall, args: unknown, by: RegisteredMiddleware): ToolResult | undefined | Promise<ToolResult | undefined> {
-    let json: string | undefined
-    try {
-      json = JSON.stringify(args)
-    } catch (error) {
-      return this.middlewareFailed(call, by, `it passed arguments that are not JSON: ${messageOf(error)}`)
+    const checked = checkRevision(call, args, this.limits.maxArgumentsLength)
+    if ('problem' in checked) {
+      switch (checked.problem) {
+        case 'not-object': return this.middlewareFailed(call, by, 'it passed arguments that are not a JSON object')
+        case 'not-json': return this.middlewareFailed(call, by, `it passed arguments that are not JSON: ${checked.detail}`)
+        case 'too-long': return this.middlewareFailed(call, by, `its arguments are ${checked.detail}`)
+        case 'invalid': return this.middlewareFailed(call, by, `it rewrote the arguments into ones the tool's schema refuses: ${checked.detail}`)
+        case 'permission': return this.middlewareFailed(call, by, `the rewritten call's permission could not be worked out: ${checked.detail}`)
+      }
     }
-    if (json === undefined || !args || typeof args !== 'object' || Array.isArray(args)) return this.middlewareFailed(call, by, 'it passed arguments that are not a JSON object')
     // The same arguments in a new object are no rewrite.
-    if (json === JSON.stringify(call.args)) return undefined
-    return this.revised(call, args, json, by)
-  }
-
-  private revised(call: ActiveCall, args: unknown, json: string, by: RegisteredMiddleware): ToolResult | undefined | Promise<ToolResult | undefined> {
-    if (json.length > this.limits.maxArgumentsLength) return this.middlewareFailed(call, by, `its arguments are ${json.length} characters long; the limit is ${this.limits.maxArgumentsLength}`)
-    const secrets = call.entry.secrets
-    const checked = call.entry.validator(restoreSecrets(args, call.input, secrets))
-    if (!checked.ok) return this.middlewareFailed(call, by, `it rewrote the arguments into ones the tool's schema refuses: ${formatIssues(checked.issues)}`)
-    let permission: PermissionSpec
-    try {
-      permission = permissionOf(call, checked.value)
-    } catch (error) {
-      return this.middlewareFailed(call, by, `the rewritten call's permission could not be worked out: ${messageOf(error)}`)
-    }
+    if (checked.json === JSON.stringify(call.args)) return undefined
     const before = call.permission
-    call.rewrite(checked.value, maskSecrets(checked.value, secrets), permission)
+    call.rewrite(checked.input, checked.args, checked.permission)
     // Under the permission it was authorized for, the rewritten call needs no new decision.
-    if (before && samePermission(before, permission)) return undefined
-    return this.reauthorize(call, by, permission)
+    if (before && samePermission(before, checked.permission)) return undefined
+    return this.reauthorize(call, by, checked.permission)
   }
 
   /** A rewrite changed the call's permission or target: a new request, which may ask or be denied. */
@@ -536,7 +529,7 @@ export class CallPipeline implements CallHooks, ChainHost {
   }
 
   private finishAborted(call: ActiveCall): ToolResult {
-    const result = this.redacted(this.abortedResult(call))
+    const result = this.finalized(this.abortedResult(call))
     call.settled = true
     this.report(call, result)
     return result
@@ -547,7 +540,7 @@ export class CallPipeline implements CallHooks, ChainHost {
   }
 
   private finish(call: ActiveCall, status: ToolStatus, content: string, code: ToolResultCode): ToolResult {
-    const result = this.redacted(this.callResult(call, status, content, code))
+    const result = this.finalized(this.callResult(call, status, content, code))
     call.settled = true
     this.report(call, result)
     return result
@@ -556,7 +549,7 @@ export class CallPipeline implements CallHooks, ChainHost {
   /** A call that never started: unknown tool or bad arguments. */
   private reject(id: string, name: unknown, code: ToolResultCode, content: string, entry?: ToolEntry): ToolResult {
     const label = typeof name === 'string' ? name : String(name)
-    const result = this.redacted(this.result(id, label, 'error', content, 0, code))
+    const result = this.finalized(this.result(id, label, 'error', content, 0, code))
     // A call to a known tool with bad arguments is still a call its traces should show.
     if (entry && telemetry) telemetry.start({ id, name: label, tool: entry.tool })?.end(result)
     const emit = this.host.emit
@@ -578,10 +571,7 @@ export class CallPipeline implements CallHooks, ChainHost {
   }
 
   private result(id: string, name: string, status: ToolStatus, content: string, durationMs: number, code?: ToolResultCode): ToolResult {
-    // Redacted before the cut: a secret the cut splits would leave its start behind.
-    const redactor = this.host.redactor
-    if (redactor.active) content = redactor.text(content)
-    const result: ToolResult = { id, name, status, content: truncateContent(content, this.limits.maxContentLength), durationMs }
+    const result: ToolResult = { id, name, status, content, durationMs }
     if (code) result.code = code
     return result
   }
@@ -592,6 +582,11 @@ export class CallPipeline implements CallHooks, ChainHost {
     const hint = close.length ? ` Did you mean ${close.map((n) => `"${n}"`).join(', ')}?` : ''
     return `Unknown tool "${name}".${hint} Available tools: ${[...this.entries.keys()].slice(0, 20).join(', ')}${this.entries.size > 20 ? ', …' : ''}.`
   }
+}
+
+/** The tool's `run` for the call, inside the call's span when it is traced. */
+function runTool(call: ActiveCall): unknown {
+  return call.span ? call.span.run(() => call.tool.run(call.input as any, call)) : call.tool.run(call.input as any, call)
 }
 
 /** The kind of what decided (`DecisionSource.kind`), for telemetry; a foreign gate's rule may have none. */
