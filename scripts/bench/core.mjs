@@ -82,10 +82,11 @@ const dataDir = mkdtempSync(join(tmpdir(), 'dogu-bench-'))
 let apps = 0
 // Auditing is on by default (a record per call, to audit.jsonl): each app keeps its file in
 // the bench's own folder, not data/dogu/ of the working directory.
-async function defaultPluginApp(audit = {}) {
+async function defaultPluginApp(audit = {}, tools = {}) {
   const app = new Context()
   const n = apps++
   await app.plugin(Dogu, {
+    tools,
     permissions: { rules: [{ permission: 'tool:weather_exec', decision: 'allow' }], storePath: join(dataDir, `grants-${n}.json`) },
     background: { storePath: join(dataDir, `tasks-${n}.json`) },
     audit: { storePath: join(dataDir, `audit-${n}.jsonl`), ...audit },
@@ -108,6 +109,10 @@ const wrapped = await defaultPluginApp({ enabled: false })
 await wrapped.plugin({ name: 'policy', inject: ['tools'], apply: (ctx) => { ctx.tools.use((call, next) => next(), { name: 'pass' }) } })
 const wrappedAsync = await defaultPluginApp({ enabled: false })
 await wrappedAsync.plugin({ name: 'policy', inject: ['tools'], apply: (ctx) => { ctx.tools.use(async (call, next) => next(), { name: 'pass' }) } })
+// One quota on the tool (memory counter, as without a database) and one maxRunning cap, each
+// loaded through the plugin's config; audit off on both sides, as for the middleware.
+const quota = await defaultPluginApp({ enabled: false }, { quotas: [{ tools: 'weather', per: 'user', max: Number.MAX_SAFE_INTEGER, window: '1h' }] })
+const capped = await defaultPluginApp({ enabled: false }, { maxRunning: { session: 64 } })
 const listened = await defaultPluginApp()
 const unaudited = await defaultPluginApp({ enabled: false })
 listened.on('tools/call-end', () => {})
@@ -141,15 +146,23 @@ rows.push({ case: 'default plugin against the floor', time: formatNs(ns.plugin),
 const middleware = await pairedDelta(cases.pluginAuditOff, await checked(wrapped.tools.toolset({ session })), { rounds: 25 })
 const asyncMiddleware = await pairedDelta(cases.pluginAuditOff, await checked(wrappedAsync.tools.toolset({ session })))
 const otel = await pairedDelta(await checked(registryOf(withoutOtel).toolset({ session })), await checked(registryOf(withOtel).toolset({ session })), { rounds: 25 })
+const quotaDelta = await pairedDelta(cases.pluginAuditOff, await checked(quota.tools.toolset({ session })), { rounds: 25 })
+const capDelta = await pairedDelta(cases.pluginAuditOff, await checked(capped.tools.toolset({ session })), { rounds: 25 })
+figures.quota = quotaDelta
+figures.maxRunning = capDelta
 figures.middleware = middleware
 figures.asyncMiddleware = asyncMiddleware
 figures.telemetryApiNoSdk = otel
 const delta = (label, { deltaNs, medianDeltaNs, baselineNs }, base, target) => rows.push({ case: label, time: `+${formatNs(deltaNs)}`, against: `${base} ${formatNs(baselineNs)} (fastest rounds; median of pairs +${formatNs(medianDeltaNs)})`, ratio: '', target })
 delta('one pass-through middleware, (call, next) => next()', middleware, 'plugin, audit off', '≤ 300 ns')
 delta('one async pass-through middleware', asyncMiddleware, 'plugin, audit off', '—')
+delta('one quota (memory counter): tools weather, per user, 1 h', quotaDelta, 'plugin, audit off', '≤ 500 ns')
+delta('maxRunning: { session: 64 }', capDelta, 'plugin, audit off', '—')
 delta('@opentelemetry/api installed, no SDK registered (bare core)', otel, 'core without the API', '≤ 100 ns')
 await app.fiber.dispose()
 await listened.fiber.dispose()
+await quota.fiber.dispose()
+await capped.fiber.dispose()
 await wrapped.fiber.dispose()
 await wrappedAsync.fiber.dispose()
 await unaudited.fiber.dispose()

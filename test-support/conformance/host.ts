@@ -1,5 +1,7 @@
 import type {
   Asker,
+  AuditFilter,
+  AuditRecord,
   AuthorizeRequest,
   AuthorizeResult,
   BackgroundEngine,
@@ -7,12 +9,14 @@ import type {
   ExecuteOptions,
   Grant,
   ListTasksOptions,
+  MaxRunning,
   MiddlewareOptions,
   ModelToolCall,
   PermissionEngine,
   PermissionMode,
   PermissionRequest,
   PermissionRule,
+  QuotaRule,
   RunningCall,
   Tool,
   ToolMiddleware,
@@ -63,6 +67,11 @@ export interface BackgroundApi {
   cancel(id: string, reason?: string): Promise<BackgroundTask | undefined>
 }
 
+/** `ctx.audit`, as far as the suite reads it. */
+export interface AuditApi {
+  query(filter?: AuditFilter): Promise<AuditRecord[]>
+}
+
 /** What a plugin of the suite is handed: the services, as on either host. */
 export interface PluginContext {
   tools: ToolsApi
@@ -92,12 +101,18 @@ export interface AppOptions {
   permissions?: false | { rules?: PermissionRule[]; mode?: PermissionMode; askTimeout?: number }
   /** Dogu's background service and its config; `false`: not loaded. */
   background?: false | { maxTasks?: number }
+  /** The tools service's config (the host's `tools` config): quotas and caps on running calls. */
+  tools?: { quotas?: QuotaRule[]; maxRunning?: MaxRunning; timeout?: number }
+  /** Load Dogu's audit service, its records in `audit.jsonl` of `dir`. @default false */
+  audit?: boolean
 }
 
 export interface HostApp {
   readonly tools: ToolsApi
   readonly permissions: PermissionsApi
   readonly background: BackgroundApi
+  /** `ctx.audit`, when `audit` was asked for. */
+  readonly audit?: AuditApi
   /** Errors the host reported (a listener that threw, a plugin that failed), in order. */
   readonly errors: unknown[]
   /** The app's log guard (test-support/log-guard.ts): a test declares the errors and warnings it provokes. */

@@ -4,6 +4,9 @@ import type { ToolResult } from '@dogu/core'
 export const PNG = { mimeType: 'image/png', data: 'iVBORw0KGgo=' }
 export const TIFF = { mimeType: 'image/tiff', data: 'SUkqAA==' }
 
+/** What core writes for a call over its quota: the call never ran. */
+export const RATE_LIMITED = "Rate limited: quota 'search per user' used: 20 per 1 h; try again in 14 min."
+
 export const results: ToolResult[] = [
   { id: 'c1', name: 'lookup', status: 'ok', content: 'France: capital Paris', durationMs: 1 },
   { id: 'c2', name: 'notes', status: 'denied', code: 'permission_denied', content: 'Permission denied: the user said no', durationMs: 1 },
@@ -12,6 +15,7 @@ export const results: ToolResult[] = [
   { id: 'c5', name: 'fetch', status: 'timed_out', code: 'timed_out', content: 'Timed out after 1000 ms.', durationMs: 1000 },
   { id: 'c6', name: 'shot', status: 'ok', content: 'screenshot taken', images: [PNG, TIFF], durationMs: 2 },
   { id: 'c7', name: 'slow', status: 'cancelled', code: 'cancelled', content: 'Cancelled: the batch was cancelled.', durationMs: 3 },
+  { id: 'c8', name: 'search', status: 'rate_limited', code: 'rate_limited', retryAfterMs: 840_000, content: RATE_LIMITED, durationMs: 0 },
 ]
 
 /** Splits `text` into pieces at every given offset. */

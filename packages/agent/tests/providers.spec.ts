@@ -1,8 +1,10 @@
+import { TOOL_STATUSES, type ToolResult } from '@dogu/core'
 import { describe, expect, it } from 'vitest'
 import {
   AnthropicStreamAccumulator,
   ChatCompletionAccumulator,
   chatAssistantMessage,
+  ERROR_STATUSES,
   GeminiStreamAccumulator,
   parseAnthropicToolCalls,
   parseChatToolCalls,
@@ -14,7 +16,7 @@ import {
   toGeminiFunctionResponses,
   toResponsesToolOutputs,
 } from '../src'
-import { PNG, results, splitAt } from './fixtures'
+import { PNG, RATE_LIMITED, results, splitAt } from './fixtures'
 
 const ARGS = '{"q":"巴黎 \\"Paris\\"","limit":3}'
 
@@ -94,10 +96,26 @@ describe('OpenAI Chat Completions', () => {
       { role: 'tool', tool_call_id: 'c4', content: 'The call is still running and continues in the background as task task_7.' },
       { role: 'tool', tool_call_id: 'c5', content: 'Timed out: Timed out after 1000 ms.' },
       { role: 'tool', tool_call_id: 'c6', content: 'screenshot taken\n[2 images (image/png, image/tiff) not shown: this provider takes no images in tool results]' },
-      { role: 'tool', tool_call_id: 'c7', content: 'Cancelled: Cancelled: the batch was cancelled.' },
+      { role: 'tool', tool_call_id: 'c7', content: 'Cancelled: the batch was cancelled.' },
+      { role: 'tool', tool_call_id: 'c8', content: RATE_LIMITED },
     ])
     const [background] = toChatToolMessages([{ ...results[3], content: 'moved on' }])
     expect(background.content).toBe('moved on (background task task_7)')
+    // A refusal from a server whose text has no label still reads as one, retry time kept.
+    const [bare] = toChatToolMessages([{ ...results[7], content: 'quota used; try again in 3 s.' }])
+    expect(bare.content).toBe('Rate limited: quota used; try again in 3 s.')
+  })
+
+  it('sends a status it does not know as an error, never as output', () => {
+    const unknown = { ...results[0], status: 'throttled' } as unknown as ToolResult
+    expect(toChatToolMessages([unknown])[0].content).toBe('Error: France: capital Paris')
+    expect(toAnthropicToolResults([unknown]).content[0].is_error).toBe(true)
+    expect(toGeminiFunctionResponses([unknown]).parts[0].functionResponse.response).toEqual({ error: 'France: capital Paris' })
+  })
+
+  it('has an error form for every status but ok and background', () => {
+    expect(TOOL_STATUSES.filter((status) => !ERROR_STATUSES.has(status))).toEqual(['ok', 'background'])
+    expect([...ERROR_STATUSES]).toContain('rate_limited')
   })
 })
 
@@ -136,6 +154,7 @@ describe('OpenAI Responses', () => {
     const outputs = toResponsesToolOutputs(results)
     expect(outputs[1]).toEqual({ type: 'function_call_output', call_id: 'c2', output: 'Denied: Permission denied: the user said no' })
     expect(outputs[3]).toEqual({ type: 'function_call_output', call_id: 'c4', output: 'The call is still running and continues in the background as task task_7.' })
+    expect(outputs[7]).toEqual({ type: 'function_call_output', call_id: 'c8', output: RATE_LIMITED })
     expect(outputs[5]).toEqual({
       type: 'function_call_output',
       call_id: 'c6',
@@ -214,6 +233,7 @@ describe('Anthropic Messages', () => {
         ],
       },
       { type: 'tool_result', tool_use_id: 'c7', content: [{ type: 'text', text: 'Cancelled: the batch was cancelled.' }], is_error: true },
+      { type: 'tool_result', tool_use_id: 'c8', content: [{ type: 'text', text: RATE_LIMITED }], is_error: true },
     ])
     // Anthropic refuses an empty text block: an empty result sends no content at all.
     expect(toAnthropicToolResults([{ ...results[0], content: '' }]).content).toEqual([{ type: 'tool_result', tool_use_id: 'c1' }])
@@ -278,6 +298,7 @@ describe('Gemini', () => {
       { error: 'Timed out after 1000 ms.' },
       { output: 'screenshot taken\n[1 image (image/tiff) not shown: this provider takes no images in tool results]' },
       { error: 'Cancelled: the batch was cancelled.' },
+      { error: RATE_LIMITED },
     ])
     expect(parts[5].functionResponse.parts).toEqual([{ inlineData: { mimeType: 'image/png', data: PNG.data } }])
     expect(parts[0].functionResponse).toEqual({ id: 'c1', name: 'lookup', response: { output: 'France: capital Paris' } })

@@ -1,4 +1,4 @@
-import { BackgroundEngine, type BackgroundTask, defineTool, type ToolCall, ToolRegistry } from '@dogu/core'
+import { BackgroundEngine, type BackgroundTask, defineTool, type ToolCall, ToolRegistry, type ToolRegistryOptions, type ToolResult } from '@dogu/core'
 import Schema from 'schemastery'
 import { afterEach, describe, expect, it } from 'vitest'
 import { retryAfter } from '../src/send-request'
@@ -13,8 +13,8 @@ afterEach(async () => {
   server = undefined
 })
 
-function registry() {
-  const registry = new ToolRegistry()
+function registry(options?: ToolRegistryOptions) {
+  const registry = new ToolRegistry(options)
   const started: string[] = []
   registry.define(defineTool({
     name: 'lookup',
@@ -167,6 +167,32 @@ describe('runAgent over a scripted endpoint', () => {
     expect(result.messages[2]).toEqual({ role: 'tool', tool_call_id: 'c1', content: 'Denied: Permission denied: the user said no' })
   })
 
+  it('tells the model a call over its quota was rate limited, with when to try again, and the loop goes on', async () => {
+    const { registry: tools, started } = registry0({ quotas: [{ tools: 'lookup', per: 'user', max: 1, window: '1h' }] })
+    const endpoint = await serve([
+      { toolCalls: [call('lookup', '{"q":"FR"}', 'c1')] },
+      { toolCalls: [call('lookup', '{"q":"JP"}', 'c2')] },
+      { text: 'Paris; I may look up Japan again later.' },
+    ])
+    const results: ToolResult[] = []
+    const result = await runAgent({
+      endpoint: { baseURL: endpoint.baseURL, model: 'scripted' },
+      toolset: tools.toolset({ session: { id: 's', platform: 'test', userId: 'u1' } }),
+      messages: [user('Capitals of FR, then JP')],
+      onEvent: (event) => { if (event.type === 'tool-result') results.push(event.result) },
+    })
+    expect(started).toEqual(['FR'])
+    expect(result).toMatchObject({ steps: 3, finishReason: 'stop', text: 'Paris; I may look up Japan again later.' })
+    expect(results.map((r) => r.status)).toEqual(['ok', 'rate_limited'])
+    expect(results[1].retryAfterMs).toBeGreaterThan(0)
+    expect(results[1].retryAfterMs).toBeLessThanOrEqual(3_600_000)
+    const refused = result.messages[4] as { role: string; tool_call_id: string; content: string }
+    expect(refused).toMatchObject({ role: 'tool', tool_call_id: 'c2' })
+    expect(refused.content).toMatch(/^Rate limited: quota 'lookup per user' used: 1 per 1 h; try again in \d+ (min|s|h)\.$/)
+    // The third request carried the refusal to the model, unlabelled twice.
+    expect(endpoint.requests[2].body.messages!.at(-1)).toEqual(refused)
+  })
+
   it('stops at maxSteps after running the last turn\'s calls, so the history stays valid', async () => {
     const { registry } = registry0()
     const endpoint = await serve((_, index) => ({ toolCalls: [call('lookup', '{"q":"FR"}', `c${index}`)] }))
@@ -293,7 +319,7 @@ describe('runAgent over a scripted endpoint', () => {
     const error = await runAgent({ endpoint: { baseURL: endpoint.baseURL, model: 'scripted' }, toolset: registry.toolset({ session: { id: 's' } }), messages: [user('hold')], signal: controller.signal }).catch((error) => error)
     expect(AgentError.is(error, 'ABORTED')).toBe(true)
     expect(error.messages.map((message: ChatMessage) => message.role)).toEqual(['user', 'assistant', 'tool'])
-    expect(error.messages[2]).toEqual({ role: 'tool', tool_call_id: 'h1', content: 'Cancelled: Cancelled: the batch was cancelled.' })
+    expect(error.messages[2]).toEqual({ role: 'tool', tool_call_id: 'h1', content: 'Cancelled: the batch was cancelled.' })
     expect(endpoint.requests.length).toBe(1)
   })
 })
@@ -333,7 +359,7 @@ describe('runAgent and the background', () => {
     const [task] = engine.list()
     expect(task).toMatchObject({ tool: 'build', status: 'running' })
     expect(error.messages[2].content).toMatch(new RegExp(`^The call is still running and continues in the background as task ${task.id}\\.`))
-    expect(error.messages[3]).toEqual({ role: 'tool', tool_call_id: 'h1', content: 'Cancelled: Cancelled: the batch was cancelled.' })
+    expect(error.messages[3]).toEqual({ role: 'tool', tool_call_id: 'h1', content: 'Cancelled: the batch was cancelled.' })
     expect(buildAborted).toBe(false)
     finishBuild('built')
     expect(await engine.wait(task.id, { timeout: 5_000 })).toMatchObject({ status: 'succeeded', result: { content: 'built' } })
@@ -477,6 +503,6 @@ function jsonError(text: string): string {
   throw new Error('valid JSON')
 }
 
-function registry0() {
-  return registry()
+function registry0(options?: ToolRegistryOptions) {
+  return registry(options)
 }

@@ -1,5 +1,8 @@
 import {
   DoguError,
+  type MaxRunning,
+  QUOTA_SCOPES,
+  type QuotaRule,
   type ExecuteOptions,
   type MiddlewareOptions,
   type ModelToolCall,
@@ -47,6 +50,18 @@ export class ToolService extends Service {
       patterns: Schema.array(String).description('Regular expressions whose matches are replaced with [redacted] (run on a linear-time engine).'),
       builtin: Schema.boolean().default(true).description('Also redact the secrets Dogu holds: MCP headers and tokens, the console token.'),
     }).description('Secrets kept out of what the model, the logs and the console see.'),
+    quotas: Schema.array(Schema.object({
+      tools: Schema.union([String, Schema.array(String)]).description('Tool name globs the quota counts. Unset: every tool.'),
+      per: Schema.union(QUOTA_SCOPES as QuotaRule['per'][]).required().description('Whose calls are counted together: each user, channel, guild or session, or everyone (global).'),
+      max: Schema.natural().min(1).required().description('Calls that may start running per window.'),
+      window: Schema.union([Schema.natural().min(1).role('ms'), String]).required().description('The window: milliseconds, or a text such as 30 min, 1h, 1d.'),
+      name: Schema.string().description('Shown to the model and in status views. Default: "<tools> per <per>".'),
+    })).description('Quotas: calls per user, channel, guild or session in a time window; over one, a call ends rate_limited. Counted in memory; `ctx.tools.registry.quotas.useStore` moves them to a database.'),
+    maxRunning: Schema.object({
+      session: Schema.natural().min(1).description('Calls of one session running at once.'),
+      user: Schema.natural().min(1).description('Calls of one user running at once, over all their sessions.'),
+      global: Schema.natural().min(1).description('Calls of this app running at once.'),
+    }).description('Caps on running calls; calls beyond a cap wait in order (keeping their timeout).'),
   })
 
   /**
@@ -59,7 +74,7 @@ export class ToolService extends Service {
     super(ctx, 'tools')
     const emit = eventEmitter(ctx)
     const logger = cordisLogger(ctx)
-    this.registry = new ToolRegistry({ emit, logger, limits: config, redact: config.redact })
+    this.registry = new ToolRegistry({ emit, logger, limits: config, redact: config.redact, quotas: config.quotas, maxRunning: config.maxRunning })
     // Calls still running when the service stops end as `cancelled`, not as a hang.
     ctx.effect(() => () => this.registry.dispose(), 'ctx.tools: abort calls in flight')
   }
@@ -155,6 +170,10 @@ export namespace ToolService {
     timeout?: number
     /** Secrets replaced with `[redacted]` in results and progress. */
     redact?: RedactOptions
+    /** Calls per window, per user, channel, guild, session or everyone. */
+    quotas?: QuotaRule[]
+    /** Caps on calls running at once. */
+    maxRunning?: MaxRunning
   }
 }
 

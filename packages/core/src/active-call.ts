@@ -7,6 +7,8 @@ import type { CallSpan } from './telemetry/call-telemetry'
 import type { ChainRun } from './middleware/middleware-chain'
 import type { ToolCall } from './tool-call'
 import type { ToolPreview } from './tool-preview'
+import type { QuotaReservation } from './quotas/quota-book'
+import type { HeldPlaces, RunningCaps } from './quotas/running-caps'
 import { maskSecrets } from './secret-fields'
 import { ToolDenial } from './tool-denial'
 import type { ToolEntry } from './tool-entry'
@@ -54,6 +56,15 @@ export class ActiveCall implements ToolCall, RunningCall, CallInfo {
   declare abortMessage?: string
   /** Frees the tool's concurrency slot, once. */
   declare release?: () => void
+  /** The call's places under `maxRunning`, given back once with `releaseSlot`. */
+  private declare places?: HeldPlaces
+  private declare caps?: RunningCaps
+  /** Bounds the call's wait for a place to run by its timeout. */
+  declare waitTimer?: ReturnType<typeof setTimeout>
+  /** The quota units the call took; given back if its tool never starts. */
+  declare reservation?: QuotaReservation
+  /** Set when the tool's `run` was called, for a call holding quota units. */
+  declare toolStarted?: boolean
   /** The permission the call was authorized under (a middleware's rewrite may change it). */
   declare permission?: PermissionSpec
   /** The call's span, when a tracer or meter provider is registered. */
@@ -126,6 +137,17 @@ export class ActiveCall implements ToolCall, RunningCall, CallInfo {
     const release = this.release
     this.release = undefined
     release?.()
+    const places = this.places
+    if (places) {
+      this.places = undefined
+      this.caps!.release(places)
+    }
+  }
+
+  /** Holds places under `maxRunning` until `releaseSlot`. */
+  holdPlaces(caps: RunningCaps, places: HeldPlaces): void {
+    this.caps = caps
+    this.places = places
   }
 
   /** What a log or the WebUI should see of the call: its `CallInfo`, not the pipeline. */

@@ -7,12 +7,13 @@ import type { EmitFunction } from './events'
 import type { Logger } from './logger'
 import { normalizeOutput, truncateContent } from './normalize-output'
 import { ArgumentsProblem, decodeArguments, parseArguments } from './parse-arguments'
-import type { ApprovalOutcome, ApprovalRequest, AuthorizeRequest, AuthorizeResult, Decision, PermissionGate, RevisedCall } from './permission-gate'
+import type { ApprovalOutcome, ApprovalRequest, AuthorizeRequest, AuthorizeResult, Decision, PermissionGate, PipelineDecision, RevisedCall } from './permission-gate'
 import { isPermissionMode, type PermissionMode } from './permissions/permission-modes'
 import type { PermissionSpec } from './tool'
 import type { Session } from './session'
 import type { ModelToolCall } from './tool-call'
 import { ToolDenial } from './tool-denial'
+import { ToolRateLimit } from './tool-rate-limit'
 import type { ToolEntry } from './tool-entry'
 import type { ToolResult, ToolResultCode, ToolStatus } from './tool-result'
 import { normalizePreview, PREVIEW_TIMEOUT, type ToolPreview } from './tool-preview'
@@ -22,6 +23,9 @@ import { permissionOf, requestFor } from './call-request'
 import type { MiddlewareStack, RegisteredMiddleware } from './middleware/middleware-stack'
 import { type ChainHost, ChainRun } from './middleware/middleware-chain'
 import type { Redactor } from './redaction/redactor'
+import type { QuotaBook, QuotaOutcome, QuotaRefusal } from './quotas/quota-book'
+import { formatDuration } from './quotas/duration'
+import type { RunningCaps } from './quotas/running-caps'
 import { telemetry } from './telemetry/call-telemetry'
 import { TOOL_STATUSES } from './tool-result'
 
@@ -36,6 +40,10 @@ export interface PipelineHost {
   readonly middleware: MiddlewareStack
   /** Secrets replaced in every result and progress line (`redact`). */
   readonly redactor: Redactor
+  /** `quotas`: units a call takes as it passes authorization. */
+  readonly quotas: QuotaBook
+  /** `maxRunning`: places a call takes as its handler starts. */
+  readonly caps: RunningCaps
 }
 
 export interface PipelineLimits {
@@ -122,7 +130,7 @@ export class CallPipeline implements CallHooks, ChainHost {
       if (effect !== 'read') {
         return ready(this.finish(call, 'denied', `Permission denied: no permission service is loaded, so only read-only tools may run ("${call.name}" has effect "${effect}").`, 'no_permission_service'), single)
       }
-      return this.acquire(call, single)
+      return this.admit(call, single)
     }
     const request = requestFor(call, permission, call.tool.confirm)
     let result: AuthorizeResult | Promise<AuthorizeResult>
@@ -134,7 +142,7 @@ export class CallPipeline implements CallHooks, ChainHost {
     // Any answer but a plain `allow`, even `undefined` from a faulty gate, goes to the slow path that checks it.
     if (result && typeof (result as Promise<AuthorizeResult>).then !== 'function' && (result as AuthorizeResult).decision === 'allow') {
       call.span?.decided('allow', sourceKind((result as AuthorizeResult).rule))
-      return this.acquire(call, single)
+      return this.admit(call, single)
     }
     const slow = this.authorizeSlowly(call, gate, request, result)
     return single ? slow.then(wrapOne) : slow
@@ -156,6 +164,12 @@ export class CallPipeline implements CallHooks, ChainHost {
         return this.denied(call, `the permission check returned no valid decision (got ${JSON.stringify(decision) ?? 'undefined'})`)
       }
       call.span?.decided(decision, sourceKind(answer.rule))
+      // A call over its quota is refused before anyone is asked to approve it.
+      if (decision !== 'deny' && this.host.quotas.active && !call.entry.uncounted) {
+        const refused = await this.reserve(call)
+        if (refused) return refused
+        if (call.aborted) return this.finishAborted(call)
+      }
       if (decision === 'ask') {
         const asked = Date.now()
         let outcome: ApprovalOutcome | undefined
@@ -187,8 +201,94 @@ export class CallPipeline implements CallHooks, ChainHost {
     return this.acquire(call, false)
   }
 
-  /** Takes a slot under the tool's concurrency cap, if it has one, then runs the handler. */
+  /** The limits slot of a call allowed at once: its quota units, then its places to run. */
+  private admit(call: ActiveCall, single: boolean): Promise<any> {
+    if (!this.host.quotas.active || call.entry.uncounted) return this.acquire(call, single)
+    const refused = this.reserve(call)
+    if (!refused) return this.acquire(call, single)
+    if (!isPromise(refused)) return ready(refused, single)
+    const later = refused.then((result) => result ?? (call.aborted ? this.finishAborted(call) : this.acquire(call, false)))
+    return single ? later.then(wrapOne) : later
+  }
+
+  /**
+   * Takes a unit of every quota on the call (`call.reservation`). A final result when the
+   * call may not run: `rate_limited`, or `error` when the count could not be read (fail closed).
+   */
+  private reserve(call: ActiveCall): ToolResult | undefined | Promise<ToolResult | undefined> {
+    let outcome: QuotaOutcome | Promise<QuotaOutcome>
+    try {
+      outcome = this.host.quotas.reserve(call.name, call.session)
+    } catch (error) {
+      return this.quotaFailed(call, error)
+    }
+    if (!isPromise(outcome)) return this.reserved(call, outcome)
+    call.waited = true
+    return outcome.then((settled) => this.reserved(call, settled), (error) => this.quotaFailed(call, error))
+  }
+
+  private reserved(call: ActiveCall, outcome: QuotaOutcome): ToolResult | undefined {
+    if (!outcome) return undefined
+    if ('refused' in outcome) return this.rateLimited(call, outcome)
+    // Cancelled while a database counted: the unit goes back at once.
+    if (call.aborted) {
+      this.host.quotas.release(outcome)
+      return this.finishAborted(call)
+    }
+    call.reservation = outcome
+    return undefined
+  }
+
+  /** A quota is used up: the call does not run, and the refusal is a decision like the gate's. */
+  private rateLimited(call: ActiveCall, refusal: QuotaRefusal): ToolResult {
+    call.span?.decided('deny', 'quota')
+    this.reportDecision(call, refusal.message, { kind: 'quota', name: refusal.name })
+    return this.finish(call, 'rate_limited', refusal.message, 'rate_limited', refusal.retryAfterMs)
+  }
+
+  private quotaFailed(call: ActiveCall, error: unknown): ToolResult {
+    this.host.logger.warn('the quota count of %s (%s) failed, so it did not run: %s', call.name, call.id, messageOf(error))
+    return this.finish(call, 'error', `Error: the call did not run: its quota could not be counted (${messageOf(error)}).`, 'quota_unavailable')
+  }
+
+  /**
+   * `maxRunning`: a place under each cap on the call's session, then the tool's own slot. A
+   * call that waits keeps its timeout: past it, it ends `timed_out` without having run.
+   */
   private acquire(call: ActiveCall, single: boolean): Promise<any> {
+    const caps = this.host.caps
+    if (!caps.active) return this.acquireTool(call, single)
+    const held = caps.tryAcquire(call.session)
+    if (held) {
+      call.holdPlaces(caps, held)
+      return this.acquireTool(call, single)
+    }
+    // Only a call that waits needs its signal (an AbortController costs more than the rest).
+    call.waited = true
+    this.waitClock(call, () => caps.describe(call.session))
+    const later = caps.wait(call.session, call.signal).then(
+      (places) => {
+        call.holdPlaces(caps, places)
+        if (call.aborted) {
+          call.releaseSlot()
+          return this.finishAborted(call)
+        }
+        return this.acquireTool(call, false)
+      },
+      () => this.finishAborted(call),
+    )
+    return single ? later.then(wrapOne) : later
+  }
+
+  /** Bounds a call's wait to start by its timeout. */
+  private waitClock(call: ActiveCall, why: () => string) {
+    const timeout = Math.min(call.tool.traits.timeout, this.limits.timeout)
+    if (call.waitTimer || !(timeout < 2 ** 31)) return
+    call.waitTimer = setTimeout(() => call.abort('timed_out', `waited ${formatDuration(timeout)} for a place to run and did not start (${why()})`), timeout)
+  }
+
+  /** Takes a slot under the tool's concurrency cap, if it has one, then runs the handler. */
+  private acquireTool(call: ActiveCall, single: boolean): Promise<any> {
     const limit = call.entry.limit
     if (!limit) return this.invoke(call, single)
     let waiting: Promise<void> | undefined
@@ -225,6 +325,7 @@ export class CallPipeline implements CallHooks, ChainHost {
 
   /** Calls the handler (through the tool's middlewares) under the call's deadline; settles once, whatever happens later. */
   private invoke(call: ActiveCall, single: boolean): Promise<any> {
+    if (call.waitTimer) clearTimeout(call.waitTimer)
     if (call.entry.disposed) {
       call.releaseSlot()
       return ready(this.finish(call, 'cancelled', `Cancelled: tool "${call.name}" was unloaded.`, 'cancelled'), single)
@@ -280,13 +381,24 @@ export class CallPipeline implements CallHooks, ChainHost {
   private errorResult(call: ActiveCall, error: unknown): ToolResult {
     if (call.aborted) return this.abortedResult(call)
     if (error instanceof ToolDenial) return this.callResult(call, 'denied', `Permission denied: ${error.reason}`, 'permission_denied')
+    if (error instanceof ToolRateLimit) return this.limitedResult(call, error)
     this.host.logger.debug('tool %s failed: %s', call.name, error)
     return this.callResult(call, 'error', `Error: ${messageOf(error)}`, 'tool_error')
+  }
+
+  /** A tool's upstream refused for now (`ToolRateLimit`). */
+  private limitedResult(call: ActiveCall, error: ToolRateLimit): ToolResult {
+    const reason = String(error.reason)
+    const result = this.callResult(call, 'rate_limited', reason.startsWith('Rate limited:') ? reason : `Rate limited: ${reason}`, 'rate_limited')
+    const retry = error.retryAfterMs
+    if (typeof retry === 'number' && Number.isFinite(retry) && retry > 0) result.retryAfterMs = Math.ceil(retry)
+    return result
   }
 
   private settle(call: ActiveCall, result: ToolResult) {
     call.settled = true
     call.releaseSlot()
+    if (call.reservation && !call.toolStarted) this.unreserve(call)
     this.host.running.done()
     result = this.finalized(result)
     // An adopted call already told the model it moved to the background; its end belongs
@@ -416,6 +528,7 @@ export class CallPipeline implements CallHooks, ChainHost {
     if (returned.images) result.images = returned.images
     if (returned.data !== undefined) result.data = returned.data
     if (returned.artifacts) result.artifacts = returned.artifacts
+    if (returned.status === 'rate_limited' && typeof returned.retryAfterMs === 'number') result.retryAfterMs = returned.retryAfterMs
     if (call.waitMs !== undefined) result.waitMs = call.waitMs
     return result
   }
@@ -429,16 +542,27 @@ export class CallPipeline implements CallHooks, ChainHost {
   /** A middleware blocked the call: a decision like the gate's, reported as one. */
   private middlewareDenied(call: ActiveCall, by: RegisteredMiddleware, reason: string): ToolResult {
     call.span?.decided('deny', 'middleware')
-    const gate = this.host.permissions
-    if (gate?.reportDecision) {
-      try {
-        const request = requestFor(call, call.permission ?? call.entry.defaultPermission, call.tool.confirm)
-        gate.reportDecision({ request, decision: 'deny', reason, source: { kind: 'middleware', name: by.name } })
-      } catch (error) {
-        this.host.logger.warn('reporting the denial of %s by %s failed: %s', call.name, by.label, messageOf(error))
-      }
-    }
+    this.reportDecision(call, reason, { kind: 'middleware', name: by.name })
     return this.callResult(call, 'denied', `Permission denied: ${reason}`, 'permission_denied')
+  }
+
+  /** A denial made on the pipeline (a middleware, a quota), reported through the gate: the decision event, the audit log. */
+  private reportDecision(call: ActiveCall, reason: string, source: PipelineDecision['source']) {
+    const gate = this.host.permissions
+    if (!gate?.reportDecision) return
+    try {
+      const request = requestFor(call, call.permission ?? call.entry.defaultPermission, call.tool.confirm)
+      gate.reportDecision({ request, decision: 'deny', reason, source })
+    } catch (error) {
+      this.host.logger.warn('reporting the denial of %s by %s "%s" failed: %s', call.name, source.kind, source.name, messageOf(error))
+    }
+  }
+
+  /** Gives back the quota units of a call that ended without its tool running. */
+  private unreserve(call: ActiveCall) {
+    const reservation = call.reservation!
+    call.reservation = undefined
+    this.host.quotas.release(reservation)
   }
 
   /** A middleware failed: an error result naming it. */
@@ -530,7 +654,7 @@ export class CallPipeline implements CallHooks, ChainHost {
 
   private finishAborted(call: ActiveCall): ToolResult {
     const result = this.finalized(this.abortedResult(call))
-    call.settled = true
+    this.ended(call)
     this.report(call, result)
     return result
   }
@@ -539,11 +663,21 @@ export class CallPipeline implements CallHooks, ChainHost {
     return this.finish(call, 'denied', `Permission denied: ${reason}`, 'permission_denied')
   }
 
-  private finish(call: ActiveCall, status: ToolStatus, content: string, code: ToolResultCode): ToolResult {
-    const result = this.finalized(this.callResult(call, status, content, code))
-    call.settled = true
+  private finish(call: ActiveCall, status: ToolStatus, content: string, code: ToolResultCode, retryAfterMs?: number): ToolResult {
+    const made = this.callResult(call, status, content, code)
+    if (retryAfterMs !== undefined) made.retryAfterMs = retryAfterMs
+    const result = this.finalized(made)
+    this.ended(call)
     this.report(call, result)
     return result
+  }
+
+  /** A call ends before its handler ran: what it took to start (quota units, places, its wait clock) goes back. */
+  private ended(call: ActiveCall) {
+    call.settled = true
+    if (call.waitTimer) clearTimeout(call.waitTimer)
+    call.releaseSlot()
+    if (call.reservation) this.unreserve(call)
   }
 
   /** A call that never started: unknown tool or bad arguments. */
@@ -586,6 +720,8 @@ export class CallPipeline implements CallHooks, ChainHost {
 
 /** The tool's `run` for the call, inside the call's span when it is traced. */
 function runTool(call: ActiveCall): unknown {
+  // Its quota units are spent: the tool ran.
+  if (call.reservation) call.toolStarted = true
   return call.span ? call.span.run(() => call.tool.run(call.input as any, call)) : call.tool.run(call.input as any, call)
 }
 
@@ -646,6 +782,10 @@ async function previewOf(call: ActiveCall, logger: Logger): Promise<Readonly<Too
 
 
 const wrapOne = (result: ToolResult) => [result]
+
+function isPromise<T>(value: T | Promise<T>): value is Promise<T> {
+  return !!value && typeof (value as Promise<T>).then === 'function'
+}
 
 function ready(result: ToolResult, single: boolean): Promise<unknown> {
   return Promise.resolve(single ? [result] : result)

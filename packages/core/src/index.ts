@@ -44,6 +44,22 @@ export type { MinatoCursor, MinatoDatabase } from './database/minato-database'
 export { defineTool } from './define-tool'
 export type { MiddlewareCall, MiddlewareDenial, MiddlewareNext, MiddlewareOptions, ToolMiddleware } from './middleware/tool-middleware'
 export type { RedactOptions } from './redaction/redactor'
+export {
+  DatabaseQuotaStore,
+  type DatabaseQuotaStoreOptions,
+  formatDuration,
+  type MaxRunning,
+  MemoryQuotaStore,
+  parseDuration,
+  QUOTA_SCOPES,
+  QUOTA_TABLE,
+  QuotaBook,
+  type QuotaRule,
+  type QuotaScope,
+  type QuotaSlot,
+  type QuotaStatus,
+  type QuotaStore,
+} from './quotas'
 export { DoguError } from './errors'
 export type { CallInfo, EmitFunction, ToolEvents } from './events'
 export type { Logger } from './logger'
@@ -110,6 +126,7 @@ export {
   toolDefinition,
 } from './tool-definition'
 export { ToolDenial } from './tool-denial'
+export { ToolRateLimit } from './tool-rate-limit'
 export { ToolRegistry, type ToolRegistryOptions } from './tool-registry'
 export { TOOL_STATUSES, type ToolArtifact, type ToolImage, type ToolOutput, type ToolOutputObject, type ToolResult, type ToolResultCode, type ToolStatus } from './tool-result'
 export { type ExecuteOptions, Toolset, type ToolsetOptions } from './toolset'

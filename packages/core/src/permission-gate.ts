@@ -64,12 +64,12 @@ export interface ApprovalOutcome {
   rule?: unknown
 }
 
-/** A decision made on the pipeline, outside the gate: a middleware that blocked a call. */
+/** A decision made on the pipeline, outside the gate: a middleware that blocked a call, a quota used up. */
 export interface PipelineDecision {
   request: AuthorizeRequest & { callId: string }
   decision: Decision
   reason?: string
-  source: { kind: 'middleware'; name: string }
+  source: { kind: 'middleware'; name: string } | { kind: 'quota'; name: string }
 }
 
 /**

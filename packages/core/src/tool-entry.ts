@@ -14,6 +14,8 @@ export class ToolEntry {
   /** Provider definitions, computed once per dialect. */
   readonly definitions = new Map<string, unknown>()
   disposed = false
+  /** The toolset's own `tool_search`: a lookup, not a tool an owner's quota counts. */
+  uncounted = false
   /** The middlewares around this tool's calls, as of `chainVersion` (`MiddlewareStack.chainFor`). */
   chain: readonly RegisteredMiddleware[] | undefined = undefined
   chainVersion = -1

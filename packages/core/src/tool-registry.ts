@@ -9,6 +9,10 @@ import { compileNameGlobs } from './name-matcher'
 import { RunningCalls } from './running-calls'
 import { type RedactOptions, Redactor } from './redaction/redactor'
 import { MiddlewareStack } from './middleware/middleware-stack'
+import { QuotaBook } from './quotas/quota-book'
+import type { MaxRunning, QuotaRule } from './quotas/quota-rule'
+import type { QuotaStore } from './quotas/quota-store'
+import { RunningCaps } from './quotas/running-caps'
 import type { MiddlewareOptions, ToolMiddleware } from './middleware/tool-middleware'
 import type { PermissionGate } from './permission-gate'
 import { ToolSearchIndex } from './search'
@@ -27,6 +31,15 @@ export interface ToolRegistryOptions {
   limits?: Partial<PipelineLimits>
   /** What is replaced with `[redacted]` in results and progress (see `Redactor`). */
   redact?: RedactOptions
+  /**
+   * Calls that may start running per window, per chat user, channel, guild, session or for
+   * everyone; a call over one ends `rate_limited`. See `QuotaRule`.
+   */
+  quotas?: QuotaRule[]
+  /** Where quota counts live at first. @default memory (switch later with `quotas.useStore`) */
+  quotaStore?: QuotaStore
+  /** Caps on calls running at once, per session, per user and for the process; calls beyond one wait. */
+  maxRunning?: MaxRunning
 }
 
 /** The owner used when `define` is called without one. */
@@ -48,6 +61,10 @@ export class ToolRegistry implements PipelineHost {
   readonly redactor: Redactor
   /** The middlewares `use` added. */
   readonly middleware = new MiddlewareStack()
+  /** The configured quotas and their counts: `status(session)` is what `dogu.quota` shows. */
+  readonly quotas: QuotaBook
+  /** `maxRunning`'s caps. */
+  readonly caps: RunningCaps
   private entries = new Map<string, ToolEntry>()
   private sorted: ToolEntry[] | undefined
   private limits: PipelineLimits
@@ -62,6 +79,8 @@ export class ToolRegistry implements PipelineHost {
     const { maxContentLength = 50_000, maxArgumentsLength = 1_000_000, timeout = Infinity } = options.limits ?? {}
     this.limits = { maxContentLength, maxArgumentsLength, timeout }
     this.redactor = new Redactor(options.redact, logger)
+    this.quotas = new QuotaBook(options.quotas, { store: options.quotaStore, logger })
+    this.caps = new RunningCaps(options.maxRunning)
     // A tool's error, logged, may quote a secret: the registry's lines are redacted too.
     this.logger = this.redactor.logger(logger)
   }

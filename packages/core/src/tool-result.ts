@@ -1,8 +1,8 @@
 /** How a call ended. */
-export type ToolStatus = 'ok' | 'error' | 'denied' | 'timed_out' | 'cancelled' | 'background'
+export type ToolStatus = 'ok' | 'error' | 'denied' | 'timed_out' | 'cancelled' | 'background' | 'rate_limited'
 
 /** Every `ToolStatus`, for a filter or a form that offers them. */
-export const TOOL_STATUSES: readonly ToolStatus[] = Object.freeze(['ok', 'error', 'denied', 'timed_out', 'cancelled', 'background'])
+export const TOOL_STATUSES: readonly ToolStatus[] = Object.freeze(['ok', 'error', 'denied', 'timed_out', 'cancelled', 'background', 'rate_limited'])
 
 export interface ToolImage {
   /** MIME type, e.g. `image/png`. */
@@ -40,7 +40,7 @@ export interface ToolResult {
   artifacts?: ToolArtifact[]
   /** Set when the call was handed to the background service. */
   taskId?: string
-  /** A machine-readable reason for `error`, `denied`, `timed_out` and `cancelled`. */
+  /** A machine-readable reason for `error`, `denied`, `timed_out`, `cancelled` and `rate_limited`. */
   code?: ToolResultCode
   /**
    * The tool's own time in milliseconds: from its handler's start to its result, without
@@ -48,6 +48,8 @@ export interface ToolResult {
    * that never ran counts the pipeline's time alone.
    */
   durationMs: number
+  /** Set on `rate_limited`: milliseconds until the quota that refused the call has room again. */
+  retryAfterMs?: number
   /** Milliseconds the call waited for a person's answer (an approval, or `call.ask` inside it); absent when nobody was asked. */
   waitMs?: number
 }
@@ -63,3 +65,7 @@ export type ToolResultCode =
   | 'background'
   /** A middleware (`use()`) threw, returned no result, or rewrote the arguments into invalid ones. */
   | 'middleware_error'
+  /** A quota (`quotas`) is used up for this window: see `retryAfterMs`. */
+  | 'rate_limited'
+  /** A quota's count could not be read or written (its database failed): the call did not run. */
+  | 'quota_unavailable'

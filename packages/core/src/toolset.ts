@@ -99,6 +99,7 @@ export class Toolset {
         summary: options.summary,
         definitionsOf: (names) => names.map((name) => this.definitionOf(map.get(name)!, this.dialect)),
       }), this, 'the toolset')
+      search.uncounted = true
       // The built-in takes the name over from a registered tool in a toolset that defers.
       this.advertised = [...entries.filter((entry) => !set.has(entry) && entry.tool.name !== TOOL_SEARCH_NAME), search]
       map.set(TOOL_SEARCH_NAME, search)

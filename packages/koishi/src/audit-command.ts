@@ -104,6 +104,7 @@ function decidedText(session: KoishiSession, record: AuditRecord): string {
     case 'mode': return session.text('.decided.mode', { mode: decided.mode })
     case 'default': return session.text('.decided.default', { effect: decided.effect })
     case 'middleware': return session.text('.decided.middleware', { name: decided.name })
+    case 'quota': return session.text('.decided.quota', { name: decided.name })
     default: return session.text('.decided.none')
   }
 }

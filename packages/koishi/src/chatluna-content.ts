@@ -1,4 +1,4 @@
-import type { ToolResult } from '@dogu/core'
+import { formatDuration, type ToolResult } from '@dogu/core'
 
 /** A LangChain message part: text, or an image as a (data) URL. */
 export type ChatLunaContentPart =
@@ -8,7 +8,8 @@ export type ChatLunaContentPart =
 /**
  * What a bridged tool hands back to ChatLuna for one Dogu result: its text, led by a line
  * that names the status whenever it is not `ok` (`status: denied`, `status: background
- * (task task_…)`), so a model never mistakes a refusal or a timeout for an answer.
+ * (task task_…)`, `status: rate_limited (retry after 15 min)`), so a model never mistakes a
+ * refusal or a timeout for an answer.
  *
  * Images become `image_url` parts (data URLs) when `images` is on: ChatLuna's tool-calling
  * agents pass such parts on to the model. Off, they are named in the text instead, since
@@ -30,5 +31,7 @@ export function chatlunaContent(result: ToolResult, images: boolean): string | C
 }
 
 function statusLine(result: ToolResult): string {
-  return result.status === 'background' && result.taskId ? `status: background (task ${result.taskId})` : `status: ${result.status}`
+  if (result.status === 'background' && result.taskId) return `status: background (task ${result.taskId})`
+  if (result.status === 'rate_limited' && result.retryAfterMs !== undefined) return `status: rate_limited (retry after ${formatDuration(result.retryAfterMs)})`
+  return `status: ${result.status}`
 }

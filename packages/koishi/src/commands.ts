@@ -1,13 +1,14 @@
 import { type Grant, isPermissionMode, PERMISSION_MODES, type Session, type Tool, type ToolResult, ToolSearchIndex } from '@dogu/core'
 import { type Argv, type Context, h, Schema, type Session as KoishiSession } from 'koishi'
 import { clipText } from './clip-text'
-import { durationIn } from './format-duration'
+import { durationIn, durationUpIn } from './format-duration'
 import { configDescriptions, defineLocales } from './locales'
+import { quotaCommand } from './quota-command'
 import { doguSession, toolsetFor } from './session'
 
 /** The lowest authority each command needs. */
 export interface CommandAuthority {
-  /** `dogu.tools`. @default 1 */
+  /** `dogu.tools`, and `dogu.quota` (the sender's own quotas). @default 1 */
   tools?: number
   /** `dogu.tasks`. @default 1 */
   tasks?: number
@@ -52,9 +53,10 @@ const MODES = Object.keys(PERMISSION_MODES).join(', ')
 /**
  * The `dogu.*` commands, for the people in a chat: list and search tools, call one as
  * yourself, follow background tasks, list and revoke grants, show or set the session's
- * permission mode. Texts come from the locale files; each command needs an authority
- * (see `CommandAuthority`), checked by Koishi against its user table when a database is
- * loaded and, in any case, against the authority Dogu itself sees for the caller.
+ * permission mode, see what is left of your quotas. Texts come from the locale files; each
+ * command needs an authority (see `CommandAuthority`), checked by Koishi against its user
+ * table when a database is loaded and, in any case, against the authority Dogu itself sees
+ * for the caller.
  */
 export function commands(ctx: Context, config: CommandsConfig = {}): void {
   if (config.enabled === false) return
@@ -113,7 +115,12 @@ export function commands(ctx: Context, config: CommandsConfig = {}): void {
         stop()
       }
       if (result.status === 'background') return session!.text('.background', { tool, taskId: result.taskId })
-      const lines = [session!.text('.result', { tool, status: session!.i18n(`.status.${result.status}`) })]
+      const status = session!.i18n(`.status.${result.status}`)
+      // A quota's refusal says, in the user's language, when to try again (rounded up).
+      const retry = result.status === 'rate_limited' && result.retryAfterMs !== undefined ? durationUpIn(result.retryAfterMs) : undefined
+      const lines = [retry
+        ? session!.text('.result-retry', { tool, status, after: session!.i18n(`.duration.${retry.unit}`, [retry.count]) })
+        : session!.text('.result', { tool, status })]
       const { text, cut } = clipText(result.content, maxOutput)
       if (text) lines.push(h.escape(text))
       if (cut) lines.push(session!.text('.truncated', { length: result.content.length }))
@@ -180,6 +187,8 @@ export function commands(ctx: Context, config: CommandsConfig = {}): void {
       ctx.permissions.setMode(id, mode)
       return session!.text('.set', { mode })
     })
+
+  quotaCommand(ctx, authority.tools, gate('tools'))
 }
 
 /** Grants that apply here: this session's, and the caller's own `always` grants. */

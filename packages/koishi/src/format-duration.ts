@@ -15,3 +15,12 @@ export function durationIn(ms: number): { unit: DurationUnit; count: number } {
   for (const [unit, size] of UNITS) if (ms >= size) return { unit, count: Math.floor(ms / size) }
   return { unit: 'seconds', count: 0 }
 }
+
+/**
+ * `durationIn`, rounded up in that unit, for a time to wait ("try again in 15 分钟"), which
+ * must never come early: `840_001` is 15 minutes, `5_400_000` two hours.
+ */
+export function durationUpIn(ms: number): { unit: DurationUnit; count: number } {
+  for (const [unit, size] of UNITS) if (ms >= size) return { unit, count: Math.ceil(ms / size) }
+  return { unit: 'seconds', count: ms > 0 ? 1 : 0 }
+}

@@ -271,7 +271,7 @@ describe('dogu.audit', () => {
   it('says what is wrong with an unknown outcome or a count below 1, and refuses a user without the authority', async () => {
     await setup()
     await history()
-    expect(await send('ops', 'dogu.audit -o fine')).toEqual(['没有 fine 这种结果。可选：ok, error, denied, timed_out, cancelled, background'])
+    expect(await send('ops', 'dogu.audit -o fine')).toEqual(['没有 fine 这种结果。可选：ok, error, denied, timed_out, cancelled, background, rate_limited'])
     expect(await send('ops', 'dogu.audit -n 0')).toEqual(['-n 须为不小于 1 的整数，而不是 0。'])
     expect(await send('ops', 'dogu.audit -n two')).toEqual(['-n 须为不小于 1 的整数，而不是 two。'])
     expect(await send('alice', 'dogu.audit')).toEqual(['权限不足。'])

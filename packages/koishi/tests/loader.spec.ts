@@ -101,8 +101,10 @@ async function runNote(instance: Instance, text: string, answer?: string) {
 const yml = (order: string[]) => `plugins:\n${order.map((part) => ({
   mock: `  mock:\n    selfId: '514'\n`,
   database: `  database-sqlite:\n    path: data/koishi.db\n`,
-  // Tokens like tok-1a2b3c4d never reach the chat (tools.redact).
-  dogu: `  dogu:\n    notices:\n      enabled: false\n    tools:\n      redact:\n        patterns:\n          - 'tok-[0-9a-f]{8}'\n`,
+  // Tokens like tok-1a2b3c4d never reach the chat (tools.redact). Four notes per user a month
+  // (tools.quotas): a window so long that no test run sees one end.
+  dogu: `  dogu:\n    notices:\n      enabled: false\n    tools:\n      redact:\n        patterns:\n          - 'tok-[0-9a-f]{8}'\n`
+    + `      quotas:\n        - tools: save_note\n          per: user\n          max: 4\n          window: 30d\n          name: notes per user\n`,
   notes: `  notes: {}\n`,
   probe: `  owner-probe: {}\n`,
 }[part])).join('')}`
@@ -111,7 +113,7 @@ describe('Koishi\'s loader from koishi.yml', () => {
   it.each([
     ['the database before Dogu', ['probe', 'mock', 'database', 'dogu', 'notes']],
     ['the database after Dogu and the tools', ['probe', 'mock', 'dogu', 'notes', 'database']],
-  ])('%s: a chat approval edited and answered "always" runs the edited call and holds after a restart; a tool plugin\'s middleware and a redact pattern from koishi.yml apply; dogu.audit reads the calls back; nothing logs an error or warning', async (_, order) => {
+  ])('%s: a chat approval edited and answered "always" runs the edited call and holds after a restart; a tool plugin\'s middleware and a redact pattern from koishi.yml apply; dogu.audit reads the calls back; a quota from koishi.yml counts across the restart and refuses the fifth note; nothing logs an error or warning', async (_, order) => {
     const dir = await instanceDir(yml(order))
     let instance = await start(dir)
     await instance.op('initUser', { userId: 'alice', authority: 3 })
@@ -140,6 +142,13 @@ describe('Koishi\'s loader from koishi.yml', () => {
     expect(lines[0]).toMatch(/no-launch-notes/)
     expect(lines[3]).toMatch(/改过参数|with edited arguments/)
     expect(lines[1]).not.toMatch(/改过参数|with edited arguments/)
+    // The quota from koishi.yml: the three notes that ran, counted in the database across the
+    // restart (the call the middleware denied gave its unit back); the fifth is refused, saying when to retry.
+    const quota = (await instance.op<string[]>('receive', { userId: 'alice', text: 'dogu.quota' })).join('\n')
+    expect(quota).toMatch(/^适用于你的配额（1 项）：\nnotes per user（save_note，每人每 30 天 最多 4 次）：已用 3\/4，剩余 1 次，\d+ (天|小时)后重置$|^Quotas that apply to you \(1\):\nnotes per user \(save_note, 4 per 30 d for each user\): used 3\/4, 1 left, resets in \d+ (d|h)$/)
+    expect((await runNote(instance, 'one more')).replies.join('\n')).toContain('saved “one more”')
+    const over = await runNote(instance, 'one too many')
+    expect(over.replies.join('\n')).toMatch(/^save_note(：超出配额，\d+ (天|小时)后可再试|: over a quota; try again in \d+ (d|h))\nRate limited: quota 'notes per user' used: 4 per 30 d; try again in \d+ (d|h)\.$/)
     expect(instance.problems()).toEqual([])
   })
 })

@@ -46,7 +46,8 @@ export function noteTools(notes: string[]): Plugin {
 /** A temp folder, removed by the returned function. */
 export async function tempDir(prefix: string) {
   const dir = await mkdtemp(join(tmpdir(), prefix))
-  return { dir, remove: () => rm(dir, { recursive: true, force: true }) }
+  // Retries: a stopping app's last write (the audit trail's queue) may land while the folder goes.
+  return { dir, remove: () => rm(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 }) }
 }
 
 

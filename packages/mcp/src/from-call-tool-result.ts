@@ -1,4 +1,4 @@
-import type { ToolCall, ToolImage, ToolOutputObject } from '@dogu/core'
+import { type ToolCall, type ToolImage, type ToolOutputObject, ToolRateLimit } from '@dogu/core'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { DOGU_META, type DoguResultMeta } from './call-tool-result'
 
@@ -17,7 +17,8 @@ const TEXT_OF: { [K in Block['type']]: (block: Extract<Block, { type: K }>) => s
  * What an imported tool's `run` returns for an MCP tool result: the text blocks (and a
  * line for each audio, link or binary resource), the images, `structuredContent` as
  * `data`. An `isError` result throws, so it ends as `error`; from a trusted Dogu server, a
- * result that server denied ends as `denied` here too.
+ * result that server denied ends as `denied` here too, and one its quota refused (or a tool
+ * of its upstream limited) as `rate_limited`, with the server's text and `retryAfterMs`.
  */
 export function fromCallToolResult(result: CallToolResult, call: ToolCall, trusted: boolean): string | ToolOutputObject {
   const lines: string[] = []
@@ -31,6 +32,7 @@ export function fromCallToolResult(result: CallToolResult, call: ToolCall, trust
   if (result.isError) {
     const meta = result._meta?.[DOGU_META] as DoguResultMeta | undefined
     if (trusted && meta?.status === 'denied') call.deny(text.replace(/^Permission denied: /, ''))
+    if (trusted && meta?.status === 'rate_limited') throw new ToolRateLimit(text, typeof meta.retryAfterMs === 'number' ? meta.retryAfterMs : undefined)
     throw new Error(text.replace(/^Error: /, '') || 'the MCP server reported an error without a message')
   }
   if (!images.length && result.structuredContent === undefined) return text
@@ -39,3 +41,4 @@ export function fromCallToolResult(result: CallToolResult, call: ToolCall, trust
   if (result.structuredContent !== undefined) output.data = result.structuredContent
   return output
 }
+

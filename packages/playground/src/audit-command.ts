@@ -13,6 +13,8 @@ export const AUDIT_USAGE = 'audit [-u user] [-t tool] [-o outcome]'
 /** Records `audit` prints without `-n`, and the most it prints with one. */
 const DEFAULT_COUNT = 20
 const MAX_COUNT = 1000
+/** The longest outcome (`rate_limited`): the tool names after it line up. */
+const OUTCOME_WIDTH = Math.max(...TOOL_STATUSES.map((status) => status.length))
 
 export interface AuditCommandScope {
   ctx: Context
@@ -85,12 +87,12 @@ export async function auditCommand(args: string, { ctx, print, dataDir }: AuditC
 
 /**
  * One record on one line: when, outcome, tool, caller, what decided, the ask, the time taken.
- * `2026-12-01 18:24:07  denied      write  terminal:u1  default (write)  asked: deny by u1 via terminal, once  permission_denied  2.0 ms, waited 23 ms`
+ * `2026-12-01 18:24:07  denied        write  terminal:u1  default (write)  asked: deny by u1 via terminal, once  permission_denied  2.0 ms, waited 23 ms`
  */
 export function describeRecord(record: AuditRecord): string {
   const { caller } = record
   const who = caller.userId ? (caller.platform ? `${caller.platform}:${caller.userId}` : caller.userId) : `session ${caller.sessionId}`
-  const parts = [localTime(record.at), record.outcome.padEnd(10), record.tool, who, decided(record)]
+  const parts = [localTime(record.at), record.outcome.padEnd(OUTCOME_WIDTH), record.tool, who, decided(record)]
   if (record.ask) {
     const { ask } = record
     const answer = ask.ended === 'answer'
@@ -113,6 +115,7 @@ function decided(record: AuditRecord): string {
     case 'mode': return `mode ${d.mode}`
     case 'default': return `default (${d.effect})`
     case 'middleware': return `middleware "${d.name}": deny`
+    case 'quota': return `quota "${d.name}": used up`
   }
 }
 

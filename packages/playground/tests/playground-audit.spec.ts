@@ -54,11 +54,11 @@ describe('the audit command', () => {
     const all = after(first, 'audit')
     expect(all[0]).toBe('5 audit records, newest first:')
     const lines = [
-      row(`error       nope  ${USER}  no check  unknown_tool`),
-      row(`denied      write  ${USER}  default (write)  asked: deny by playground-user via terminal, once  permission_denied`, '\\d+\\.\\d ms, waited \\d+ ms'),
-      new RegExp(`^${TIME}  ok          notes  ${USER}  grant grant_[0-9a-f]{8} \\(session\\)  \\d+\\.\\d ms$`),
-      row(`ok          notes  ${USER}  default (write)  asked: allow by playground-user via terminal, session`, '\\d+\\.\\d ms, waited \\d+ ms'),
-      row(`ok          lookup  ${USER}  default (read)`),
+      row(`error         nope  ${USER}  no check  unknown_tool`),
+      row(`denied        write  ${USER}  default (write)  asked: deny by playground-user via terminal, once  permission_denied`, '\\d+\\.\\d ms, waited \\d+ ms'),
+      new RegExp(`^${TIME}  ok            notes  ${USER}  grant grant_[0-9a-f]{8} \\(session\\)  \\d+\\.\\d ms$`),
+      row(`ok            notes  ${USER}  default (write)  asked: allow by playground-user via terminal, session`, '\\d+\\.\\d ms, waited \\d+ ms'),
+      row(`ok            lookup  ${USER}  default (read)`),
     ]
     expect(all.slice(1)).toHaveLength(5)
     all.slice(1).forEach((line, i) => expect(line).toMatch(lines[i]))
@@ -93,9 +93,29 @@ describe('the audit command', () => {
     expect((await readFile(second, 'utf8')).trimEnd().split('\n').map((text) => JSON.parse(text).args)).toEqual([{ action: 'add', text: 'x' }, { action: 'add', text: 'y' }])
   })
 
+  it('lists a call over its quota as rate_limited, decided by the quota', async () => {
+    const input = new PassThrough()
+    const output = new PassThrough()
+    guardOutput(output, 'playground', { marker: '! ' })
+    let transcript = ''
+    output.on('data', (chunk) => { transcript += chunk })
+    const done = startPlayground({ input, output, dataDir: dir, dogu: { tools: { quotas: [{ name: 'lookup per user', tools: 'lookup', per: 'user', max: 1, window: '1h' }] } } })
+    input.end('call lookup {"q":"Paris"}\ncall lookup {"q":"Tokyo"}\naudit\naudit -o rate_limited\n')
+    await done
+    const refused = JSON.parse(after(transcript, 'call lookup {"q":"Tokyo"}').filter((line) => !/^ {2}[→←]/.test(line)).join('\n'))
+    expect(refused).toMatchObject({ name: 'lookup', status: 'rate_limited', code: 'rate_limited' })
+    expect(refused.content).toMatch(/^Rate limited: quota 'lookup per user' used: 1 per 1 h; try again in \d+ (h|min|s)\.$/)
+    expect(refused.retryAfterMs).toBeGreaterThan(0)
+    const all = after(transcript, 'audit')
+    expect(all[0]).toBe('2 audit records, newest first:')
+    expect(all[1]).toMatch(row(`rate_limited  lookup  ${USER}  quota "lookup per user": used up  rate_limited`))
+    expect(all[2]).toMatch(row(`ok            lookup  ${USER}  default (read)`))
+    expect(after(transcript, 'audit -o rate_limited')).toEqual(['1 audit record, newest first:', all[1]])
+  })
+
   it('refuses what it cannot read, with its usage', async () => {
     const transcript = await run('audit -o maybe\naudit -n 0\naudit -x\naudit --export -n 3\naudit\n')
-    const usage = 'Usage: audit [-u user] [-t tool] [-o outcome] [-n count], or audit --export [-u user] [-t tool] [-o outcome] (outcome: ok|error|denied|timed_out|cancelled|background; count: 1-1000, default 20)'
+    const usage = 'Usage: audit [-u user] [-t tool] [-o outcome] [-n count], or audit --export [-u user] [-t tool] [-o outcome] (outcome: ok|error|denied|timed_out|cancelled|background|rate_limited; count: 1-1000, default 20)'
     expect(after(transcript, 'audit -o maybe')).toEqual(['Unknown outcome "maybe".', usage])
     expect(after(transcript, 'audit -n 0')).toEqual(['-n takes a whole number from 1 to 1000, not "0".', usage])
     const unknown = after(transcript, 'audit -x')

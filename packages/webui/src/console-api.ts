@@ -9,9 +9,11 @@ import {
   type Grant,
   type InputQuestion,
   type ListTasksOptions,
+  type MaxRunning,
   PERMISSION_MODES,
   type PermissionMode,
   type PermissionRequest,
+  type QuotaStatus,
   type Session,
   type Tool,
   type ToolRegistry,
@@ -115,6 +117,13 @@ export interface CallOutcome {
 }
 
 export type FileChangeSummary = Omit<FileChange, 'prior'>
+
+/** What `quotas.list` returns for one session: every quota that applies to it, and the caps on running calls. */
+export interface SessionQuotas {
+  session: Session
+  quotas: QuotaStatus[]
+  maxRunning: MaxRunning
+}
 
 interface Method<P, R> {
   /** `write` methods change state: POST only. */
@@ -273,6 +282,26 @@ const METHODS = {
     run(host, { sessionId, mode }) {
       permissions(host).setMode(sessionId, mode ?? undefined)
       return { sessionId, mode: permissions(host).modeOf(sessionId) }
+    },
+  }),
+  'quotas.list': method({
+    kind: 'read',
+    payload: Schema.object({
+      sessionId: ID.required(),
+      userId: ID,
+      channelId: ID,
+      guildId: ID,
+      // A chat user's session is theirs on their platform: without one, the console's own.
+      platform: ID,
+    }),
+    async run(host, { sessionId, userId, channelId, guildId, platform }, { operator }): Promise<SessionQuotas> {
+      const session: Session = {
+        ...consoleSession(host, operator, sessionId, userId),
+        ...(platform ? { platform } : {}),
+        ...(channelId ? { channelId } : {}),
+        ...(guildId ? { guildId } : {}),
+      }
+      return { session, quotas: await host.registry.quotas.status(session), maxRunning: { ...host.registry.caps.config } }
     },
   }),
   'log.list': method({

@@ -4,7 +4,7 @@ import type { CallInfo, DecisionEvent, ToolResult } from '@dogu/core'
 export type LogEntry =
   | { seq: number; at: number; kind: 'call-start'; callId: string; tool: string; sessionId: string; args: unknown }
   | { seq: number; at: number; kind: 'call-progress'; callId: string; tool: string; sessionId: string; message: string }
-  | { seq: number; at: number; kind: 'call-end'; callId: string; tool: string; sessionId: string; status: ToolResult['status']; durationMs: number }
+  | { seq: number; at: number; kind: 'call-end'; callId: string; tool: string; sessionId: string; status: ToolResult['status']; durationMs: number; retryAfterMs?: number }
   | { seq: number; at: number; kind: 'decision'; phase: DecisionEvent['phase']; decision: DecisionEvent['decision']; tool: string; sessionId: string; reason?: string; source: string }
 
 type NewEntry = LogEntry extends infer E ? E extends LogEntry ? Omit<E, 'seq' | 'at'> : never : never
@@ -28,7 +28,10 @@ export class ConsoleLog {
   }
 
   callEnd(info: CallInfo, result: ToolResult): void {
-    this.push({ kind: 'call-end', callId: info.id, tool: info.name, sessionId: info.session.id, status: result.status, durationMs: result.durationMs })
+    this.push({
+      kind: 'call-end', callId: info.id, tool: info.name, sessionId: info.session.id, status: result.status, durationMs: result.durationMs,
+      ...(result.retryAfterMs !== undefined ? { retryAfterMs: result.retryAfterMs } : {}),
+    })
   }
 
   decision(event: DecisionEvent): void {

@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import Dogu from '@dogu/cordis'
+import Dogu, { type DoguPlugin } from '@dogu/cordis'
 import { defineTool } from '@dogu/core'
 import { Context } from 'cordis'
 import Schema from 'schemastery'
@@ -17,16 +17,19 @@ const echoArgs = Schema.object({
   options: Schema.object({ separator: Schema.string().default(' ') }).description('Nested options'),
 })
 
+type DoguConfig = DoguPlugin.Config
+
 const deployArgs = Schema.object({ env: Schema.union(['staging', 'prod'] as const).required().description('Where to deploy') })
 
 /** A Cordis app with Dogu's services, four tools and the console on a free loopback port; questions expire after `askTimeout` ms. */
-export async function startConsoleApp(config: WebUI.Config = {}, options: { askTimeout?: number } = {}) {
+export async function startConsoleApp(config: WebUI.Config = {}, options: { askTimeout?: number; tools?: DoguConfig['tools'] } = {}) {
   const dir = await mkdtemp(join(tmpdir(), 'dogu-webui-'))
   const ctx = new Context()
   guardLogs(ctx)
   await ctx.plugin(Dogu, {
     audit: { storePath: join(dir, 'audit.jsonl') }, permissions: { storePath: join(dir, 'permissions.json'), askTimeout: options.askTimeout ?? 60_000 },
     background: { storePath: join(dir, 'background.json') },
+    ...(options.tools ? { tools: options.tools } : {}),
   })
   /** Releases every `wait` call still running (its signal is the other way out). */
   const gates = new Set<() => void>()

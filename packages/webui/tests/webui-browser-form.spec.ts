@@ -163,11 +163,11 @@ describe('the Tasks and Log views in Chinese', () => {
 
   // Every keyword the server sends for a task, a result, a log line's kind and a decision.
   const TASK_STATUSES = ['running', 'succeeded', 'failed', 'cancelled', 'interrupted']
-  const RESULT_STATUSES = ['ok', 'error', 'denied', 'timed_out', 'cancelled', 'background']
+  const RESULT_STATUSES = ['ok', 'error', 'denied', 'timed_out', 'cancelled', 'background', 'rate_limited']
   const KINDS = ['call-start', 'call-progress', 'call-end', 'decision']
-  const PHASES = ['authorize', 'approve']
+  const PHASES = ['authorize', 'approve', 'middleware', 'quota']
   const DECISIONS = ['allow', 'ask', 'deny']
-  const SOURCES = ['rule', 'grant', 'mode', 'default', 'answer', 'timeout', 'cancelled', 'no-asker', 'askers-failed', 'stopped']
+  const SOURCES = ['rule', 'grant', 'mode', 'default', 'answer', 'timeout', 'cancelled', 'no-asker', 'askers-failed', 'stopped', 'middleware', 'quota']
   const RAW = new RegExp(`\\b(${[...TASK_STATUSES, ...RESULT_STATUSES, 'limit_exceeded', ...KINDS, ...PHASES, ...DECISIONS, ...SOURCES].join('|')})\\b`)
 
   it('shows no status, outcome or kind keyword untranslated', async () => {
@@ -182,9 +182,11 @@ describe('the Tasks and Log views in Chinese', () => {
     const log = [
       line({ kind: 'call-start', args: {} }),
       line({ kind: 'call-progress', message: '…' }),
-      ...RESULT_STATUSES.map((status) => line({ kind: 'call-end', status, durationMs: 1 })),
+      ...RESULT_STATUSES.map((status) => line({ kind: 'call-end', status, durationMs: 1, ...(status === 'rate_limited' ? { retryAfterMs: 840_000 } : {}) })),
       ...PHASES.flatMap((phase) => DECISIONS.map((decision) => line({ kind: 'decision', phase, decision, source: 'rule' }))),
       ...SOURCES.map((source) => line({ kind: 'decision', phase: 'approve', decision: 'deny', source })),
+      // A quota's refusal as the pipeline reports it: the reason is the model's text, in English.
+      line({ kind: 'decision', phase: 'quota', decision: 'deny', source: 'quota', reason: 'try again in 14 min' }),
     ]
     await page.route('**/dogu/api/tasks.list', (route) => route.fulfill({ json: tasks }))
     await page.route('**/dogu/api/log.list', (route) => {
@@ -209,6 +211,8 @@ describe('the Tasks and Log views in Chinese', () => {
     for (const text of outcomes) expect(text).not.toMatch(RAW)
     expect(outcomes).toContain('成功 · 1.0 ms')
     expect(outcomes).toContain('授权判定 → 询问 (规则)')
+    expect(outcomes).toContain('超出配额 · 1.0 ms · 14分钟后可重试')
+    expect(outcomes).toContain('配额 → 拒绝 (配额): try again in 14 min')
     expect(await page.innerText('.log')).not.toMatch(RAW)
   })
 })

@@ -1,33 +1,49 @@
 import type { ToolImage, ToolResult, ToolStatus } from '@dogu/core'
 
-/** Statuses that each provider receives in its error form (`is_error`, `response.error`, an `Error:` line). */
-export const ERROR_STATUSES: ReadonlySet<ToolStatus> = new Set<ToolStatus>(['error', 'denied', 'timed_out', 'cancelled'])
-
-const LABELS: Readonly<Record<ToolStatus, string>> = Object.freeze({
-  ok: '',
-  background: '',
+/**
+ * How each status reaches a provider: `undefined` for a call that produced output (or was
+ * handed to the background), the label of its error form otherwise. A `Record` over
+ * `ToolStatus`, so a new status does not compile until it says which it is.
+ */
+const LABELS: Readonly<Record<ToolStatus, string | undefined>> = Object.freeze({
+  ok: undefined,
+  background: undefined,
   error: 'Error',
   denied: 'Denied',
   timed_out: 'Timed out',
   cancelled: 'Cancelled',
+  rate_limited: 'Rate limited',
 })
 
-/** True when the provider should see this result as a failed call. */
+/** Statuses that each provider receives in its error form (`is_error`, `response.error`, an `Error:` line). */
+export const ERROR_STATUSES: ReadonlySet<ToolStatus> = new Set(
+  (Object.keys(LABELS) as ToolStatus[]).filter((status) => LABELS[status] !== undefined),
+)
+
+/** True when the provider should see this result as a failed call: any status but `ok` and `background`. */
 export function isErrorResult(result: ToolResult): boolean {
-  return ERROR_STATUSES.has(result.status)
+  return labelOf(result.status) !== undefined
+}
+
+/** The error label of `status`; a status this table does not know is an `Error`, never output. */
+function labelOf(status: string): string | undefined {
+  return Object.hasOwn(LABELS, status) ? LABELS[status as ToolStatus] : 'Error'
 }
 
 /**
  * The text a model reads for a result. A background result always names its task id; with
  * `labelErrors` (providers without an error flag) a failed call starts with its status,
- * `Denied: Permission denied: …`, so the model cannot take it for output.
+ * `Denied: Permission denied: …`, so the model cannot take it for output. A status the
+ * table does not know (a newer core) is sent as an error, never as output.
  */
 export function resultText(result: ToolResult, labelErrors: boolean): string {
   let text = result.content
   if (result.status === 'background' && result.taskId && !text.includes(result.taskId)) {
     text = `${text}${text ? ' ' : ''}(background task ${result.taskId})`
   }
-  if (labelErrors && isErrorResult(result)) text = `${LABELS[result.status]}: ${text}`
+  const label = labelErrors ? labelOf(result.status) : undefined
+  // A text that already opens with its label (`Rate limited: quota …`) is not labelled twice.
+  if (label && !text.startsWith(`${label}:`)) text = `${label}: ${text}`
   return text
 }
 

@@ -82,7 +82,7 @@ interface Pending {
 
 /** A source that decided without asking anyone (an authorize, or an approve a grant settled first). */
 function decides(kind: DecisionSource['kind']): boolean {
-  return kind === 'rule' || kind === 'grant' || kind === 'mode' || kind === 'default' || kind === 'middleware'
+  return kind === 'rule' || kind === 'grant' || kind === 'mode' || kind === 'default' || kind === 'middleware' || kind === 'quota'
 }
 /** Calls whose decisions are held awaiting their end; beyond it the oldest are dropped. */
 const MAX_PENDING = 10_000
@@ -525,6 +525,7 @@ function deciderOf(source: DecisionSource | undefined): AuditDecider | undefined
     case 'mode': return { kind: 'mode', mode: source.mode }
     case 'default': return { kind: 'default', effect: source.effect }
     case 'middleware': return { kind: 'middleware', name: source.name }
+    case 'quota': return { kind: 'quota', name: source.name }
     default: return undefined
   }
 }

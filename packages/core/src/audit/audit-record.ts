@@ -23,6 +23,8 @@ export type AuditDecider =
   | { kind: 'default'; effect: Effect }
   /** A middleware (`ctx.tools.use`) blocked the call after the permission check let it through. */
   | { kind: 'middleware'; name: string }
+  /** A quota (`quotas`) was used up: the call ended `rate_limited` without running. */
+  | { kind: 'quota'; name: string }
 
 /** How an ask ended: answered, or why nobody answered. */
 export type AuditAskEnd = 'answer' | 'timeout' | 'cancelled' | 'no-asker' | 'askers-failed' | 'stopped'

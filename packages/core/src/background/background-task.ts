@@ -36,6 +36,8 @@ export const TASK_STATUS_OF: Readonly<Record<ToolStatus, TaskStatus>> = Object.f
   cancelled: 'cancelled',
   // A result never settles as `background`; if one did, it did not succeed.
   background: 'failed',
+  // Refused before it ran, so never adopted; if one were, it did not run.
+  rate_limited: 'failed',
 })
 
 export const TASK_STATUSES: ReadonlySet<TaskStatus> = new Set<TaskStatus>(['running', 'succeeded', 'failed', 'cancelled', 'interrupted'])

@@ -13,12 +13,22 @@ export interface MinatoDatabase {
    * `get` ignores it stays correct, only slower.
    */
   get(table: string, query: Record<string, unknown>, cursor?: MinatoCursor): Promise<Record<string, unknown>[]>
-  /** Updates the rows matching `query`; `matched` counts them. */
-  set(table: string, query: Record<string, unknown>, update: Record<string, unknown>): Promise<{ matched?: number }>
+  /**
+   * Updates the rows matching `query`; `matched` counts them. `update` may be a function of
+   * the row, whose fields are minato expressions: `(row) => ({ count: { $add: [row.count, 1] } })`
+   * is `SET count = count + 1` (minato's `$.add`, written as the plain object it is).
+   */
+  set(table: string, query: Record<string, unknown>, update: MinatoUpdate): Promise<{ matched?: number }>
   upsert(table: string, rows: Record<string, unknown>[], keys?: string | string[]): Promise<unknown>
   /** Removes the rows matching `query`; minato's result says how many (`removed`). */
   remove(table: string, query: Record<string, unknown>): Promise<unknown>
 }
+
+/** A row as minato hands it to an update function: each field is an expression (`{ $: [ref, field] }`). */
+export type MinatoRow = Record<string, unknown>
+
+/** New values for `set`, or a function of the row that gives them. */
+export type MinatoUpdate = Record<string, unknown> | ((row: MinatoRow) => Record<string, unknown>)
 
 /** The options of minato's `get`: which rows, in which order, which columns. */
 export interface MinatoCursor {

@@ -34,6 +34,8 @@ export type DecisionSource =
   | { kind: 'timeout'; timeout: number }
   /** A middleware (`ctx.tools.use`) blocked the call after the gate allowed it. */
   | { kind: 'middleware'; name: string }
+  /** A quota (`quotas`) was used up: the call ended `rate_limited`. */
+  | { kind: 'quota'; name: string }
   | { kind: 'cancelled' }
   | { kind: 'no-asker' }
   | { kind: 'askers-failed' }
@@ -41,8 +43,8 @@ export type DecisionSource =
 
 /** The payload of `permissions/decision`. */
 export interface DecisionEvent {
-  /** `authorize`: a rule, grant, mode or default decided; `approve`: an ask ended; `middleware`: a middleware blocked the call. */
-  phase: 'authorize' | 'approve' | 'middleware'
+  /** `authorize`: a rule, grant, mode or default decided; `approve`: an ask ended; `middleware`: a middleware blocked the call; `quota`: a quota refused it. */
+  phase: 'authorize' | 'approve' | 'middleware' | 'quota'
   decision: Decision
   reason?: string
   source: DecisionSource

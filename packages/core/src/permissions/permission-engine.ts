@@ -325,7 +325,7 @@ export class PermissionEngine implements PermissionGate {
 
   /** A decision the pipeline made (a middleware blocked the call), reported like the engine's own. */
   reportDecision({ request, decision, reason, source }: PipelineDecision): void {
-    this.report('middleware', request, { decision, reason, rule: source })
+    this.report(source.kind === 'quota' ? 'quota' : 'middleware', request, { decision, reason, rule: source })
   }
 
   private report(phase: DecisionEvent['phase'], request: DecisionEvent['request'], result: AuthorizeResult, asked?: Readonly<PermissionRequest>) {

@@ -93,7 +93,7 @@ export const enUS: Locale = {
     options: {
       user: 'Only this user\'s calls (a user id, or platform:id)',
       tool: 'Only this tool',
-      outcome: 'Only this outcome: ok, error, denied, timed_out, cancelled, background',
+      outcome: 'Only this outcome: ok, error, denied, timed_out, cancelled, background, rate_limited',
       count: 'How many records to show',
       export: 'Write the matching records to a JSONL file in the data directory',
     },
@@ -112,6 +112,7 @@ export const enUS: Locale = {
         timed_out: 'timed out',
         cancelled: 'cancelled',
         background: 'moved to the background',
+        rate_limited: 'over a quota',
       },
       decided: {
         rule: 'rule {rule} ({decision})',
@@ -119,6 +120,7 @@ export const enUS: Locale = {
         mode: 'mode {mode}',
         default: 'default for {effect} tools',
         middleware: 'middleware {name} (deny)',
+        quota: 'quota {name} (used up)',
         none: 'no permission check',
       },
       decision: {
@@ -141,6 +143,29 @@ export const enUS: Locale = {
       ran: 'ran {duration}',
       ms: '{0} ms',
       s: '{0} s',
+    },
+  },
+  quota: {
+    description: 'Show what is left of the quotas that apply to you',
+    messages: {
+      header: 'Quotas that apply to you ({count}):',
+      item: '{name} ({tools}, {max} per {window} {per}): used {used}/{max}, {remaining} left, resets in {resets}',
+      'all-tools': 'every tool',
+      none: 'No quota applies to you.',
+      unavailable: 'The quota counts cannot be read right now; try again later.',
+      per: {
+        user: 'for each user',
+        channel: 'for each channel',
+        guild: 'for each guild',
+        session: 'for each session',
+        global: 'for everyone together',
+      },
+      duration: {
+        days: '{0} d',
+        hours: '{0} h',
+        minutes: '{0} min',
+        seconds: '{0} s',
+      },
     },
   },
   notices: {
@@ -173,6 +198,7 @@ export const enUS: Locale = {
       description: 'Call a tool as yourself (for debugging), through the usual permissions',
       messages: {
         result: '{tool}: {status}',
+        'result-retry': '{tool}: {status}; try again in {after}',
         background: '{tool} continues as background task {taskId}; you will be told when it ends.',
         truncated: '… (cut, {length} characters in all)',
         images: '({count} images not shown)',
@@ -183,6 +209,13 @@ export const enUS: Locale = {
           timed_out: 'timed out',
           cancelled: 'cancelled',
           background: 'moved to the background',
+          rate_limited: 'over a quota',
+        },
+        duration: {
+          days: '{0} d',
+          hours: '{0} h',
+          minutes: '{0} min',
+          seconds: '{0} s',
         },
       },
     },
@@ -264,7 +297,7 @@ export const enUS: Locale = {
       enabled: 'Register the dogu.* commands.',
       authority: {
         $desc: 'Lowest authority each command needs.',
-        tools: 'dogu.tools: list and search tools.',
+        tools: 'dogu.tools: list and search tools; dogu.quota: see your own quotas.',
         tasks: 'dogu.tasks: the background tasks of this session.',
         run: 'dogu.run: call a tool as yourself (still through permissions).',
         grants: 'dogu.grants: list grants.',

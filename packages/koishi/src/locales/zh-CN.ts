@@ -96,7 +96,7 @@ export const zhCN = {
     options: {
       user: '只看此用户的调用（用户 ID 或 平台:ID）',
       tool: '只看此工具',
-      outcome: '只看此结果：ok、error、denied、timed_out、cancelled、background',
+      outcome: '只看此结果：ok、error、denied、timed_out、cancelled、background、rate_limited',
       count: '显示的条数',
       export: '把匹配的记录写入数据目录下的 JSONL 文件',
     },
@@ -115,6 +115,7 @@ export const zhCN = {
         timed_out: '超时',
         cancelled: '已取消',
         background: '转入后台',
+        rate_limited: '超出配额',
       },
       decided: {
         rule: '规则 {rule}（{decision}）',
@@ -122,6 +123,7 @@ export const zhCN = {
         mode: '模式 {mode}',
         default: '{effect} 工具的默认',
         middleware: '中间件 {name}（拒绝）',
+        quota: '配额 {name}（已用完）',
         none: '未经权限检查',
       },
       decision: {
@@ -144,6 +146,30 @@ export const zhCN = {
       ran: '运行 {duration}',
       ms: '{0} 毫秒',
       s: '{0} 秒',
+    },
+  },
+  // `dogu.quota`, registered with the commands.
+  quota: {
+    description: '查看适用于你的配额还剩多少',
+    messages: {
+      header: '适用于你的配额（{count} 项）：',
+      item: '{name}（{tools}，{per}每 {window} 最多 {max} 次）：已用 {used}/{max}，剩余 {remaining} 次，{resets}后重置',
+      'all-tools': '所有工具',
+      none: '没有适用于你的配额。',
+      unavailable: '暂时无法读取配额计数，请稍后再试。',
+      per: {
+        user: '每人',
+        channel: '每个频道',
+        guild: '每个群组',
+        session: '每个会话',
+        global: '所有人合计',
+      },
+      duration: {
+        days: '{0} 天',
+        hours: '{0} 小时',
+        minutes: '{0} 分钟',
+        seconds: '{0} 秒',
+      },
     },
   },
   notices: {
@@ -176,6 +202,7 @@ export const zhCN = {
       description: '以你的身份调用一个工具（调试用），权限检查与平常相同',
       messages: {
         result: '{tool}：{status}',
+        'result-retry': '{tool}：{status}，{after}后可再试',
         background: '{tool} 已转入后台任务 {taskId}，完成后会通知。',
         truncated: '……（已截断，共 {length} 字）',
         images: '（另有 {count} 张图片）',
@@ -186,6 +213,13 @@ export const zhCN = {
           timed_out: '超时',
           cancelled: '已取消',
           background: '转入后台',
+          rate_limited: '超出配额',
+        },
+        duration: {
+          days: '{0} 天',
+          hours: '{0} 小时',
+          minutes: '{0} 分钟',
+          seconds: '{0} 秒',
         },
       },
     },
@@ -267,7 +301,7 @@ export const zhCN = {
       enabled: '注册 dogu.* 指令。',
       authority: {
         $desc: '各指令所需的最低权限等级。',
-        tools: 'dogu.tools：列出、搜索工具。',
+        tools: 'dogu.tools：列出、搜索工具；dogu.quota：查看自己的配额。',
         tasks: 'dogu.tasks：查看本会话的后台任务。',
         run: 'dogu.run：以自己的身份调用工具（仍经过权限检查）。',
         grants: 'dogu.grants：查看授权。',

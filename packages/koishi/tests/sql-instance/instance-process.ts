@@ -6,7 +6,7 @@ import { mkdir } from 'node:fs/promises'
 import { createRequire, isBuiltin } from 'node:module'
 import { join, resolve } from 'node:path'
 import { createInterface } from 'node:readline'
-import type { BackgroundTask, Grant, ToolResult } from '@dogu/core'
+import type { BackgroundTask, Grant, QuotaStatus, ToolResult } from '@dogu/core'
 import { build, type Plugin } from 'esbuild'
 import type { CommandBody, InstanceConfig, Message } from './protocol'
 
@@ -200,6 +200,16 @@ export class Instance {
   /** The pending `slow` run of call `callId` returns `text`. */
   finish(callId: string, text: string): Promise<boolean> {
     return this.command({ cmd: 'finish', callId, text })
+  }
+
+  /** How many times the `probe` tool ran in this instance. */
+  probes(): Promise<number> {
+    return this.command({ cmd: 'probes' })
+  }
+
+  /** Where each quota that applies to `user` in the room stands (`ctx.tools.registry.quotas.status`). */
+  quota(user: string): Promise<QuotaStatus[]> {
+    return this.command({ cmd: 'quota', user })
   }
 
   /** The next message the bot posts on its own after the last one read: at once, or when it is posted. */

@@ -1,8 +1,9 @@
 // One bot instance for two-instances.sql.spec.ts, run as a child process (bundled by
 // esbuild, see ./instance-process.ts): a Koishi 4 app with the mock adapter, the MySQL driver
 // (@koishijs/plugin-database-mysql), koishi-plugin-dogu with chat approvals and task notices
-// on, and a tool plugin: `save` (effect write: the default rules ask) and `slow` (effect
-// read, a short `timeout` trait: it moves to the background and runs until `finish`).
+// on, and a tool plugin: `save` (effect write: the default rules ask), `slow` (effect
+// read, a short `timeout` trait: it moves to the background and runs until `finish`) and
+// `probe` (effect read: it counts its runs, for quotas-two-instances.sql.spec.ts).
 // Plugins are loaded as a koishi.yml loads them; the driver connects asynchronously, so
 // `database` appears after Dogu's services exist.
 //
@@ -20,12 +21,15 @@
 //   revoke { grant }              value: ctx.permissions.revoke(grant), the grant's id
 //   tasks                         value: ctx.background.list()
 //   finish { callId, text }       the pending `slow` run of that call returns `text`; value: whether there was one
+//   probes                        value: how many times `probe` ran in this process
+//   quota { user }                value: ctx.tools.registry.quotas.status() for `user`'s session (QuotaStatus[])
 //   stop                          stops the app (stores flushed); the process then exits by itself
 // Unprompted lines, `{ "event": ... }`:
 //   ready { instanceId, pid, patchedDriver }
 //                                 the app runs on the database: Dogu's tables are defined (its
 //                                 stores are moving onto it; what they hold may show a moment
-//                                 later) and its engines loaded; patchedDriver: see patchIndexes
+//                                 later) and its engines loaded (with `quotas`, the quota table is
+//                                 made too); patchedDriver: see patchIndexes (./mysql-indexes.ts)
 //   sent  { channelId, text }     a message the bot posted on its own (an approval question, a task notice)
 //   log   { level, name, text }   a Koishi logger line (info, warn, error), an `internal/error` or
 //                                 `internal/warning` (name `internal/error`, …), an uncaught error
@@ -39,6 +43,7 @@ import MySQL from '@koishijs/plugin-database-mysql'
 import Mock from '@koishijs/plugin-mock'
 import { App, type Context, h, Logger, Schema } from 'koishi'
 import * as Dogu from '../../src'
+import { patchIndexes } from './mysql-indexes'
 import type { Command, InstanceConfig, Message } from './protocol'
 
 const CHANNEL = 'room'
@@ -48,40 +53,6 @@ const unwrap = <T>(module: T): T => (module as { default?: T }).default ?? modul
 
 function send(message: Message) {
   process.stdout.write(`${JSON.stringify(message)}\n`)
-}
-
-/**
- * @minatojs/driver-mysql 3.3.0, the newest 3.x the registry we install from has, predates
- * minato's indexes: minato 3.7.0 (which Koishi 4.18.11 needs) prepares every table with
- * `driver.getIndexes`, and without it every table of the database fails. These are the
- * three methods as upstream minato added them to its MySQL driver (cordiverse/minato
- * 424d8f2, "support indexes", published in driver-mysql 3.5), patched in only when they
- * are missing: a newer driver runs as it is. True when the driver was patched.
- */
-function patchIndexes(driver: { prototype: Record<string, unknown> }): boolean {
-  if (typeof driver.prototype.getIndexes === 'function') return false
-  type Index = { name?: string; unique?: boolean; keys: Record<string, string | undefined> }
-  type Self = { config: { database: string }; queue(sql: string, values: unknown[]): Promise<Record<string, string>[]>; query(sql: string): Promise<unknown> }
-  const escapeId = (name: string) => `\`${name.replace(/`/g, '``')}\``
-  Object.assign(driver.prototype, {
-    async getIndexes(this: Self, table: string): Promise<Index[]> {
-      const rows = await this.queue('SELECT * FROM information_schema.statistics WHERE TABLE_SCHEMA = ? && TABLE_NAME = ?', [this.config.database, table])
-      const result: Record<string, Index> = {}
-      for (const { INDEX_NAME: name, COLUMN_NAME: key, COLLATION: direction, NON_UNIQUE: unique } of rows) {
-        result[name] ??= { name, unique: unique !== '1', keys: {} }
-        result[name].keys[key] = direction === 'A' ? 'asc' : direction === 'D' ? 'desc' : direction
-      }
-      return Object.values(result)
-    },
-    async createIndex(this: Self, table: string, index: Index) {
-      const keys = Object.entries(index.keys).map(([key, direction]) => `${escapeId(key)} ${direction ?? 'asc'}`).join(', ')
-      await this.query(`ALTER TABLE ${escapeId(table)} ADD ${index.unique ? 'UNIQUE' : ''} INDEX ${index.name ? escapeId(index.name) : ''} (${keys})`)
-    },
-    async dropIndex(this: Self, table: string, name: string) {
-      await this.query(`DROP INDEX ${escapeId(name)} ON ${escapeId(table)}`)
-    },
-  })
-  return true
 }
 
 const text = (value: unknown) => value instanceof Error ? (value.stack ?? value.message) : String(value)
@@ -120,8 +91,10 @@ async function main() {
     permissions: { syncInterval: config.grantSyncMs, storePath: join(config.dir, 'permissions.json') },
     background: { instanceId: config.instanceId, syncInterval: config.taskSyncMs, leaseMs: config.leaseMs, storePath: join(config.dir, 'background.json') },
     audit: { storePath: join(config.dir, 'audit.jsonl') },
+    ...config.quotas ? { tools: { quotas: config.quotas } } : {},
   })
   const pending = new Map<string, (text: string) => void>()
+  let probes = 0
   app.plugin({
     name: 'sql-test-tools',
     inject: ['tools'],
@@ -139,6 +112,12 @@ async function main() {
         traits: { effect: 'read', timeout: config.slowTimeoutMs },
         run: (_, call) => new Promise<string>((resolve) => { pending.set(call.id, resolve) }),
       }))
+      ctx.tools.define(defineTool({
+        name: 'probe',
+        description: 'Counts its runs',
+        traits: { effect: 'read', parallel: true },
+        run: () => `probe ${++probes}`,
+      }))
     },
   })
   await app.start()
@@ -147,7 +126,7 @@ async function main() {
   const deadline = Date.now() + config.readyTimeoutMs
   const onDatabase = () => {
     const database = app.get('database') as { tables?: Record<string, unknown> } | undefined
-    return !!database?.tables?.dogu_grant && !!database.tables.dogu_task && !!app.get('background')
+    return !!database?.tables?.dogu_grant && !!database.tables.dogu_task && !!app.get('background') && (!config.quotas || !!database.tables.dogu_quota)
   }
   while (!onDatabase()) {
     if (Date.now() > deadline) throw new Error(`not on the database within ${config.readyTimeoutMs} ms (database ${app.get('database') ? 'loaded' : 'not loaded'}, background service ${app.get('background') ? 'loaded' : 'not loaded'})`)
@@ -156,6 +135,8 @@ async function main() {
   await app.lifecycle.flush()
   await app.permissions.engine.ready
   await app.lifecycle.flush()
+  // The quota table is made as the database appears; the next instance to start must find it made.
+  if (config.quotas) await (app.get('database') as unknown as { prepared(): Promise<void> }).prepared()
 
   // What the bot posts on its own: the mock bot can only reply to a mock client's message.
   const bot = app.bots[0]
@@ -194,6 +175,8 @@ async function main() {
       resolve?.(text)
       return !!resolve
     },
+    probes: () => probes,
+    quota: ({ user }) => app.tools.registry.quotas.status(session(user)),
     stop: () => stop(),
   }
 

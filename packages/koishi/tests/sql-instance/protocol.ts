@@ -1,5 +1,6 @@
 // The JSON-lines protocol between two-instances.sql.spec.ts and ./instance.ts (described in
 // instance.ts' header).
+import type { QuotaRule } from '@dogu/core'
 import type { MariaDBDatabase } from '../../../../test-support/mariadb'
 
 /** The child's argument. */
@@ -19,6 +20,8 @@ export interface InstanceConfig {
   slowTimeoutMs: number
   /** How long the instance waits for the driver and Dogu's stores before it gives up. */
   readyTimeoutMs: number
+  /** `tools.quotas`; with them, `ready` also waits for the quota table. */
+  quotas?: QuotaRule[]
 }
 
 export type Command = { id: number } & (
@@ -28,6 +31,8 @@ export type Command = { id: number } & (
   | { cmd: 'revoke'; grant: string }
   | { cmd: 'tasks' }
   | { cmd: 'finish'; callId: string; text: string }
+  | { cmd: 'probes' }
+  | { cmd: 'quota'; user: string }
   | { cmd: 'stop' }
 )
 

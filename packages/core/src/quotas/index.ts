@@ -1,0 +1,6 @@
+export { DatabaseQuotaStore, type DatabaseQuotaStoreOptions, QUOTA_TABLE } from './database-quota-store'
+export { formatDuration, parseDuration } from './duration'
+export { MemoryQuotaStore } from './memory-quota-store'
+export { QuotaBook } from './quota-book'
+export { type MaxRunning, QUOTA_SCOPES, type QuotaRule, type QuotaScope, type QuotaStatus } from './quota-rule'
+export type { QuotaSlot, QuotaStore } from './quota-store'
