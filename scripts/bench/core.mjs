@@ -113,6 +113,8 @@ await wrappedAsync.plugin({ name: 'policy', inject: ['tools'], apply: (ctx) => {
 // loaded through the plugin's config; audit off on both sides, as for the middleware.
 const quota = await defaultPluginApp({ enabled: false }, { quotas: [{ tools: 'weather', per: 'user', max: Number.MAX_SAFE_INTEGER, window: '1h' }] })
 const capped = await defaultPluginApp({ enabled: false }, { maxRunning: { session: 64 } })
+// Repair is on by default: a valid call against the same plugin with `repair: false`.
+const unrepaired = await defaultPluginApp({ enabled: false }, { repair: false })
 const listened = await defaultPluginApp()
 const unaudited = await defaultPluginApp({ enabled: false })
 listened.on('tools/call-end', () => {})
@@ -148,6 +150,8 @@ const asyncMiddleware = await pairedDelta(cases.pluginAuditOff, await checked(wr
 const otel = await pairedDelta(await checked(registryOf(withoutOtel).toolset({ session })), await checked(registryOf(withOtel).toolset({ session })), { rounds: 25 })
 const quotaDelta = await pairedDelta(cases.pluginAuditOff, await checked(quota.tools.toolset({ session })), { rounds: 25 })
 const capDelta = await pairedDelta(cases.pluginAuditOff, await checked(capped.tools.toolset({ session })), { rounds: 25 })
+const repairDelta = await pairedDelta(await checked(unrepaired.tools.toolset({ session })), cases.pluginAuditOff, { rounds: 25 })
+figures.repairOnValidCall = { ...repairDelta, percent: 100 * repairDelta.deltaNs / repairDelta.baselineNs, medianPercent: 100 * repairDelta.medianDeltaNs / repairDelta.baselineNs }
 figures.quota = quotaDelta
 figures.maxRunning = capDelta
 figures.middleware = middleware
@@ -158,11 +162,13 @@ delta('one pass-through middleware, (call, next) => next()', middleware, 'plugin
 delta('one async pass-through middleware', asyncMiddleware, 'plugin, audit off', '—')
 delta('one quota (memory counter): tools weather, per user, 1 h', quotaDelta, 'plugin, audit off', '≤ 500 ns')
 delta('maxRunning: { session: 64 }', capDelta, 'plugin, audit off', '—')
+delta(`repair on (the default), a valid call: ${figures.repairOnValidCall.percent.toFixed(1)}% (median ${figures.repairOnValidCall.medianPercent.toFixed(1)}%)`, repairDelta, 'plugin, repair: false', '≤ 2%')
 delta('@opentelemetry/api installed, no SDK registered (bare core)', otel, 'core without the API', '≤ 100 ns')
 await app.fiber.dispose()
 await listened.fiber.dispose()
 await quota.fiber.dispose()
 await capped.fiber.dispose()
+await unrepaired.fiber.dispose()
 await wrapped.fiber.dispose()
 await wrappedAsync.fiber.dispose()
 await unaudited.fiber.dispose()

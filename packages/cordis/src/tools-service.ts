@@ -62,6 +62,7 @@ export class ToolService extends Service {
       user: Schema.natural().min(1).description('Calls of one user running at once, over all their sessions.'),
       global: Schema.natural().min(1).description('Calls of this app running at once.'),
     }).description('Caps on running calls; calls beyond a cap wait in order (keeping their timeout).'),
+    repair: Schema.boolean().default(true).description('Repair malformed JSON arguments from the model (trailing commas, single quotes, full-width punctuation, a Markdown fence…) when the repair cannot change their meaning; off: refuse them.'),
   })
 
   /**
@@ -74,7 +75,7 @@ export class ToolService extends Service {
     super(ctx, 'tools')
     const emit = eventEmitter(ctx)
     const logger = cordisLogger(ctx)
-    this.registry = new ToolRegistry({ emit, logger, limits: config, redact: config.redact, quotas: config.quotas, maxRunning: config.maxRunning })
+    this.registry = new ToolRegistry({ emit, logger, limits: config, redact: config.redact, quotas: config.quotas, maxRunning: config.maxRunning, repair: config.repair })
     // Calls still running when the service stops end as `cancelled`, not as a hang.
     ctx.effect(() => () => this.registry.dispose(), 'ctx.tools: abort calls in flight')
   }
@@ -174,6 +175,8 @@ export namespace ToolService {
     quotas?: QuotaRule[]
     /** Caps on calls running at once. */
     maxRunning?: MaxRunning
+    /** Repair malformed JSON arguments. @default true */
+    repair?: boolean
   }
 }
 

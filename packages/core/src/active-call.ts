@@ -8,6 +8,7 @@ import type { ChainRun } from './middleware/middleware-chain'
 import type { ToolCall } from './tool-call'
 import type { ToolPreview } from './tool-preview'
 import type { QuotaReservation } from './quotas/quota-book'
+import type { RepairRecord } from './repair/repair-step'
 import type { HeldPlaces, RunningCaps } from './quotas/running-caps'
 import { maskSecrets } from './secret-fields'
 import { ToolDenial } from './tool-denial'
@@ -65,6 +66,8 @@ export class ActiveCall implements ToolCall, RunningCall, CallInfo {
   declare reservation?: QuotaReservation
   /** Set when the tool's `run` was called, for a call holding quota units. */
   declare toolStarted?: boolean
+  /** How the model's malformed arguments were repaired, when they were. */
+  declare repaired?: RepairRecord
   /** The permission the call was authorized under (a middleware's rewrite may change it). */
   declare permission?: PermissionSpec
   /** The call's span, when a tracer or meter provider is registered. */
@@ -152,7 +155,9 @@ export class ActiveCall implements ToolCall, RunningCall, CallInfo {
 
   /** What a log or the WebUI should see of the call: its `CallInfo`, not the pipeline. */
   toJSON(): CallInfo {
-    return { id: this.id, name: this.name, session: this.session, args: this.args, startedAt: this.startedAt }
+    const info: CallInfo = { id: this.id, name: this.name, session: this.session, args: this.args, startedAt: this.startedAt }
+    if (this.repaired) info.repaired = this.repaired
+    return info
   }
 
   /**

@@ -26,6 +26,8 @@ import type { Redactor } from './redaction/redactor'
 import type { QuotaBook, QuotaOutcome, QuotaRefusal } from './quotas/quota-book'
 import { formatDuration } from './quotas/duration'
 import type { RunningCaps } from './quotas/running-caps'
+import { repairArguments } from './repair/repair-arguments'
+import type { RepairRecord } from './repair/repair-step'
 import { telemetry } from './telemetry/call-telemetry'
 import { TOOL_STATUSES } from './tool-result'
 
@@ -44,6 +46,8 @@ export interface PipelineHost {
   readonly quotas: QuotaBook
   /** `maxRunning`: places a call takes as its handler starts. */
   readonly caps: RunningCaps
+  /** Repair malformed JSON arguments (`repair`), rather than refuse them. */
+  readonly repair: boolean
 }
 
 export interface PipelineLimits {
@@ -84,16 +88,27 @@ export class CallPipeline implements CallHooks, ChainHost {
     const entry = typeof name === 'string' ? this.entries.get(name) : undefined
     if (!entry) return this.reject(id, name, 'unknown_tool', this.unknownMessage(name))
     let parsed = parseArguments(input.arguments, this.limits.maxArgumentsLength)
-    if (parsed instanceof ArgumentsProblem) return this.reject(id, name!, 'invalid_arguments', parsed.message, entry)
+    let repaired: RepairRecord | undefined
+    if (parsed instanceof ArgumentsProblem) {
+      if (!parsed.repairable || !this.host.repair) return this.reject(id, name!, 'invalid_arguments', parsed.message, entry)
+      const fixed = repairArguments(input.arguments as string)
+      if ('error' in fixed) return this.reject(id, name!, 'invalid_arguments', `${parsed.message} They cannot be repaired without guessing: ${fixed.error}.`, entry)
+      // The repaired text goes through the same checks (forbidden keys, an object) as any.
+      const strict = parseArguments(fixed.json, this.limits.maxArgumentsLength)
+      if (strict instanceof ArgumentsProblem) return this.reject(id, name!, 'invalid_arguments', strict.message, entry, fixed.repaired)
+      parsed = strict
+      repaired = fixed.repaired
+    }
     const encoded = this.encodedPaths(entry)
     if (encoded.length) {
       const decoded = decodeArguments(parsed, encoded)
-      if (decoded instanceof ArgumentsProblem) return this.reject(id, name!, 'invalid_arguments', decoded.message, entry)
+      if (decoded instanceof ArgumentsProblem) return this.reject(id, name!, 'invalid_arguments', decoded.message, entry, repaired)
       parsed = decoded
     }
     const checked = entry.validator(parsed)
-    if (!checked.ok) return this.reject(id, name!, 'invalid_arguments', formatIssues(checked.issues), entry)
+    if (!checked.ok) return this.reject(id, name!, 'invalid_arguments', formatIssues(checked.issues), entry, repaired)
     const call = new ActiveCall(id, entry, this.session, checked.value, this, modeFor(this.host.permissions, this.session))
+    if (repaired) call.repaired = repaired
     if (telemetry) {
       const span = telemetry.start(call)
       if (span) call.span = span
@@ -177,7 +192,7 @@ export class CallPipeline implements CallHooks, ChainHost {
           const preview = call.tool.preview ? await previewOf(call, this.host.logger) : undefined
           if (call.aborted) return this.finishAborted(call)
           const edit = editorFor(call, this.limits.maxArgumentsLength, validatedEdits)
-          outcome = await this.approval(call, gate, { ...request, callId: call.id, reason: request.permission.reason, ...(preview ? { preview } : {}), ...(edit ? { edit } : {}) })
+          outcome = await this.approval(call, gate, { ...request, callId: call.id, reason: request.permission.reason, ...(preview ? { preview } : {}), ...(edit ? { edit } : {}), ...(call.repaired ? { repaired: call.repaired } : {}) })
         } finally {
           call.waitedFor(asked)
         }
@@ -680,10 +695,12 @@ export class CallPipeline implements CallHooks, ChainHost {
     if (call.reservation) this.unreserve(call)
   }
 
-  /** A call that never started: unknown tool or bad arguments. */
-  private reject(id: string, name: unknown, code: ToolResultCode, content: string, entry?: ToolEntry): ToolResult {
+  /** A call that never started: unknown tool or bad arguments (perhaps after a repair). */
+  private reject(id: string, name: unknown, code: ToolResultCode, content: string, entry?: ToolEntry, repaired?: RepairRecord): ToolResult {
     const label = typeof name === 'string' ? name : String(name)
-    const result = this.finalized(this.result(id, label, 'error', content, 0, code))
+    const made = this.result(id, label, 'error', content, 0, code)
+    if (repaired) made.repaired = repaired
+    const result = this.finalized(made)
     // A call to a known tool with bad arguments is still a call its traces should show.
     if (entry && telemetry) telemetry.start({ id, name: label, tool: entry.tool })?.end(result)
     const emit = this.host.emit
@@ -699,8 +716,11 @@ export class CallPipeline implements CallHooks, ChainHost {
   private callResult(call: ActiveCall, status: ToolStatus, content: string, code?: ToolResultCode): ToolResult {
     // The model is told a person changed its call, so it does not take the result for its own call's.
     if (call.edits && status !== 'denied') content = `${editNote(call.edits)}\n\n${content}`
+    // And that its arguments were repaired, so it sends strict JSON next time.
+    if (call.repaired) content = `${repairNote(call.repaired)}\n\n${content}`
     const result = this.result(call.id, call.name, status, content, call.durationMs(), code)
     if (call.waitMs !== undefined) result.waitMs = call.waitMs
+    if (call.repaired) result.repaired = call.repaired
     return result
   }
 
@@ -782,6 +802,11 @@ async function previewOf(call: ActiveCall, logger: Logger): Promise<Readonly<Too
 
 
 const wrapOne = (result: ToolResult) => [result]
+
+/** The line a model reads first when its arguments were repaired. */
+function repairNote(repaired: RepairRecord): string {
+  return `Note: your arguments were not valid JSON; they were repaired (${repaired.steps.join(', ')}) before the call ran. Send strict JSON.`
+}
 
 function isPromise<T>(value: T | Promise<T>): value is Promise<T> {
   return !!value && typeof (value as Promise<T>).then === 'function'

@@ -1,3 +1,4 @@
+import type { RepairRecord } from './repair/repair-step'
 import type { Session } from './session'
 import type { ToolResult } from './tool-result'
 
@@ -9,6 +10,8 @@ export interface CallInfo {
   /** The arguments, with secret fields (`.role('secret')`) shown as `••••`: what a log may print. */
   args: unknown
   startedAt: number
+  /** Set when the model's arguments were malformed and repaired (`args` are the repaired ones). */
+  repaired?: RepairRecord
 }
 
 /** Events the runtime emits; `@dogu/cordis` forwards them as `ctx.emit('tools/…')`. */

@@ -125,6 +125,7 @@ export {
   type OpenAIToolDefinition,
   toolDefinition,
 } from './tool-definition'
+export { REPAIR_STEPS, type RepairedArguments, repairArguments, type RepairRecord, type RepairRefusal, type RepairStep } from './repair'
 export { ToolDenial } from './tool-denial'
 export { ToolRateLimit } from './tool-rate-limit'
 export { ToolRegistry, type ToolRegistryOptions } from './tool-registry'

@@ -2,7 +2,11 @@ import { decodeEncoded, SchemaError } from '@dogu/schema'
 
 /** Why arguments were refused, phrased for the model. */
 export class ArgumentsProblem {
-  constructor(public message: string) {}
+  constructor(
+    public message: string,
+    /** The text did not parse, or parsed into a string (perhaps JSON encoded twice): `repairArguments` may help. */
+    public repairable = false,
+  ) {}
 }
 
 const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype'])
@@ -26,8 +30,9 @@ export function parseArguments(input: unknown, maxLength: number): Record<string
     try {
       value = JSON.parse(input)
     } catch (error) {
-      return new ArgumentsProblem(`Arguments are not valid JSON (${(error as Error).message}). Send a JSON object.`)
+      return new ArgumentsProblem(`Arguments are not valid JSON (${(error as Error).message}). Send a JSON object.`, true)
     }
+    if (typeof value === 'string') return new ArgumentsProblem('Arguments must be a JSON object, got string.', true)
     // Only walk the keys when the text could spell a forbidden one: most calls skip the walk.
     if (!MAY_HOLD_FORBIDDEN.test(input)) return checkObject(value)
   } else {

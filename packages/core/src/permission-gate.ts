@@ -1,3 +1,4 @@
+import type { RepairRecord } from './repair/repair-step'
 import type Schema from 'schemastery'
 import type { PermissionMode } from './permissions/permission-modes'
 import type { Session } from './session'
@@ -32,6 +33,8 @@ export interface ApprovalRequest extends AuthorizeRequest {
   preview?: Readonly<ToolPreview>
   /** Set by the pipeline for its own asks: lets an approver edit the arguments before approving. */
   edit?: ArgumentEditor
+  /** Set when the model's arguments were malformed and repaired: the person sees the repaired ones, marked so. */
+  repaired?: RepairRecord
 }
 
 /** How an approver's edit of a call's arguments is checked; the pipeline supplies it. */

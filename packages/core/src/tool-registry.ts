@@ -40,6 +40,11 @@ export interface ToolRegistryOptions {
   quotaStore?: QuotaStore
   /** Caps on calls running at once, per session, per user and for the process; calls beyond one wait. */
   maxRunning?: MaxRunning
+  /**
+   * Repairs malformed JSON arguments (trailing commas, single quotes, a Markdown fence, …)
+   * instead of refusing them, when the repair cannot change what they mean. @default true
+   */
+  repair?: boolean
 }
 
 /** The owner used when `define` is called without one. */
@@ -65,6 +70,8 @@ export class ToolRegistry implements PipelineHost {
   readonly quotas: QuotaBook
   /** `maxRunning`'s caps. */
   readonly caps: RunningCaps
+  /** Whether malformed arguments are repaired (`repair`, on by default). */
+  readonly repair: boolean
   private entries = new Map<string, ToolEntry>()
   private sorted: ToolEntry[] | undefined
   private limits: PipelineLimits
@@ -81,6 +88,7 @@ export class ToolRegistry implements PipelineHost {
     this.redactor = new Redactor(options.redact, logger)
     this.quotas = new QuotaBook(options.quotas, { store: options.quotaStore, logger })
     this.caps = new RunningCaps(options.maxRunning)
+    this.repair = options.repair !== false
     // A tool's error, logged, may quote a secret: the registry's lines are redacted too.
     this.logger = this.redactor.logger(logger)
   }

@@ -1,3 +1,5 @@
+import type { RepairRecord } from './repair/repair-step'
+
 /** How a call ended. */
 export type ToolStatus = 'ok' | 'error' | 'denied' | 'timed_out' | 'cancelled' | 'background' | 'rate_limited'
 
@@ -48,6 +50,8 @@ export interface ToolResult {
    * that never ran counts the pipeline's time alone.
    */
   durationMs: number
+  /** Set when the model's arguments were malformed and repaired before the call (see `repairArguments`). */
+  repaired?: RepairRecord
   /** Set on `rate_limited`: milliseconds until the quota that refused the call has room again. */
   retryAfterMs?: number
   /** Milliseconds the call waited for a person's answer (an approval, or `call.ask` inside it); absent when nobody was asked. */

@@ -65,7 +65,7 @@ describe('execute: resolve and validate', () => {
   })
 
   it.each([
-    ['malformed JSON', '{"env": "prod"', /^Arguments are not valid JSON \(.+\)\. Send a JSON object\.$/],
+    ['malformed JSON that cannot be repaired', '{"env": "pro', /^Arguments are not valid JSON \(.+\)\. Send a JSON object\. They cannot be repaired without guessing: the string at position 8 is cut off: its end, and what followed, cannot be known\.$/],
     ['an array', '["prod"]', 'Arguments must be a JSON object, got an array.'],
     ['a number', '42', 'Arguments must be a JSON object, got number.'],
     ['__proto__', '{"env":"prod","__proto__":{"admin":true}}', 'Arguments use a forbidden key at $.__proto__. Rename or remove it.'],

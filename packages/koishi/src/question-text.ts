@@ -55,6 +55,7 @@ export function questionTexts(ctx: Context) {
       const { unit, count } = durationIn(request.expiresAt - request.createdAt)
       return [
         ...text(locales, 'question', { number, tool: request.tool, summary: request.summary, reason: reasonText(locales, request) }),
+        ...(request.repaired ? [h.text('\n'), ...text(locales, 'repaired', { steps: request.repaired.steps.join(', ') })] : []),
         ...previewText(question),
         ...editHint(question),
         h.text('\n'),

@@ -88,6 +88,9 @@ export class ToolService extends Service {
       user: described(Schema.natural().min(1), 'Calls of one user running at once, over all their sessions.', '同一用户（所有会话合计）同时运行的调用数上限。'),
       global: described(Schema.natural().min(1), 'Calls of this bot running at once.', '本机器人同时运行的调用数上限。'),
     }), 'Caps on running calls; calls beyond a cap wait in order (keeping their timeout).', '同时运行的调用数上限；超出的调用按顺序等待（超时照常计算）。'),
+    repair: described(Schema.boolean().default(true),
+      'Repair malformed JSON arguments from the model (trailing commas, single quotes, full-width punctuation, a Markdown fence…) when the repair cannot change their meaning; off: refuse them.',
+      '修复模型发来的不规范 JSON 参数（多余逗号、单引号、全角标点、Markdown 代码块……），仅在修复不会改变含义时；关闭则直接拒绝。'),
   })
 
   /**
@@ -109,6 +112,7 @@ export class ToolService extends Service {
       quotas: config.quotas,
       maxRunning: config.maxRunning,
       quotaStore: config.quotas?.length ? storeFor(koishiDatabase(ctx)) : undefined,
+      repair: config.repair,
     })
     // A database that starts late, is reloaded or goes: new counts follow it (the engine stays).
     if (registry.quotas.active) {
@@ -225,6 +229,8 @@ export namespace ToolService {
     quotas?: QuotaRule[]
     /** Caps on calls running at once. */
     maxRunning?: MaxRunning
+    /** Repair malformed JSON arguments. @default true */
+    repair?: boolean
   }
 }
 

@@ -79,6 +79,21 @@ describe('parseEdit', () => {
   })
 })
 
+describe('chat approvals: a repaired call', () => {
+  it('shows the repaired arguments, marked as repaired; approved, the call runs with them', async () => {
+    const { outbox, runs } = await setup()
+    const sloppy = t!.app.tools.execute([{ id: 'c1', name: 'purge', arguments: `{table: 'logs', limit: 50, token: 'tok-123',}` }], { session: t!.session('alice') }).then(([result]) => result)
+    const question = (await outbox.next()).text
+    expect(question).toContain('purge(table=logs, limit=50, token="••••")')
+    expect(question).toContain('\n（模型发来的参数不是合法 JSON，Dogu 已修复：quotes, unquoted-keys, trailing-comma。上面显示的是修复后的参数。）\n')
+    expect(question).not.toContain('tok-123')
+    expect(await t!.client('alice').receive('y')).toEqual([expect.stringContaining('已允许')])
+    const done = await sloppy
+    expect(done).toMatchObject({ status: 'ok', repaired: { steps: ['quotes', 'unquoted-keys', 'trailing-comma'] } })
+    expect(runs).toEqual([{ table: 'logs', limit: 50, token: 'tok-123' }])
+  })
+})
+
 describe('chat approvals: editing before approving', () => {
   it('`e {json}` changes the fields named, approves the edited call, and tells the model and the chat', async () => {
     const { outbox, runs, decisions } = await setup()

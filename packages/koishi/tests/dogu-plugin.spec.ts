@@ -31,7 +31,7 @@ describe('the Dogu plugin for Koishi', () => {
   it('fills its config defaults, section by section', () => {
     expect(Dogu.Config({})).toEqual({
       defaultAuthority: 1,
-      tools: { maxContentLength: 50_000, maxArgumentsLength: 1_000_000, redact: { env: [], patterns: [], builtin: true }, quotas: [], maxRunning: {} },
+      tools: { maxContentLength: 50_000, maxArgumentsLength: 1_000_000, redact: { env: [], patterns: [], builtin: true }, quotas: [], maxRunning: {}, repair: true },
       permissions: { rules: [], mode: 'default', askTimeout: 300_000, approverAuthority: 4, callerMayApprove: true, syncInterval: 5_000 },
       background: { maxTasks: 200, maxAgeMs: 7 * 24 * 3600_000, maxResultLength: 50_000, leaseMs: 30_000, syncInterval: 5_000 },
       approvals: { enabled: true, buttons: ['discord', 'telegram'], route: 'channel', approvers: [] },

@@ -45,8 +45,22 @@ function setup(options: PermissionEngineOptions = {}) {
     expect(ConsoleError.is(error)).toBe(true)
     return error as ConsoleError
   }
-  return { api, engine, call, runs, pending, refusal }
+  return { api, engine, registry, call, runs, pending, refusal }
 }
+
+describe('a repaired call, through the console API', () => {
+  it('lists the repaired arguments with the repair\'s steps, so the page marks them', async () => {
+    const { pending, api, runs, registry } = setup()
+    const result = registry.toolset({ session: { id: 'chan-1', userId: 'alice', platform: 'webui', authority: 4 } })
+      .execute([{ id: 'c-tail', name: 'tail', arguments: `{path: '/var/log/app.log', limit: 5,}` }]).then(([r]) => r)
+    const question = await pending()
+    expect(question.args).toEqual({ path: '/var/log/app.log', limit: 5 })
+    expect(question.repaired).toEqual({ from: `{path: '/var/log/app.log', limit: 5,}`, steps: ['quotes', 'unquoted-keys', 'trailing-comma'] })
+    await api.handle('approvals.answer', { id: question.id, decision: 'allow' })
+    expect(await result).toMatchObject({ status: 'ok', repaired: { steps: ['quotes', 'unquoted-keys', 'trailing-comma'] } })
+    expect(runs).toEqual([{ path: '/var/log/app.log', limit: 5 }])
+  })
+})
 
 describe('editing a call before approving it, through the console API', () => {
   it('lists what may be edited: the schema JSON, the arguments with secrets masked, no check function', async () => {

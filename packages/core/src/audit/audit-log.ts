@@ -52,6 +52,7 @@ class Draft {
   reason: string | undefined = undefined
   taskId: string | undefined = undefined
   waitMs: number | undefined = undefined
+  repaired: ToolResult['repaired'] = undefined
   /** Set once finished: a write that failed keeps it for the next. */
   record: AuditRecord | undefined = undefined
 
@@ -231,6 +232,7 @@ export class AuditLog {
     draft.code = result.code
     draft.waitMs = result.waitMs
     draft.taskId = result.taskId
+    draft.repaired = result.repaired
     if (result.status === 'denied') draft.reason = reason ?? result.content
     this.push(draft)
   }
@@ -406,6 +408,7 @@ export class AuditLog {
       if (draft.reason !== undefined) record.reason = draft.reason
       if (draft.taskId !== undefined) record.taskId = draft.taskId
       if (draft.waitMs !== undefined) record.waitMs = draft.waitMs
+      if (draft.repaired) record.repaired = { steps: [...draft.repaired.steps] }
     }
     const args = preset ? preset.args : draft.args
     delete record.args

@@ -1,3 +1,4 @@
+import type { RepairStep } from '../repair/repair-step'
 import type { TaskStatus } from '../background/background-task'
 import type { Decision } from '../permission-gate'
 import type { AnswerVia, Approver, ApproverPolicy, AskScope } from '../permissions/asker'
@@ -88,6 +89,8 @@ export interface AuditRecord {
   durationMs: number
   /** Milliseconds spent waiting for a person (`ToolResult.waitMs`). */
   waitMs?: number
+  /** The model's arguments were malformed and repaired before the call (`ToolResult.repaired`); `args` are the repaired ones. */
+  repaired?: { steps: RepairStep[] }
 }
 
 /** What `query` selects; every field narrows. */

@@ -1,3 +1,4 @@
+import type { RepairRecord } from '../repair/repair-step'
 import type Schema from 'schemastery'
 import type { Session } from '../session'
 import type { Effect, PermissionSpec } from '../tool'
@@ -115,6 +116,8 @@ export interface PermissionRequest {
    * fetched. Each field is bounded to 64 KiB; askers show a part and offer the rest.
    */
   preview?: Readonly<ToolPreview>
+  /** Set when the model's arguments were malformed and repaired: `args` are the repaired ones (show that they are). */
+  repaired?: Readonly<RepairRecord>
   /**
    * Set when an approver may edit the call before approving it: answer `allow` with
    * `value`, the edited arguments. Absent for a tool's own `call.ask` (the call is running).

@@ -169,6 +169,7 @@ export class PermissionEngine implements PermissionGate {
       reason: why,
       ...(asked ? { asked } : {}),
       ...(request.preview ? { preview: request.preview } : {}),
+      ...(request.repaired ? { repaired: Object.freeze({ ...request.repaired, steps: Object.freeze([...request.repaired.steps]) }) } : {}),
       ...(request.edit ? { input: inputQuestion(request.edit, request.args) } : {}),
       // The rule that asked decides who may answer, when it says; a tool's own ask has no rule.
       approvers: approverPolicy(session, asked?.kind === 'rule' ? asked.rule.approvers : undefined, this.defaultApprovers),

@@ -37,6 +37,8 @@ export const enUS: Locale = {
     },
     'button-used': 'This button no longer works: the request has ended or the button was used.',
     'button-not-yours': 'You may not answer request [{number}]: only the caller or an approver may.',
+    // The model's arguments were malformed and repaired before the question (docs/repair.md).
+    repaired: '(The model\'s arguments were not valid JSON; Dogu repaired them: {steps}. Shown above are the repaired arguments.)',
     // Editing a call before approving it: `e {json}` / `改 {json}`.
     'edit-hint': 'To change the arguments first, reply e {example} (only the fields to change, as JSON).',
     'edit-allowed': 'Allowed [{number}] {summary} with edited arguments ({scope}). Changes:\n{changes}',

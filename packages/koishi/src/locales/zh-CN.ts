@@ -38,6 +38,8 @@ export const zhCN = {
     },
     'button-used': '这个按钮已失效：请求已结束，或按钮已经用过。',
     'button-not-yours': '你不能回答请求 [{number}]：只有调用者本人或审批人可以。',
+    // The model's arguments were malformed and repaired before the question (docs/repair.md).
+    repaired: '（模型发来的参数不是合法 JSON，Dogu 已修复：{steps}。上面显示的是修复后的参数。）',
     // Editing a call before approving it: `e {json}` / `改 {json}`.
     'edit-hint': '要先改参数再允许，回复 e {example}（只写要改的字段，JSON）。',
     'edit-allowed': '已按修改后的参数允许 [{number}] {summary}（{scope}）。改动：\n{changes}',

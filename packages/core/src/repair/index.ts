@@ -1,0 +1,2 @@
+export { type RepairedArguments, repairArguments, type RepairRefusal } from './repair-arguments'
+export { REPAIR_STEPS, type RepairRecord, type RepairStep } from './repair-step'
