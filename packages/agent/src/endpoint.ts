@@ -1,3 +1,5 @@
+import type { TextToolCallFormat } from './text-tool-calls'
+
 /** Where the model is: an OpenAI-compatible server (OpenAI, DeepSeek, Qwen, Ollama, vLLM, …). */
 export interface Endpoint {
   /** The API base, up to and without `/chat/completions`, e.g. `https://api.openai.com/v1` or `http://127.0.0.1:11434/v1`. */
@@ -8,6 +10,15 @@ export interface Endpoint {
   model: string
   /** Extra request headers. */
   headers?: Record<string, string>
+  /**
+   * Tool calls the model writes into its text, for servers without a parser for its format
+   * (Hermes and Qwen's `<tool_call>`, DeepSeek's `<｜tool▁calls▁begin｜>`, Mistral's
+   * `[TOOL_CALLS]`): when a reply has no structured calls and its text holds some, they are
+   * taken out of the text and run like any call (see `extractTextToolCalls`). `auto` reads
+   * every format it knows and never reads a call out of a Markdown code example; `off` leaves
+   * the text as it is. @default 'auto'
+   */
+  textToolCalls?: TextToolCallFormat | 'off'
 }
 
 /** `fetch` or anything with its shape, such as a Cordis app's `ctx.http`-backed one. */

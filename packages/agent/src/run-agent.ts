@@ -3,9 +3,11 @@ import { AgentError } from './agent-error'
 import type { AgentEvent } from './agent-event'
 import { chatTurn } from './chat-turn'
 import type { Endpoint, FetchLike, RetryOptions } from './endpoint'
+import { HeldText } from './held-text'
 import { type ChatMessage, chatAssistantMessage, type ChatUsage, toChatToolMessages } from './providers/openai-chat'
 import { aborted, messageOf } from './send-request'
 import { noticeText } from './task-notices'
+import { extractTextToolCalls, TEXT_TOOL_MARKERS, TEXT_TOOL_CALL_FORMATS } from './text-tool-calls'
 
 const TOOL_SEARCH = 'tool_search'
 
@@ -77,6 +79,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
   const fetch = options.fetch ?? globalThis.fetch
   const retry = { retries: 2, baseDelay: 500, maxDelay: 20_000, ...definedOnly(options.retry) }
   const url = `${endpoint.baseURL.replace(/\/+$/, '')}/chat/completions`
+  const textCalls = endpoint.textToolCalls === 'off' ? undefined : endpoint.textToolCalls ?? 'auto'
   const headers: Record<string, string> = { 'content-type': 'application/json', ...endpoint.headers }
   if (endpoint.apiKey) headers.authorization = `Bearer ${endpoint.apiKey}`
   let stream = options.stream ?? true
@@ -106,9 +109,12 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
     const tools = loaded.length ? [...definitions, ...toolset.definitionsOf(loaded, 'openai')] : definitions
     // An empty `tools` array is refused by OpenAI: no tools, no field.
     const body = { ...options.body, model: endpoint.model, messages, ...(tools.length ? { tools } : {}) }
+    const onText = (delta: string) => emit({ type: 'text', delta })
+    // Text that may turn out to be a call is held back until the turn ends.
+    const held = textCalls && new HeldText(TEXT_TOOL_MARKERS[textCalls], onText)
     const turn = await chatTurn({
       fetch, url, headers, body, stream, timeout: options.timeout ?? 120_000, retry, signal,
-      onText: (delta) => emit({ type: 'text', delta }),
+      onText: held ? (delta) => held.push(delta) : onText,
       onRetry: (info) => emit({ type: 'retry', ...info }),
     }).catch(fail)
     if (!turn.streamed) stream = false
@@ -117,9 +123,12 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
     usage.completionTokens += turnUsage.completionTokens
     usage.totalTokens += turnUsage.totalTokens
     if (turn.usage) emit({ type: 'usage', step: steps, usage: turnUsage })
-    const calls = turn.calls
-    messages.push(chatAssistantMessage(turn.text, calls))
-    if (!calls.length) return end({ text: turn.text, messages, steps, usage, finishReason: turn.finishReason && turn.finishReason !== 'tool_calls' ? turn.finishReason : 'stop' })
+    let { calls, text } = turn
+    if (!calls.length && textCalls) ({ calls, text } = extractTextToolCalls(text, textCalls))
+    held?.finish(text)
+    // Calls read from the text go back as structured calls: the conversation stays one the endpoint accepts.
+    messages.push(chatAssistantMessage(text, calls))
+    if (!calls.length) return end({ text, messages, steps, usage, finishReason: turn.finishReason && turn.finishReason !== 'tool_calls' ? turn.finishReason : 'stop' })
 
     for (const call of calls) emit({ type: 'tool-call', call })
     let results: ToolResult[]
@@ -142,7 +151,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
       emit({ type: 'tools-loaded', names })
     }
     if (signal?.aborted) fail(aborted(signal))
-    if (steps >= maxSteps) return end({ text: turn.text, messages, steps, usage, finishReason: 'max_steps' })
+    if (steps >= maxSteps) return end({ text, messages, steps, usage, finishReason: 'max_steps' })
   }
 
   function end(result: AgentResult): AgentResult {
@@ -182,6 +191,10 @@ function checkOptions(options: RunAgentOptions) {
   if (!toolset || typeof toolset.execute !== 'function' || typeof toolset.definitions !== 'function') throw problem('toolset must be a Dogu toolset (registry.toolset() or ctx.tools.toolset())')
   if (!Array.isArray(messages)) throw problem('messages must be an array of chat messages')
   if (maxSteps !== undefined && !(Number.isInteger(maxSteps) && maxSteps >= 1)) throw problem(`maxSteps must be a whole number of at least 1, got ${maxSteps}`)
+  const textCalls = endpoint.textToolCalls
+  if (textCalls !== undefined && textCalls !== 'off' && !TEXT_TOOL_CALL_FORMATS.includes(textCalls)) {
+    throw problem(`endpoint.textToolCalls must be one of ${[...TEXT_TOOL_CALL_FORMATS, 'off'].map((name) => `'${name}'`).join(', ')}, got ${JSON.stringify(textCalls)}`)
+  }
   if (timeout !== undefined && !(timeout > 0 && Number.isFinite(timeout))) throw problem(`timeout must be a positive number of milliseconds, got ${timeout}`)
   if (options.fetch === undefined && typeof globalThis.fetch !== 'function') throw problem('no fetch: pass options.fetch')
 }

@@ -104,10 +104,10 @@ describe('runAgent over a scripted endpoint', () => {
     expect(result.messages.filter((message) => message.role === 'tool').map((message) => message.content)).toEqual(['saw 2', 'saw 2'])
   })
 
-  it('lets the model fix malformed arguments: the error goes back, the echoed call carries "{}"', async () => {
+  it('lets the model fix arguments that cannot be repaired: the error goes back, the echoed call carries "{}"', async () => {
     const { registry } = registry0()
     const endpoint = await serve([
-      { toolCalls: [call('lookup', '{"q": "FR"', 'c1')] },
+      { toolCalls: [call('lookup', '{"q": "FR', 'c1')] },
       { toolCalls: [call('lookup', '{"q": "FR"}', 'c2')] },
       { text: 'Paris.' },
     ])
@@ -115,9 +115,24 @@ describe('runAgent over a scripted endpoint', () => {
     expect(result.text).toBe('Paris.')
     expect(result.messages.slice(1, 3)).toEqual([
       { role: 'assistant', content: '', tool_calls: [{ id: 'c1', type: 'function', function: { name: 'lookup', arguments: '{}' } }] },
-      { role: 'tool', tool_call_id: 'c1', content: `Error: Arguments are not valid JSON (${jsonError('{"q": "FR"')}). Send a JSON object.` },
+      { role: 'tool', tool_call_id: 'c1', content: `Error: Arguments are not valid JSON (${jsonError('{"q": "FR')}). Send a JSON object. They cannot be repaired without guessing: the string at position 6 is cut off: its end, and what followed, cannot be known.` },
     ])
     expect(result.messages[4]).toEqual({ role: 'tool', tool_call_id: 'c2', content: 'Paris' })
+  })
+
+  it('runs a call whose arguments were repaired, echoes the repaired JSON, and tells the model', async () => {
+    const { registry } = registry0()
+    const endpoint = await serve([
+      { toolCalls: [call('lookup', "{'q': 'FR',}", 'c1')] },
+      { text: 'Paris.' },
+    ])
+    const result = await runAgent({ endpoint: { baseURL: endpoint.baseURL, model: 'scripted' }, toolset: registry.toolset({ session: { id: 's' } }), messages: [user('FR?')] })
+    expect(result.text).toBe('Paris.')
+    expect(result.messages.slice(1, 3)).toEqual([
+      { role: 'assistant', content: '', tool_calls: [{ id: 'c1', type: 'function', function: { name: 'lookup', arguments: '{"q":"FR"}' } }] },
+      { role: 'tool', tool_call_id: 'c1', content: 'Note: your arguments were not valid JSON; they were repaired (quotes, trailing-comma) before the call ran. Send strict JSON.\n\nParis' },
+    ])
+    expect(endpoint.requests[1].problems).toEqual([])
   })
 
   it('answers an unknown tool with the closest names, and goes on', async () => {

@@ -1,4 +1,4 @@
-import { defineTool, type ModelToolCall, type Tool, toolDefinition, type ToolResult, type ToolsetOptions } from '@dogu/core'
+import { defineTool, type ModelToolCall, type RepairRecord, repairArguments, type Tool, toolDefinition, type ToolResult, type ToolsetOptions } from '@dogu/core'
 import { type Context, Schema, type Session } from 'koishi'
 import { bridgedToolClass, type BridgedToolSpec, loadLangChain } from './chatluna-tool'
 import { described } from './schema-text'
@@ -182,9 +182,13 @@ export async function chatlunaBridge(ctx: Context, config: ChatLunaBridgeConfig 
         description: 'Calls a tool that tool_search found: give its name and its arguments. The call is checked like any other '
           + '(arguments, permissions: it may ask for approval in the chat, timeouts).',
         parameters: callArgs,
-        run: (session, args, { id, signal }) => {
-          const { name: tool, arguments: input } = (args ?? {}) as { name?: unknown; arguments?: unknown }
-          return run(session, searchSelection, { id, name: tool as string, arguments: (input ?? {}) as ModelToolCall['arguments'] }, signal)
+        run: async (session, args, { id, signal }) => {
+          const proxy = proxyArguments(args)
+          if ('error' in proxy) return { id, name: CALL, status: 'error', code: 'invalid_arguments', content: proxy.error, durationMs: 0 }
+          const { name: tool, arguments: input } = proxy.value
+          // The inner arguments go on as they came, text included: the pipeline repairs those itself.
+          const result = await run(session, searchSelection, { id, name: tool as string, arguments: (input ?? {}) as ModelToolCall['arguments'] }, signal)
+          return proxy.repaired && !result.repaired ? { ...result, repaired: proxy.repaired } : result
         },
       }),
     })
@@ -288,6 +292,34 @@ export async function chatlunaBridge(ctx: Context, config: ChatLunaBridgeConfig 
     sync()
   })
   reconcile()
+}
+
+/**
+ * `dogu_call`'s own arguments. ChatLuna hands a tool's arguments over as text when its agent
+ * read them as text (a ReAct step, a call its parser could not read): that text is parsed,
+ * or repaired as the pipeline repairs any call's, and refused the same way when it cannot be.
+ */
+function proxyArguments(args: unknown): { value: { name?: unknown; arguments?: unknown }; repaired?: RepairRecord } | { error: string } {
+  if (typeof args !== 'string') return { value: (args ?? {}) as { name?: unknown; arguments?: unknown } }
+  let parsed: unknown
+  let problem = 'not a JSON object'
+  try {
+    parsed = JSON.parse(args)
+  } catch (error) {
+    problem = (error as Error).message
+  }
+  if (isObject(parsed)) return { value: parsed }
+  const fixed = repairArguments(args)
+  if ('error' in fixed || !isObject(fixed.value)) {
+    const why = 'error' in fixed ? fixed.error : 'not a JSON object'
+    // Worded as the pipeline words its own refusal.
+    return { error: `Arguments are not valid JSON (${problem}). Send a JSON object: { "name": …, "arguments": {…} }. They cannot be repaired without guessing: ${why}.` }
+  }
+  return { value: fixed.value, repaired: fixed.repaired }
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return !!value && typeof value === 'object' && !Array.isArray(value)
 }
 
 function tagsOf(tool: Tool): string[] {

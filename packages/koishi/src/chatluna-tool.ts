@@ -58,6 +58,9 @@ export type BridgedToolClass = new (spec: BridgedToolSpec, options: BridgedToolO
  *   them, the call still goes to Dogu, whose validation is the exact one (the JSON Schema is
  *   its projection): the model reads Dogu's message naming every bad path, and an argument
  *   LangChain's validator alone got wrong still runs.
+ * - Arguments ChatLuna hands over as text (its agents do when they read a call as text) take
+ *   that path too, never parsed here: the pipeline parses the text, repairs what it can
+ *   without guessing, and refuses the rest, as for any call.
  */
 export function bridgedToolClass({ tools, messages }: LangChain): BridgedToolClass {
   return class DoguChatLunaTool extends tools.StructuredTool {

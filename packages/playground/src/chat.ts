@@ -1,5 +1,5 @@
 import { AgentError, type ChatMessage, type Endpoint, runAgent, TaskNotices } from '@dogu/agent'
-import type { BackgroundTask, Session } from '@dogu/core'
+import type { BackgroundTask, Session, ToolResult } from '@dogu/core'
 import type { Context } from 'cordis'
 
 /** The model the playground chats with; `DOGU_BASE_URL`, `DOGU_MODEL`, `DOGU_API_KEY` from the command line. */
@@ -32,10 +32,16 @@ export interface Chat {
 
 const SYSTEM = 'You are the assistant of the Dogu playground. Use the tools when they help, and answer briefly.'
 
-/** The first line of a result, cut for the terminal. */
+/** The first line of a text, cut for the terminal. */
 function preview(text: string): string {
   const line = text.split('\n', 1)[0]
   return line.length > 160 ? `${line.slice(0, 160)}…` : line
+}
+
+/** A result's content without the note Dogu puts first for the model when it repaired the arguments: the `~` line tells the person. */
+function withoutNote(result: ToolResult): string {
+  const { content } = result
+  return result.repaired && /^Note: [^\n]*\n\n/.test(content) ? content.slice(content.indexOf('\n\n') + 2) : content
 }
 
 /**
@@ -78,10 +84,15 @@ export function createChat(options: ChatOptions): Chat {
                 break
               case 'tool-call':
                 close()
+                // `runAgent` names the calls it read out of the model's text `text_call_<n>`.
+                if (event.call.id.startsWith('text_call_')) print(`  ~ ${event.call.name}: the model wrote this call into its text; it was read out as a call`)
                 break
-              case 'tool-result':
-                print(`  = ${event.result.name} ${event.result.status}: ${preview(event.result.content)}`)
+              case 'tool-result': {
+                const { result } = event
+                if (result.repaired) print(`  ~ ${result.name}: the model's arguments were repaired (${result.repaired.steps.join(', ')}); it sent ${preview(result.repaired.from.replace(/\r?\n/g, '\\n'))}`)
+                print(`  = ${result.name} ${result.status}: ${preview(withoutNote(result))}`)
                 break
+              }
               case 'notice':
                 close()
                 print(`  (told the model: ${event.tasks.map((task) => `task ${task.id} ${task.status}`).join(', ')})`)

@@ -5,13 +5,13 @@ import { parseArgs } from 'node:util'
 import { startScriptedServer } from '@dogu/agent'
 import { modelFromEnv } from './chat'
 import { DataInUseError } from './data-lock'
-import { demoModel } from './demo-model'
+import { demoModel, sloppyDemoModel } from './demo-model'
 import { startPlayground } from './start-playground'
 
 export { type Chat, type ChatOptions, createChat, type ModelConfig, modelFromEnv } from './chat'
 export * from './commands'
 export * from './data-lock'
-export { demoModel } from './demo-model'
+export { demoModel, SLOPPY_WAYS, type SloppyWay, sloppyDemoModel } from './demo-model'
 export * from './line-reader'
 export * from './start-playground'
 export * from './terminal-asker'
@@ -27,16 +27,18 @@ if (isMain()) {
 }
 
 /**
- * `--demo` (`yarn demo`): a scripted model on loopback, no network, no key. Otherwise the
+ * `--demo` (`yarn demo`): a scripted model on loopback, no network, no key; with `--sloppy`
+ * (`yarn demo --sloppy`) its calls come broken, to watch the repair mend them. Otherwise the
  * model comes from DOGU_BASE_URL / DOGU_MODEL / DOGU_API_KEY, and without them the prompt
  * takes commands only. `--data DIR` (or DOGU_DATA) is the data folder, `data` by default.
  */
 async function main() {
-  const { values } = parseArgs({ options: { demo: { type: 'boolean' }, data: { type: 'string' } } })
+  const { values } = parseArgs({ options: { demo: { type: 'boolean' }, sloppy: { type: 'boolean' }, data: { type: 'string' } } })
   const dataDir = values.data || process.env.DOGU_DATA?.trim() || 'data'
   const webui = { port: 5177, maxPort: 5199 }
-  if (!values.demo) return startPlayground({ webui, dataDir, model: modelFromEnv(process.env) })
-  const server = await startScriptedServer({ script: demoModel, model: 'dogu-demo' })
+  // `--sloppy` is a mode of the demo model: it implies `--demo`.
+  if (!values.demo && !values.sloppy) return startPlayground({ webui, dataDir, model: modelFromEnv(process.env) })
+  const server = await startScriptedServer({ script: values.sloppy ? sloppyDemoModel : demoModel, model: 'dogu-demo' })
   try {
     await startPlayground({ webui, dataDir, model: { baseURL: server.baseURL, model: 'dogu-demo' } })
   } finally {

@@ -7,7 +7,8 @@ import { join, resolve } from 'node:path'
 import { PassThrough } from 'node:stream'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { guardOutput } from '../../../test-support/log-guard'
-import { demoModel, modelFromEnv, type PlaygroundOptions, startPlayground } from '../src'
+import { type Script } from '@dogu/agent'
+import { demoModel, modelFromEnv, type PlaygroundOptions, SLOPPY_WAYS, sloppyDemoModel, startPlayground } from '../src'
 
 let dir: string
 let server: ScriptedServer | undefined
@@ -19,8 +20,8 @@ afterEach(async () => {
 })
 
 /** Runs the playground over piped `script`, chatting with the demo model, and returns its transcript. */
-async function chat(script: string, options: PlaygroundOptions = {}) {
-  server = await startScriptedServer({ script: demoModel, model: 'dogu-demo' })
+async function chat(script: string, options: PlaygroundOptions = {}, model: Script = demoModel) {
+  server = await startScriptedServer({ script: model, model: 'dogu-demo' })
   const input = new PassThrough()
   const output = new PassThrough()
   // The app's errors and warnings, printed into the transcript as `! …` lines, fail the test.
@@ -123,6 +124,34 @@ describe('playground chat', () => {
   })
 })
 
+describe('the sloppy demo model', () => {
+  it('sends each call broken a different way; the pipeline repairs it, and the playground says so', async () => {
+    const transcript = await chat('capital of Japan\ncapital of France\ncapital of Japan\ncapital of France\ncapital of Japan\ncapital of France\n', {}, sloppyDemoModel)
+    const japan = '  = lookup ok: Japan (日本, JP): capital Tokyo (东京)\nmodel: Done. The tool said: Japan (日本, JP): capital Tokyo (东京)'
+    const france = '  = lookup ok: France (法国, FR): capital Paris (巴黎)\nmodel: Done. The tool said: France (法国, FR): capital Paris (巴黎)'
+    expect(transcript).toContain(`  ~ lookup: the model's arguments were repaired (trailing-comma); it sent {"q":"Japan",}\n${japan}`)
+    expect(transcript).toContain(`  ~ lookup: the model's arguments were repaired (quotes); it sent {'q':'France'}\n${france}`)
+    expect(transcript).toContain(`  ~ lookup: the model's arguments were repaired (full-width); it sent {"q"："Japan"}\n${japan}`)
+    expect(transcript).toContain(`  ~ lookup: the model's arguments were repaired (fence); it sent \`\`\`json\\n{"q":"France"}\\n\`\`\`\n${france}`)
+    // A call written into the text: the markup is not shown, the call is read out, repaired and run.
+    expect(transcript).toContain([
+      'dogu> capital of Japan',
+      'model: Let me look that up.',
+      '  ~ lookup: the model wrote this call into its text; it was read out as a call',
+      '  → lookup {"q":"Japan","limit":5}',
+      '  ← lookup ok in # ms',
+      '  ~ lookup: the model\'s arguments were repaired (trailing-comma); it sent {"q":"Japan",}',
+      japan,
+    ].join('\n'))
+    expect(transcript).not.toContain('<tool_call>')
+    // The sixth message starts the round again.
+    expect(transcript.match(/repaired \(trailing-comma\)/g)).toHaveLength(3)
+    // Every request, with the broken calls in its history, was one a strict endpoint accepts.
+    expect(server!.requests.flatMap((request) => request.problems)).toEqual([])
+    expect(SLOPPY_WAYS).toEqual(['trailing-comma', 'quotes', 'full-width', 'fence', 'text-call'])
+  })
+})
+
 describe('yarn demo', () => {
   const entry = resolve(import.meta.dirname, '../lib/index.js')
 
@@ -139,6 +168,22 @@ describe('yarn demo', () => {
     guardOutput(child.stderr, 'playground')
     expect(child.status).toBe(0)
     expect(child.stdout).toMatch(/^Chatting with dogu-demo at http:\/\/127\.0\.0\.1:\d+\/v1:/m)
+    expect(child.stdout).toContain('model: Done. The tool said: France (法国, FR): capital Paris (巴黎)')
+  })
+
+  it('with --sloppy, sends broken calls and shows them repaired', () => {
+    expect(existsSync(entry), `${entry} is missing: run \`yarn build\` first (bash scripts/test.sh does)`).toBe(true)
+    const child = spawnSync(process.execPath, [entry, '--demo', '--sloppy'], {
+      input: 'capital of France\n',
+      encoding: 'utf8',
+      timeout: 20_000,
+      cwd: dir,
+      env: { ...process.env, DOGU_BASE_URL: '', DOGU_MODEL: '', DOGU_API_KEY: '' },
+    })
+    guardOutput(child.stdout, 'playground', { marker: '! ' })
+    guardOutput(child.stderr, 'playground')
+    expect(child.status).toBe(0)
+    expect(child.stdout).toContain('  ~ lookup: the model\'s arguments were repaired (trailing-comma); it sent {"q":"France",}\n')
     expect(child.stdout).toContain('model: Done. The tool said: France (法国, FR): capital Paris (巴黎)')
   })
 })

@@ -1,4 +1,4 @@
-import type { ModelToolCall, ToolResult } from '@dogu/core'
+import { type ModelToolCall, repairArguments, type ToolResult } from '@dogu/core'
 import { argumentsText, resultText, withImageNote } from './result-text'
 
 /** A function call in an assistant message of OpenAI Chat Completions. */
@@ -124,9 +124,10 @@ export class ChatCompletionAccumulator {
 
 /**
  * The assistant message that goes back into the conversation. With tool calls its content
- * is `""`, never `null`: some OpenAI-compatible servers refuse `null`. Arguments that are
- * not a JSON object are sent as `"{}"`: servers that parse them (Ollama) refuse the request
- * otherwise, and the call's error result already tells the model what it sent wrong.
+ * is `""`, never `null`: some OpenAI-compatible servers refuse `null`. Malformed arguments
+ * that the pipeline repairs (see `repairArguments`) are sent repaired, as the call ran; others
+ * that are not a JSON object are sent as `"{}"`: servers that parse them (Ollama) refuse the
+ * request otherwise, and the call's error result already tells the model what it sent wrong.
  */
 export function chatAssistantMessage(text: string, calls: readonly ModelToolCall[]): ChatMessage {
   if (!calls.length) return { role: 'assistant', content: text }
@@ -144,12 +145,18 @@ export function chatAssistantMessage(text: string, calls: readonly ModelToolCall
 function jsonObjectText(value: ModelToolCall['arguments']): string {
   if (value && typeof value === 'object') return JSON.stringify(value)
   const text = argumentsText(value)
+  let parsed: unknown
   try {
-    const parsed = JSON.parse(text)
-    return parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? text : '{}'
-  } catch {
-    return '{}'
-  }
+    parsed = JSON.parse(text)
+  } catch {}
+  if (isObject(parsed)) return text
+  // Malformed, or an object encoded twice: the pipeline ran the call on its repair, if any.
+  const repair = repairArguments(text)
+  return 'value' in repair && isObject(repair.value) ? JSON.stringify(repair.value) : '{}'
+}
+
+function isObject(value: unknown): boolean {
+  return !!value && typeof value === 'object' && !Array.isArray(value)
 }
 
 /**
