@@ -180,7 +180,7 @@ export class CallPipeline implements CallHooks, ChainHost {
       }
       call.span?.decided(decision, sourceKind(answer.rule))
       // A call over its quota is refused before anyone is asked to approve it.
-      if (decision !== 'deny' && this.host.quotas.active && !call.entry.uncounted) {
+      if (decision !== 'deny' && this.counted(call)) {
         const refused = await this.reserve(call)
         if (refused) return refused
         if (call.aborted) return this.finishAborted(call)
@@ -218,12 +218,17 @@ export class CallPipeline implements CallHooks, ChainHost {
 
   /** The limits slot of a call allowed at once: its quota units, then its places to run. */
   private admit(call: ActiveCall, single: boolean): Promise<any> {
-    if (!this.host.quotas.active || call.entry.uncounted) return this.acquire(call, single)
+    if (!this.counted(call)) return this.acquire(call, single)
     const refused = this.reserve(call)
     if (!refused) return this.acquire(call, single)
     if (!isPromise(refused)) return ready(refused, single)
     const later = refused.then((result) => result ?? (call.aborted ? this.finishAborted(call) : this.acquire(call, false)))
     return single ? later.then(wrapOne) : later
+  }
+
+  /** Whether any quota may count the call: one is configured, and the tool is not the toolset's own `tool_search`. */
+  private counted(call: ActiveCall): boolean {
+    return this.host.quotas.active && !call.entry.uncounted
   }
 
   /**
@@ -284,10 +289,8 @@ export class CallPipeline implements CallHooks, ChainHost {
     const later = caps.wait(call.session, call.signal).then(
       (places) => {
         call.holdPlaces(caps, places)
-        if (call.aborted) {
-          call.releaseSlot()
-          return this.finishAborted(call)
-        }
+        // Aborted as the places came: `finishAborted` gives them back.
+        if (call.aborted) return this.finishAborted(call)
         return this.acquireTool(call, false)
       },
       () => this.finishAborted(call),

@@ -80,11 +80,6 @@ export class QuotaBook {
     return this.current
   }
 
-  /** The quotas as configured (names filled in, windows in milliseconds). */
-  get rules(): readonly Readonly<{ name: string; tools: readonly string[]; per: QuotaScope; max: number; window: number }>[] {
-    return this.quotas.map(({ name, tools, per, max, window }) => ({ name, tools, per, max, window }))
-  }
-
   /**
    * Takes a unit of every quota on `tool` for `session`: `undefined` when none applies, the
    * reservation, or the refusal of the first quota used up (nothing stays taken then).
@@ -159,16 +154,19 @@ export class QuotaBook {
     }
     if (!applying.length) return []
     const used = await this.current.used(applying.map(([, slot]) => slot))
-    return applying.map(([quota, slot], i) => ({
-      name: quota.name,
-      tools: quota.tools,
-      per: quota.per,
-      max: quota.max,
-      windowMs: quota.window,
-      used: Math.min(used[i] ?? 0, quota.max),
-      remaining: Math.max(0, quota.max - (used[i] ?? 0)),
-      resetsAt: slot.end,
-    }))
+    return applying.map(([quota, slot], i) => {
+      const counted = used[i] ?? 0
+      return {
+        name: quota.name,
+        tools: quota.tools,
+        per: quota.per,
+        max: quota.max,
+        windowMs: quota.window,
+        used: Math.min(counted, quota.max),
+        remaining: Math.max(0, quota.max - counted),
+        resetsAt: slot.end,
+      }
+    })
   }
 
   /**
@@ -253,7 +251,7 @@ function slotOf(quota: Quota, session: Session, now: number): QuotaSlot | undefi
 }
 
 /** Whose count a call of `session` goes to; ids are per platform, as chat ids are. */
-export function subjectOf(per: QuotaScope, session: Session): string | undefined {
+function subjectOf(per: QuotaScope, session: Session): string | undefined {
   switch (per) {
     case 'global': return 'global'
     case 'session': return `session:${session.id}`

@@ -88,7 +88,8 @@ function repairText(text: string, offset: number, steps: Set<RepairStep>, depth:
   }
   const repaired = lenientTokens(json)
   if (!Array.isArray(repaired)) return { error: 'the repair did not make valid JSON' }
-  const difference = compare(meaningful, tokens, repaired, steps, offset)
+  if (meaningful.length !== tokens.length) steps.add('comments')
+  const difference = compare(meaningful, repaired, steps, offset)
   if (difference) return difference
   const value = tryParse(json)
   if (value === undefined) return { error: 'the repair did not make valid JSON' }
@@ -101,7 +102,7 @@ function repairText(text: string, offset: number, steps: Set<RepairStep>, depth:
  * bracket at the end, is refused. (A string cut off never reaches here: the lexer refuses it.)
  */
 function cutOff(tokens: readonly LenientToken[], offset: number, length: number): RepairRefusal | undefined {
-  const depth = tokens.reduce((open, token) => token.kind === 'punct' ? open + (token.char === '{' || token.char === '[' ? 1 : token.char === '}' || token.char === ']' ? -1 : 0) : open, 0)
+  const { depth, innermost } = brackets(tokens)
   if (depth <= 0) return undefined
   const last = tokens[tokens.length - 1]
   const at = offset + last.at
@@ -112,29 +113,34 @@ function cutOff(tokens: readonly LenientToken[], offset: number, length: number)
   }
   const before = tokens[tokens.length - 2]
   // `{"a": 1, "b"`: a key without its value.
-  if (last.kind !== 'punct' && before?.kind === 'punct' && (before.char === '{' || before.char === ',') && insideObject(tokens)) {
+  if (last.kind !== 'punct' && before?.kind === 'punct' && (before.char === '{' || before.char === ',') && innermost === '{') {
     return { error: `the key at position ${at} ends the text without its value`, position: at }
   }
   return undefined
 }
 
-/** Whether the last token sits directly in an object (not an array). */
-function insideObject(tokens: readonly LenientToken[]): boolean {
+/** The brackets left open at the end: how many more open than close, and the innermost still open (`{` or `[`). */
+function brackets(tokens: readonly LenientToken[]): { depth: number; innermost: string | undefined } {
   const open: string[] = []
+  let depth = 0
   for (const token of tokens) {
     if (token.kind !== 'punct') continue
-    if (token.char === '{' || token.char === '[') open.push(token.char)
-    else if (token.char === '}' || token.char === ']') open.pop()
+    if (token.char === '{' || token.char === '[') {
+      open.push(token.char)
+      depth++
+    } else if (token.char === '}' || token.char === ']') {
+      open.pop()
+      depth--
+    }
   }
-  return open[open.length - 1] === '{'
+  return { depth, innermost: open[open.length - 1] }
 }
 
 /**
  * Walks the input's tokens beside the repair's and names each difference a step, or refuses
  * at the first one the steps do not cover.
  */
-function compare(input: readonly LenientToken[], all: readonly LenientToken[], output: readonly LenientToken[], steps: Set<RepairStep>, offset: number): RepairRefusal | undefined {
-  if (all.length !== input.length) steps.add('comments')
+function compare(input: readonly LenientToken[], output: readonly LenientToken[], steps: Set<RepairStep>, offset: number): RepairRefusal | undefined {
   let j = 0
   for (let i = 0; i < input.length; i++) {
     const token = input[i]
