@@ -7,6 +7,7 @@ import type { CallSpan } from './telemetry/call-telemetry'
 import type { ChainRun } from './middleware/middleware-chain'
 import type { ToolCall } from './tool-call'
 import type { ToolPreview } from './tool-preview'
+import type { Elicitation, ElicitationSchema, ElicitOptions, LogLevel } from './elicitation/elicitation'
 import type { QuotaReservation } from './quotas/quota-book'
 import type { RepairRecord } from './repair/repair-step'
 import type { HeldPlaces, RunningCaps } from './quotas/running-caps'
@@ -21,6 +22,8 @@ export type AbortKind = 'cancelled' | 'timed_out' | 'disposed'
 export interface CallHooks {
   progress(call: ActiveCall, message: string): void
   ask(call: ActiveCall, reason: string, preview?: ToolPreview): Promise<void>
+  elicit(call: ActiveCall, schema: ElicitationSchema, message: string, options?: ElicitOptions): Promise<Elicitation>
+  log(call: ActiveCall, level: LogLevel, data: unknown): void
   /** The signal aborted: settle the call now, whatever the handler does. */
   aborted(call: ActiveCall): void
   /** The deadline passed while the handler was running. */
@@ -204,6 +207,16 @@ export class ActiveCall implements ToolCall, RunningCall, CallInfo {
   ask(reason: string, options?: { preview?: ToolPreview }): Promise<void> {
     if (this.abortKind) return Promise.reject(this.abortError())
     return this.hooks.ask(this, String(reason), options?.preview)
+  }
+
+  elicit(schema: ElicitationSchema, message: string, options?: ElicitOptions): Promise<Elicitation> {
+    if (this.abortKind) return Promise.reject(this.abortError())
+    return this.hooks.elicit(this, schema, String(message), options)
+  }
+
+  log(level: LogLevel, data: unknown): void {
+    if (this.settled) return
+    this.hooks.log(this, level, data)
   }
 
   deny(reason: string): never {

@@ -30,6 +30,8 @@ import { repairArguments } from './repair/repair-arguments'
 import type { RepairRecord } from './repair/repair-step'
 import { telemetry } from './telemetry/call-telemetry'
 import { TOOL_STATUSES } from './tool-result'
+import { type Elicitation, type ElicitationSchema, type ElicitOptions, LOG_LEVELS, type LogLevel } from './elicitation/elicitation'
+import { elicitQuestion } from './elicitation/elicit-question'
 
 /** What a pipeline reads from its registry at call time: services may come and go. */
 export interface PipelineHost {
@@ -61,6 +63,7 @@ export interface PipelineLimits {
 
 let callCounter = 0
 const noEncodedPaths = (): readonly string[] => []
+const LOG_LEVEL_SET: ReadonlySet<string> = new Set(LOG_LEVELS)
 const DECISIONS: ReadonlySet<unknown> = new Set<Decision>(['allow', 'ask', 'deny'])
 /** Edited calls the pipeline's editors validated (`editorFor`); only these may run. */
 const validatedEdits = new WeakSet<RevisedCall>()
@@ -387,11 +390,20 @@ export class CallPipeline implements CallHooks, ChainHost {
   }
 
   private outputResult(call: ActiveCall, output: unknown): ToolResult {
-    if (typeof output === 'string') return this.callResult(call, 'ok', output)
-    const { content, images, data, artifacts } = normalizeOutput(output)
+    if (typeof output === 'string' && !call.entry.outputValidator) return this.callResult(call, 'ok', output)
+    const { content, images, audio, resources, data, artifacts } = normalizeOutput(output)
+    const outputValidator = call.entry.outputValidator
+    let checked = data
+    if (outputValidator) {
+      const verdict = outputValidator(data)
+      if (!verdict.ok) return this.callResult(call, 'error', `Error: the tool's result does not match its output schema (${verdict.issues.map((issue) => `${issue.path}: ${issue.message}`).join('; ')}).`, 'output_invalid')
+      checked = verdict.value
+    }
     const result = this.callResult(call, 'ok', content)
     if (images) result.images = images
-    if (data !== undefined) result.data = data
+    if (audio) result.audio = audio
+    if (resources) result.resources = resources
+    if (checked !== undefined) result.data = checked
     if (artifacts) result.artifacts = artifacts
     return result
   }
@@ -544,6 +556,8 @@ export class CallPipeline implements CallHooks, ChainHost {
     // A replaced or transformed result: the call's identity and clock, the middleware's content.
     const result = this.result(call.id, call.name, returned.status!, returned.content, call.durationMs(), returned.code)
     if (returned.images) result.images = returned.images
+    if (returned.audio) result.audio = returned.audio
+    if (returned.resources) result.resources = returned.resources
     if (returned.data !== undefined) result.data = returned.data
     if (returned.artifacts) result.artifacts = returned.artifacts
     if (returned.status === 'rate_limited' && typeof returned.retryAfterMs === 'number') result.retryAfterMs = returned.retryAfterMs
@@ -614,6 +628,34 @@ export class CallPipeline implements CallHooks, ChainHost {
       call.waitedFor(asked)
     }
     if (outcome?.decision !== 'allow') throw new ToolDenial(outcome?.reason ?? 'the request was not approved')
+  }
+
+  log(call: ActiveCall, level: LogLevel, data: unknown): void {
+    if (!LOG_LEVEL_SET.has(level)) {
+      this.host.logger.warn('tool %s logged at an unknown level %o; logged as "info" (levels: %s)', call.name, level, LOG_LEVELS.join(', '))
+      level = 'info'
+    }
+    const redactor = this.host.redactor
+    this.host.emit?.('tools/call-log', call, level, redactor.active ? redactor.value(data) : data)
+  }
+
+  async elicit(call: ActiveCall, form: ElicitationSchema, message: string, options?: ElicitOptions): Promise<Elicitation> {
+    // A malformed form is the tool author's mistake: it throws, like a bad definition would.
+    const question = elicitQuestion(form, message, options)
+    const gate = this.host.permissions
+    if (!gate) return { action: 'cancel', reason: 'no permission service is loaded to ask anyone' }
+    const request = requestFor(call, permissionOf(call), 'always')
+    const asked = Date.now()
+    let outcome: ApprovalOutcome
+    try {
+      const ask = () => gate.approve({ ...request, callId: call.id, reason: message, elicit: question }, call.signal)
+      outcome = await (call.span ? call.span.child('dogu.elicitation', ask) : ask())
+    } finally {
+      call.waitedFor(asked)
+    }
+    if (outcome.decision === 'allow' && outcome.by) return { action: 'accept', value: outcome.value, by: outcome.by }
+    if (outcome.by && !outcome.dismissed) return outcome.reason ? { action: 'decline', reason: outcome.reason, by: outcome.by } : { action: 'decline', by: outcome.by }
+    return { action: 'cancel', reason: outcome.reason ?? 'nobody answered' }
   }
 
   aborted(call: ActiveCall): void {

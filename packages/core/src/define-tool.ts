@@ -1,4 +1,4 @@
-import { isSchema, SchemaError } from '@dogu/schema'
+import { isSchema, SchemaError, toJsonSchema } from '@dogu/schema'
 import Schema from 'schemastery'
 import { DoguError } from './errors'
 import { secretPaths } from './secret-fields'
@@ -69,6 +69,16 @@ export function defineTool<A = unknown>(options: ToolOptions<A>): Tool<A> {
     if (!SchemaError.is(error)) throw error
     throw new DoguError('INVALID_ARGS_SCHEMA', `tool "${name}": ${error.message}`, { cause: error })
   }
+  const output = options.output
+  if (output !== undefined) {
+    if (!isSchema(output)) throw new DoguError('INVALID_DEFINITION', `tool "${name}": output must be a schemastery schema of the result's data`)
+    try {
+      toJsonSchema(output)
+    } catch (error) {
+      if (!SchemaError.is(error)) throw error
+      throw new DoguError('INVALID_DEFINITION', `tool "${name}": output: ${error.message}`, { cause: error })
+    }
+  }
   // Found once per schema, here, so no call pays for it (see ToolEntry.secrets).
   secretPaths(args)
   const tool: Tool<A> = Object.freeze({
@@ -82,6 +92,7 @@ export function defineTool<A = unknown>(options: ToolOptions<A>): Tool<A> {
     visibility: options.visibility,
     permission: options.permission,
     ...(options.preview ? { preview: options.preview } : {}),
+    ...(output ? { output } : {}),
     run,
   })
   defined.add(tool)

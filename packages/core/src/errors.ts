@@ -11,6 +11,7 @@ export class DoguError extends codedError('DoguError', {
   NAME_CONFLICT: 'a tool of this name is owned by another live plugin',
   INVALID_OPTIONS: 'invalid options',
   INACTIVE: 'the owner is no longer active',
+  INVALID_ELICITATION: 'call.elicit needs a flat form of primitive fields',
 }) {}
 
 export namespace DoguError {

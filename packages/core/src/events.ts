@@ -1,5 +1,6 @@
 import type { RepairRecord } from './repair/repair-step'
 import type { Session } from './session'
+import type { LogLevel } from './elicitation/elicitation'
 import type { ToolResult } from './tool-result'
 
 /** What hosts, logs and the WebUI see of a call as it starts. */
@@ -18,6 +19,8 @@ export interface CallInfo {
 export interface ToolEvents {
   'tools/call-start'(info: CallInfo): void
   'tools/call-progress'(info: CallInfo, message: string): void
+  /** A tool's `call.log(level, data)`; `data` is redacted like the call's text. */
+  'tools/call-log'(info: CallInfo, level: LogLevel, data: unknown): void
   'tools/call-end'(info: CallInfo, result: ToolResult): void
   /** The registry changed: a tool was defined, replaced or removed. */
   'tools/changed'(): void

@@ -61,9 +61,10 @@ export {
   type QuotaStore,
 } from './quotas'
 export { DoguError } from './errors'
+export { type Elicitation, type ElicitationJsonSchema, type ElicitationSchema, type ElicitOptions, LOG_LEVELS, type LogLevel } from './elicitation/elicitation'
 export type { CallInfo, EmitFunction, ToolEvents } from './events'
 export type { Logger } from './logger'
-export type { ApprovalOutcome, ApprovalRequest, ArgumentEditor, AuthorizeRequest, AuthorizeResult, Decision, PermissionGate, PipelineDecision, RevisedCall } from './permission-gate'
+export type { ApprovalOutcome, ApprovalRequest, ArgumentEditor, ElicitQuestion, AuthorizeRequest, AuthorizeResult, Decision, PermissionGate, PipelineDecision, RevisedCall } from './permission-gate'
 export {
   type AnswerVia,
   type Approver,
@@ -129,7 +130,7 @@ export { REPAIR_STEPS, type RepairedArguments, repairArguments, type RepairRecor
 export { ToolDenial } from './tool-denial'
 export { ToolRateLimit } from './tool-rate-limit'
 export { ToolRegistry, type ToolRegistryOptions } from './tool-registry'
-export { TOOL_STATUSES, type ToolArtifact, type ToolImage, type ToolOutput, type ToolOutputObject, type ToolResult, type ToolResultCode, type ToolStatus } from './tool-result'
+export { TOOL_STATUSES, type ToolArtifact, type ToolAudio, type ToolImage, type ToolResource, type ToolOutput, type ToolOutputObject, type ToolResult, type ToolResultCode, type ToolStatus } from './tool-result'
 export { type ExecuteOptions, Toolset, type ToolsetOptions } from './toolset'
 export { writeFileAtomically } from './write-file-atomically'
 // The error factory lives in @dogu/schema, the one package every other one reaches.

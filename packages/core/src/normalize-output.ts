@@ -1,17 +1,19 @@
-import type { ToolArtifact, ToolImage, ToolOutputObject } from './tool-result'
+import type { ToolArtifact, ToolAudio, ToolImage, ToolOutputObject, ToolResource } from './tool-result'
 
 export interface NormalizedOutput {
   content: string
   images?: ToolImage[]
+  audio?: ToolAudio[]
+  resources?: ToolResource[]
   data?: unknown
   artifacts?: ToolArtifact[]
 }
 
-const OUTPUT_KEYS = new Set(['text', 'images', 'data', 'artifacts'])
+const OUTPUT_KEYS = new Set(['text', 'images', 'audio', 'resources', 'data', 'artifacts'])
 
 /**
  * Turns what `run` returned into the result's fields, once, at the boundary:
- * a string is the text; `{ text, images?, data?, artifacts? }` is taken as is;
+ * a string is the text; `{ text, images?, audio?, resources?, data?, artifacts? }` is taken as is;
  * anything else is JSON for the model and kept as `data` for the host.
  */
 export function normalizeOutput(output: unknown): NormalizedOutput {
@@ -20,6 +22,8 @@ export function normalizeOutput(output: unknown): NormalizedOutput {
   if (isOutputObject(output)) {
     const result: NormalizedOutput = { content: output.text }
     if (output.images?.length) result.images = output.images
+    if (output.audio?.length) result.audio = output.audio
+    if (output.resources?.length) result.resources = output.resources
     if (output.data !== undefined) result.data = output.data
     if (output.artifacts?.length) result.artifacts = output.artifacts
     return result

@@ -1,9 +1,12 @@
 import type { RepairRecord } from './repair/repair-step'
+import type { ValidationResult } from '@dogu/schema'
 import type Schema from 'schemastery'
 import type { PermissionMode } from './permissions/permission-modes'
 import type { Session } from './session'
 import type { Effect, PermissionSpec } from './tool'
 import type { ToolPreview } from './tool-preview'
+import type { ElicitationJsonSchema } from './elicitation/elicitation'
+import type { Approver } from './permissions/asker'
 
 export type Decision = 'allow' | 'ask' | 'deny'
 
@@ -35,6 +38,20 @@ export interface ApprovalRequest extends AuthorizeRequest {
   edit?: ArgumentEditor
   /** Set when the model's arguments were malformed and repaired: the person sees the repaired ones, marked so. */
   repaired?: RepairRecord
+  /** Set for a tool's `call.elicit`: not an approval but a form to fill; never remembered, never audited as a decision. */
+  elicit?: ElicitQuestion
+}
+
+/** What `call.elicit` asks: the form, validated on answer, and the message shown with it. */
+export interface ElicitQuestion {
+  schema: Schema
+  message: string
+  /** The form as MCP's `requestedSchema`: the tool's own JSON, or made from `schema`. */
+  requestedSchema: ElicitationJsonSchema
+  /** Milliseconds to wait; the engine's ask timeout when unset. */
+  timeout?: number
+  /** Checks an answer against `schema`, applying its defaults (an empty answer is the defaults). */
+  validate(value: unknown): ValidationResult
 }
 
 /** How an approver's edit of a call's arguments is checked; the pipeline supplies it. */
@@ -65,6 +82,12 @@ export interface ApprovalOutcome {
   edited?: RevisedCall
   /** What ended the ask (an answer, a timeout, a grant), as `AuthorizeResult.rule`. For telemetry and audit logs. */
   rule?: unknown
+  /** For an elicitation accepted: the values, validated with the form's defaults. */
+  value?: unknown
+  /** For an elicitation not answered (dismissed, expired, cancelled, nobody to ask): it ends as `cancel`. */
+  dismissed?: boolean
+  /** Who answered, when a person did. */
+  by?: Approver
 }
 
 /** A decision made on the pipeline, outside the gate: a middleware that blocked a call, a quota used up. */

@@ -1,6 +1,7 @@
 import type { PermissionMode } from './permissions/permission-modes'
 import type { ToolPreview } from './tool-preview'
 import type { Session } from './session'
+import type { ElicitationSchema, Elicitation, ElicitOptions, LogLevel } from './elicitation/elicitation'
 
 /** A tool call as a model sends it. `arguments` is a JSON string or an already parsed object. */
 export interface ModelToolCall {
@@ -34,6 +35,19 @@ export interface ToolCall {
    * URL as it will be fetched).
    */
   ask(reason: string, options?: { preview?: ToolPreview }): Promise<void>
+  /**
+   * Asks a person to fill a form (a flat object of strings, numbers, booleans, enums) and
+   * waits for the answer: over MCP the client's elicitation, elsewhere every asker (chat,
+   * consoles, terminal), as an input question. `accept` carries the values validated
+   * against `schema` with its defaults; `decline` is a no; `cancel` means nobody answered.
+   * Never rejects for a person's answer; rejects only when the call is already aborted.
+   */
+  elicit<T = any>(schema: ElicitationSchema<T>, message: string, options?: ElicitOptions): Promise<Elicitation<T>>
+  /**
+   * A log line of the call (`tools/call-log`): MCP clients receive it as
+   * `notifications/message` at or above the level they set; never part of the model's text.
+   */
+  log(level: LogLevel, data: unknown): void
   /** Ends the call as `denied` with this reason. */
   deny(reason: string): never
 }

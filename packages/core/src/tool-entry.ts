@@ -31,6 +31,12 @@ export class ToolEntry {
   get validator(): Validator {
     return this._validator ??= validatorOf(this.tool.args)
   }
+
+  /** Checks the result's `data` when the tool declares an `output` schema; unset otherwise. */
+  get outputValidator(): Validator | undefined {
+    const output = this.tool.output
+    return output && validatorOf(output)
+  }
 }
 
 const validators = new WeakMap<Schema, Validator>()

@@ -13,21 +13,46 @@ export interface ToolImage {
   data: string
 }
 
+/** Audio a tool returns: MCP `audio` content. Providers that take audio get it; others read a line naming it. */
+export interface ToolAudio {
+  /** MIME type, e.g. `audio/wav`. */
+  mimeType: string
+  /** Base64 data. */
+  data: string
+}
+
+/**
+ * A resource a tool returns: with `text` or `blob` (base64) it is embedded (MCP `resource`),
+ * without either it is a link to be fetched (MCP `resource_link`). The model reads a text
+ * resource's text, and a line naming any other.
+ */
+export interface ToolResource {
+  uri: string
+  name?: string
+  title?: string
+  description?: string
+  mimeType?: string
+  text?: string
+  blob?: string
+}
+
 /** Host-only output of a call (file changes, diffs): never part of the model's text. */
 export interface ToolArtifact {
   kind: string
   [key: string]: unknown
 }
 
-/** The structured form a tool may return. Only `text` and `images` reach the model. */
+/** The structured form a tool may return. `text`, `images`, `audio` and `resources` reach the model; `data` is checked against `output`. */
 export interface ToolOutputObject {
   text: string
   images?: ToolImage[]
+  audio?: ToolAudio[]
+  resources?: ToolResource[]
   data?: unknown
   artifacts?: ToolArtifact[]
 }
 
-/** What `run` may return: a string, a JSON-able value, or `{ text, images?, data?, artifacts? }`. */
+/** What `run` may return: a string, a JSON-able value, or `{ text, images?, audio?, resources?, data?, artifacts? }`. */
 export type ToolOutput = string | ToolOutputObject | unknown
 
 /** One result per call, in the calls' order. */
@@ -38,6 +63,9 @@ export interface ToolResult {
   /** The text the model reads. */
   content: string
   images?: ToolImage[]
+  audio?: ToolAudio[]
+  resources?: ToolResource[]
+  /** The structured result; valid against the tool's `output` schema when it declares one. */
   data?: unknown
   artifacts?: ToolArtifact[]
   /** Set when the call was handed to the background service. */
@@ -73,3 +101,5 @@ export type ToolResultCode =
   | 'rate_limited'
   /** A quota's count could not be read or written (its database failed): the call did not run. */
   | 'quota_unavailable'
+  /** The tool's `data` does not match its `output` schema (MCP servers report it as `OUTPUT_INVALID`). */
+  | 'output_invalid'

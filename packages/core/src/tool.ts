@@ -71,6 +71,11 @@ export interface ToolOptions<A = any> {
    * person is asked; a preview that throws or takes over 5 s leaves a line saying so.
    */
   preview?: PreviewFunction<A>
+  /**
+   * The schema of the result's `data`: a result whose `data` does not match it ends as an
+   * `error` with code `output_invalid`. MCP lists it as the tool's `outputSchema`.
+   */
+  output?: Schema
   run: (args: A, call: ToolCall) => ToolOutput | Promise<ToolOutput>
 }
 
@@ -86,5 +91,6 @@ export interface Tool<A = any> {
   readonly visibility?: (session: Session) => boolean
   readonly permission?: (args: A, call: ToolCall) => PermissionSpec
   readonly preview?: PreviewFunction<A>
+  readonly output?: Schema
   readonly run: (args: A, call: ToolCall) => ToolOutput | Promise<ToolOutput>
 }

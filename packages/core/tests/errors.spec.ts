@@ -11,7 +11,7 @@ it('DoguError keeps instanceof, name, code, message and cause', () => {
   expect(String(error)).toBe('DoguError: echo is owned by plugin "a"')
   expect([DoguError.is(error, 'NAME_CONFLICT'), DoguError.is(error, 'INACTIVE'), PermissionError.is(error)]).toEqual([true, false, false])
   expect(Object.keys(DoguError.Code)).toEqual([
-    'INVALID_NAME', 'INVALID_DEFINITION', 'INVALID_ARGS_SCHEMA', 'NAME_CONFLICT', 'INVALID_OPTIONS', 'INACTIVE',
+    'INVALID_NAME', 'INVALID_DEFINITION', 'INVALID_ARGS_SCHEMA', 'NAME_CONFLICT', 'INVALID_OPTIONS', 'INACTIVE', 'INVALID_ELICITATION',
   ])
 })
 

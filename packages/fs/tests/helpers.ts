@@ -54,6 +54,8 @@ export function fakeCall(session: Partial<Session> = {}, onProgress?: (message: 
       onProgress?.(message, call)
     },
     ask: async () => {},
+    elicit: async () => ({ action: 'cancel', reason: 'no one to ask in this test' }),
+    log() {},
     deny(reason): never {
       throw new Error(reason)
     },

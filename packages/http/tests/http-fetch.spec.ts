@@ -49,7 +49,7 @@ afterAll(async () => {
 
 const call = (): ToolCall & { controller: AbortController } => {
   const controller = new AbortController()
-  return { id: 'c1', name: 'http_fetch', session: { id: 's1' }, signal: controller.signal, deadline: Infinity, mode: 'default', progress() {}, ask: async () => {}, deny(reason): never { throw new Error(reason) }, controller }
+  return { id: 'c1', name: 'http_fetch', session: { id: 's1' }, signal: controller.signal, deadline: Infinity, mode: 'default', progress() {}, ask: async () => {}, elicit: async () => ({ action: 'cancel', reason: 'no one to ask in this test' }), log() {}, deny(reason): never { throw new Error(reason) }, controller }
 }
 
 type Output = { text: string; data: { status: number; finalUrl: string; redirects: string[]; bytes: number; truncated: boolean; contentType?: string } }

@@ -215,6 +215,8 @@ describe('http_fetch: every redirect hop is authorized as its own request', () =
     const toolCall = (asks: string[]): ToolCall => ({
       id: 'c1', name: 'http_fetch', session: user, signal: AbortSignal.timeout(20_000), deadline: Infinity, mode: 'default', progress() {},
       ask: async (reason) => { asks.push(reason) },
+      elicit: async () => ({ action: 'cancel', reason: 'no one to ask in this test' }),
+      log() {},
       deny(reason): never { throw new Error(`denied: ${reason}`) },
     })
     const run = (options: Parameters<typeof createHttpFetchTool>[0], args: Record<string, unknown>, asks: string[] = []) =>

@@ -43,6 +43,8 @@ export function fakeCall(session: ToolCall['session'], onProgress?: (message: st
       onProgress?.(message)
     },
     ask: async () => {},
+    elicit: async () => ({ action: 'cancel', reason: 'no one to ask in this test' }),
+    log() {},
     deny(reason): never {
       throw new Error(reason)
     },

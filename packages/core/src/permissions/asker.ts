@@ -4,6 +4,7 @@ import type { Session } from '../session'
 import type { Effect, PermissionSpec } from '../tool'
 import type { ToolPreview } from '../tool-preview'
 import type { RuleSource } from './permission-decision'
+import type { ElicitationJsonSchema } from '../elicitation/elicitation'
 
 /** How long an `allow` answer lasts. `once` (the default) covers only the request answered. */
 export type AskScope = 'once' | 'session' | 'always'
@@ -42,6 +43,11 @@ export interface AskAnswer {
    * (`respond` says `invalid` or `not-allowed`) and the request keeps waiting.
    */
   value?: unknown
+  /**
+   * For an elicitation (`kind: 'elicitation'`): the person dismissed the question without
+   * answering (MCP `cancel`), as opposed to `deny`, a no (MCP `decline`).
+   */
+  dismissed?: boolean
 }
 
 /**
@@ -61,6 +67,11 @@ export interface InputQuestion {
    * (`limit: expected a number`). `respond` checks again; this lets an asker explain.
    */
   check(value: unknown): string | undefined
+  /**
+   * For an elicitation: the form as MCP's `requestedSchema` (a flat object of primitive
+   * fields), what an MCP client is sent. The tool's own JSON when it gave one.
+   */
+  requestedSchema?: Readonly<ElicitationJsonSchema>
 }
 /** How a person answered; askers name their channel, any other string is kept as given. */
 export type AnswerVia = 'text' | 'button' | 'console' | 'mcp' | 'terminal' | (string & {})
@@ -88,6 +99,12 @@ export interface ApproverPolicy {
 export interface PermissionRequest {
   /** Random and unguessable; answers are bound to the request by `respond`, not by id. */
   id: string
+  /**
+   * `elicitation`: not an approval but a running tool's form (`call.elicit`): show
+   * `input.message` and the form; `allow` with `value` fills it, `deny` declines, an answer
+   * with `dismissed` cancels. Absent for an approval.
+   */
+  kind?: 'elicitation'
   callId: string
   session: Session
   tool: string

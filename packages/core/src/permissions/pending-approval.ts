@@ -1,5 +1,5 @@
 import type { Logger } from '../logger'
-import type { ApprovalOutcome, ApprovalRequest, RevisedCall } from '../permission-gate'
+import type { ApprovalOutcome, ApprovalRequest, ElicitQuestion, RevisedCall } from '../permission-gate'
 import type { Approver, ApproverPolicy, AskAnswer, Asker, AskScope, PermissionRequest, RespondStatus } from './asker'
 import { describeApprovers, mayAnswer } from './may-answer'
 import type { DecisionSource } from './permission-decision'
@@ -99,6 +99,7 @@ export class PendingApproval {
       this.host.logger.warn('ignored an answer from %s to permission request %s (%s): only %s may answer', label(by), this.request.id, this.request.summary, describePolicy(this.request.approvers))
       return 'not-allowed'
     }
+    if (this.input.elicit) return this.answered(answer, by, this.input.elicit)
     let scope: AskScope = answer.decision === 'allow' ? answer.scope ?? 'once' : 'once'
     // A tool that demands a fresh answer every time cannot be remembered.
     if (this.request.confirm === 'always') scope = 'once'
@@ -107,6 +108,25 @@ export class PendingApproval {
       ? `approved by ${label(by)} (${scope})`
       : `${label(by)} declined it${answer.reason ? `: ${answer.reason}` : ''}`
     this.end({ decision: answer.decision, reason }, answer.via ? { kind: 'answer', by, scope, via: answer.via } : { kind: 'answer', by, scope })
+    return 'accepted'
+  }
+
+  /** An answer to a tool's form: its values must fit the form; a no declines, a dismissal cancels. */
+  private answered(answer: AskAnswer, by: Approver, question: ElicitQuestion): RespondStatus {
+    const source: Extract<DecisionSource, { kind: 'answer' }> = { kind: 'answer', by, scope: 'once' }
+    if (answer.via) source.via = answer.via
+    if (answer.decision === 'deny') {
+      const dismissed = answer.dismissed === true
+      const reason = answer.reason ?? `${label(by)} ${dismissed ? 'dismissed' : 'declined'} the form`
+      this.end({ decision: 'deny', reason, by, ...(dismissed ? { dismissed } : {}) }, source)
+      return 'accepted'
+    }
+    const checked = question.validate(answer.value)
+    if (!checked.ok) {
+      this.host.logger.debug('refused an answer from %s to the form of %s: %s', label(by), this.request.tool, checked.issues.map((issue) => `${issue.path}: ${issue.message}`).join('; '))
+      return 'invalid'
+    }
+    this.end({ decision: 'allow', reason: `filled in by ${label(by)}`, value: checked.value, by }, source)
     return 'accepted'
   }
 

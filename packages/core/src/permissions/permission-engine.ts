@@ -1,5 +1,6 @@
 import { type Logger, silentLogger } from '../logger'
-import type { ApprovalOutcome, ApprovalRequest, ArgumentEditor, AuthorizeRequest, AuthorizeResult, Decision, PermissionGate, PipelineDecision } from '../permission-gate'
+import { formatIssues } from '@dogu/schema'
+import type { ApprovalOutcome, ApprovalRequest, ArgumentEditor, AuthorizeRequest, AuthorizeResult, Decision, ElicitQuestion, PermissionGate, PipelineDecision } from '../permission-gate'
 import type { Approver, Asker, InputQuestion, PermissionRequest } from './asker'
 import { compileRule, RULE_FIELDS } from './compile-rule'
 import { decideCall } from './decide-call'
@@ -131,6 +132,7 @@ export class PermissionEngine implements PermissionGate {
   approve(request: ApprovalRequest, signal?: AbortSignal): Promise<ApprovalOutcome> {
     // A store being switched to (a database that just started) may hold the grant that allows
     // this: decide once it is read, not before. The switch is bounded; so is this wait.
+    if (request.elicit) return this.elicit(request, request.elicit, signal)
     const switching = request.reason === undefined ? this.ledger.switching : undefined
     if (switching && !this.stopped) return settledWithin(switching, SWITCH_WAIT).then(() => this.ask(request, signal))
     return this.ask(request, signal)
@@ -179,6 +181,49 @@ export class PermissionEngine implements PermissionGate {
       expiresAt: now + this.timeout,
     })
     const pending = new PendingApproval(this, shown, request, [...this.askers], signal, this.timeout)
+    if (!pending.ended) this.pendings.add(pending)
+    return pending.promise
+  }
+
+  /**
+   * A tool's form (`call.elicit`) put to the askers: no rule, mode or grant applies, nothing
+   * is remembered, and it is not a decision to audit. Unanswered, it ends dismissed.
+   */
+  private elicit(request: ApprovalRequest, question: ElicitQuestion, signal?: AbortSignal): Promise<ApprovalOutcome> {
+    if (this.stopped) return Promise.resolve({ decision: 'deny', dismissed: true, reason: 'the permissions service is stopped' })
+    if (signal?.aborted) return Promise.resolve({ decision: 'deny', dismissed: true, reason: 'the call was cancelled before anyone was asked' })
+    if (!this.askers.size) return Promise.resolve({ decision: 'deny', dismissed: true, reason: 'no asker is registered to ask anyone' })
+    const now = Date.now()
+    const timeout = question.timeout ?? this.timeout
+    const session = request.session
+    const defaults = question.validate({})
+    const shown: PermissionRequest = Object.freeze({
+      id: `perm_${globalThis.crypto.randomUUID()}`,
+      kind: 'elicitation' as const,
+      callId: request.callId ?? '',
+      session: Object.freeze({ ...session }),
+      tool: request.tool,
+      permission: Object.freeze({ ...request.permission }),
+      effect: knownEffect(request.effect),
+      summary: summarizeArgs(request.tool, request.args, request.permission.target === undefined ? undefined : request.permission),
+      ...(request.args !== undefined ? { args: request.args } : {}),
+      reason: question.message,
+      approvers: approverPolicy(session, undefined, this.defaultApprovers),
+      input: Object.freeze({
+        schema: question.schema,
+        message: question.message,
+        ...(defaults.ok ? { initial: defaults.value } : {}),
+        requestedSchema: question.requestedSchema,
+        check: (value: unknown) => {
+          const result = question.validate(value)
+          return result.ok ? undefined : formatIssues(result.issues)
+        },
+      }),
+      confirm: 'always' as const,
+      createdAt: now,
+      expiresAt: now + timeout,
+    })
+    const pending = new PendingApproval(this, shown, request, [...this.askers], signal, timeout)
     if (!pending.ended) this.pendings.add(pending)
     return pending.promise
   }
@@ -296,6 +341,7 @@ export class PermissionEngine implements PermissionGate {
   /** @internal PendingApproval reports here when it ends. */
   settled(pending: PendingApproval, outcome: ApprovalOutcome, source: DecisionSource): void {
     this.pendings.delete(pending)
+    if (pending.input.elicit) return
     // An edited call is what was approved: its request, not the model's, is remembered and reported.
     const decided = outcome.edited?.request ?? pending.input
     let created = false

@@ -145,18 +145,20 @@ export class Redactor {
   }
 
   /**
-   * `result` with its `content`, `data` and `artifacts` redacted (see `value`); images are
-   * kept. The same object when nothing changed; the input is never modified.
+   * `result` with its `content`, `data`, `artifacts` and `resources` redacted (see `value`);
+   * images and audio are kept. The same object when nothing changed; the input is never modified.
    */
   result(result: ToolResult): ToolResult {
     if (!this.active) return result
     const content = this.text(result.content)
     const data = this.value(result.data)
     const artifacts = result.artifacts && this.value(result.artifacts) as ToolResult['artifacts']
-    if (content === result.content && data === result.data && artifacts === result.artifacts) return result
+    const resources = result.resources && this.value(result.resources) as ToolResult['resources']
+    if (content === result.content && data === result.data && artifacts === result.artifacts && resources === result.resources) return result
     const redacted: ToolResult = { ...result, content }
     if (data !== result.data) redacted.data = data
     if (artifacts !== result.artifacts) redacted.artifacts = artifacts
+    if (resources !== result.resources) redacted.resources = resources
     return redacted
   }
 
