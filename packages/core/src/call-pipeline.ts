@@ -59,6 +59,8 @@ export interface PipelineLimits {
   maxArgumentsLength: number
   /** An upper bound on every tool's timeout, set by the host. */
   timeout: number
+  /** Hand a call of a tool with `background` to the background service as its handler starts. */
+  backgroundAtStart?: boolean
 }
 
 let callCounter = 0
@@ -356,7 +358,8 @@ export class CallPipeline implements CallHooks, ChainHost {
       // A call that reached its handler without waiting (the common case) starts its clock
       // at `startedAt`, which saves a clock read; one that waited starts it now.
       call.runAt = call.waited ? Date.now() : call.startedAt
-      call.at = call.runAt + Math.min(call.tool.traits.timeout, this.limits.timeout)
+      // Handed over at start (MCP task mode): its deadline is now, so the timer adopts it at once.
+      call.at = call.runAt + (this.limits.backgroundAtStart && call.tool.traits.background ? 0 : Math.min(call.tool.traits.timeout, this.limits.timeout))
       call.waitBeforeRun = call.waitMs
       this.host.running.add(call)
       const chain = this.host.middleware.chainFor(call.entry)
@@ -648,14 +651,16 @@ export class CallPipeline implements CallHooks, ChainHost {
     const asked = Date.now()
     let outcome: ApprovalOutcome
     try {
-      const ask = () => gate.approve({ ...request, callId: call.id, reason: message, elicit: question }, call.signal)
+      const signal = options?.signal ? AbortSignal.any([call.signal, options.signal]) : call.signal
+      const ask = () => gate.approve({ ...request, callId: call.id, reason: message, elicit: question }, signal)
       outcome = await (call.span ? call.span.child('dogu.elicitation', ask) : ask())
     } finally {
       call.waitedFor(asked)
     }
     if (outcome.decision === 'allow' && outcome.by) return { action: 'accept', value: outcome.value, by: outcome.by }
     if (outcome.by && !outcome.dismissed) return outcome.reason ? { action: 'decline', reason: outcome.reason, by: outcome.by } : { action: 'decline', by: outcome.by }
-    return { action: 'cancel', reason: outcome.reason ?? 'nobody answered' }
+    const withdrawn = options?.signal?.aborted && !call.signal.aborted
+    return { action: 'cancel', reason: withdrawn ? 'the question was withdrawn' : outcome.reason ?? 'nobody answered' }
   }
 
   aborted(call: ActiveCall): void {

@@ -28,6 +28,13 @@ export interface ToolsetOptions {
   locale?: string
   /** Lowers every tool's timeout in this toolset (milliseconds). */
   timeout?: number
+  /**
+   * Hands every call of a tool with `background` to the background service as soon as its
+   * handler starts, and answers with the task (`status: 'background'`): what an MCP client's
+   * task mode asks for. Waits before the start (approval, a place to run) keep their bounds.
+   * Without a background service loaded, calls time out as usual. @default false
+   */
+  backgroundAtStart?: boolean
   /** Parallel-safe calls of one batch that may run at once. @default 8 */
   concurrency?: number
   /** Content longer than this is cut with a marker. @default 50_000 */
@@ -111,6 +118,7 @@ export class Toolset {
       maxContentLength: options.maxContentLength ?? limits.maxContentLength,
       maxArgumentsLength: options.maxArgumentsLength ?? limits.maxArgumentsLength,
       timeout: Math.min(options.timeout ?? Infinity, limits.timeout),
+      ...(options.backgroundAtStart ? { backgroundAtStart: true } : {}),
     }, (entry) => this.encodedPaths(entry))
   }
 

@@ -224,3 +224,43 @@ describe('background: task tools', () => {
     expect(registry.get('task_cancel')!.traits).toMatchObject({ background: false, effect: 'write' })
   })
 })
+
+describe('backgroundAtStart: a toolset that hands calls over as they start (MCP task mode)', () => {
+  it('answers with the task as soon as the handler starts, and the task carries the result', async () => {
+    const { registry, engine, slow } = await setup()
+    const toolset = registry.toolset({ session: { id: 's1' }, backgroundAtStart: true })
+    const pending = call(toolset, 'slow')
+    await vi.advanceTimersByTimeAsync(0)
+    const result = await pending
+    expect(result.status).toBe('background')
+    expect(engine.get(result.taskId!)?.status).toBe('running')
+    slow[0]!.finish('done at last')
+    await flush()
+    expect(engine.get(result.taskId!)).toMatchObject({ status: 'succeeded', result: { content: 'done at last' } })
+  })
+
+  it('keeps the bound of a wait for a place under maxRunning: a call that waits is handed over once it starts', async () => {
+    const { engine, slow } = await setup()
+    const registry = new ToolRegistry({ maxRunning: { session: 1 } })
+    registry.permissions = testGate().gate
+    registry.background = engine
+    registry.define(defineTool({
+      name: 'slow',
+      description: 'Takes its time',
+      traits: { effect: 'read', timeout: 1_000 },
+      run: (_, call) => new Promise<string>((resolve) => slow.push({ call, finish: resolve })),
+    }))
+    const toolset = registry.toolset({ session: { id: 's1' }, backgroundAtStart: true })
+    const first = await (async () => { const p = call(toolset, 'slow', {}, 'a'); await vi.advanceTimersByTimeAsync(0); return p })()
+    expect(first.status).toBe('background')
+    // The first still runs in the background and holds the session's one place: the second waits.
+    const second = call(toolset, 'slow', {}, 'b')
+    await vi.advanceTimersByTimeAsync(500)
+    expect(slow).toHaveLength(1)
+    slow[0]!.finish('first')
+    await vi.advanceTimersByTimeAsync(0)
+    const handed = await second
+    expect(handed.status).toBe('background')
+    expect(slow).toHaveLength(2)
+  })
+})

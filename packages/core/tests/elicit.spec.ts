@@ -19,7 +19,7 @@ const contact = Schema.object({
 })
 
 /** `signup` (a read tool: runs without approval) asks for contact details through `call.elicit`. */
-function setup(form: Schema | ElicitationJsonSchema = contact, options: { askers?: boolean; timeout?: number } = {}) {
+function setup(form: Schema | ElicitationJsonSchema = contact, options: { askers?: boolean; timeout?: number; signal?: AbortSignal } = {}) {
   const decisions: DecisionEvent[] = []
   const engine = new PermissionEngine({ onDecision: (event) => decisions.push(event), askTimeout: options.timeout })
   const registry = new ToolRegistry()
@@ -30,7 +30,7 @@ function setup(form: Schema | ElicitationJsonSchema = contact, options: { askers
     description: 'Sign the user up',
     traits: { effect: 'read' },
     run: async (_args, call) => {
-      const answer = await call.elicit(form, 'Who should the account be for?')
+      const answer = await call.elicit(form, 'Who should the account be for?', options.signal ? { signal: options.signal } : undefined)
       answers.push(answer)
       return answer.action === 'accept' ? `signed up ${JSON.stringify(answer.value)}` : `not signed up (${answer.action})`
     },
@@ -148,6 +148,27 @@ describe('call.elicit', () => {
     expect(respond({ decision: 'allow', by: 'u1', value: { age: 'old' } })).toBe('invalid')
     expect(respond({ decision: 'allow', by: 'u1', value: {} })).toBe('accepted')
     expect((await result).content).toBe('signed up {"name":"John Doe","age":30,"status":"active"}')
+  })
+
+  it('fills a required field left out with its default (SEP-1034): an MCP approval form answered with a plain allow', async () => {
+    const json: ElicitationJsonSchema = { type: 'object', properties: { decision: { type: 'string', enum: ['once', 'deny'], default: 'once' } }, required: ['decision'] }
+    const { call, asked } = setup(json)
+    const result = call()
+    const { request, respond } = await asked()
+    expect(request.input!.initial).toEqual({ decision: 'once' })
+    expect(respond({ decision: 'allow', by: 'u1' })).toBe('accepted')
+    expect((await result).content).toBe('signed up {"decision":"once"}')
+  })
+
+  it('is withdrawn by its own signal (an imported server gave up asking): cancel, and the askers\' question closes', async () => {
+    const withdraw = new AbortController()
+    const { call, asked, answers } = setup(contact, { signal: withdraw.signal })
+    const result = call()
+    const { respond } = await asked()
+    withdraw.abort()
+    expect((await result).content).toBe('not signed up (cancel)')
+    expect(answers[0]).toEqual({ action: 'cancel', reason: 'the question was withdrawn' })
+    expect(respond({ decision: 'allow', by: 'u1', value: { username: 'ada', email: 'a@x.io' } })).toBe('closed')
   })
 
   it('refuses a form a person could not fill, naming the field, as the tool author\'s mistake', async () => {

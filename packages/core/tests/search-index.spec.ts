@@ -1,6 +1,7 @@
 import Schema from 'schemastery'
 import { describe, expect, it } from 'vitest'
 import { defineTool } from '../src'
+import { definition } from '@dogu/schema'
 import { type SearchDocument, searchFields } from '../src/search/search-document'
 import { briefDescription, summarizeTools } from '../src/search/summarize-tools'
 import { foldTraditional } from '../src/search/fold-traditional'
@@ -87,6 +88,12 @@ describe('searchFields', () => {
       parameterNames: 'city room guest fullName dates checkIn',
       parameterText: 'Where to stay \nsingle \ndouble \nName on the booking \nArrival day',
     })
+  })
+
+  it('reads the fields of named definitions ($defs) that properties refer to', () => {
+    const address = definition('address', Schema.object({ postcode: Schema.string().description('Postal code') }))
+    const tool = defineTool({ name: 'ship', description: 'Ships a parcel.', args: Schema.object({ to: address, from: address }), run: () => '' })
+    expect(searchFields(tool)).toMatchObject({ parameterNames: 'to from postcode', parameterText: 'Postal code' })
   })
 
   it('reads a defined tool through its schemastery args', () => {

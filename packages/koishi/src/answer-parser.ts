@@ -74,6 +74,24 @@ export function parseDetails(text: string): { number?: number } | undefined {
   return reply.number === undefined ? {} : { number: reply.number }
 }
 
+/** The words that dismiss a tool's form without answering it (`c 2`), in every language: MCP's `cancel`, not a no. */
+export const CANCEL_WORDS: ReadonlySet<string> = new Set(['c', 'cancel', '取消'])
+
+/**
+ * Reads a reply as dismissing a form (`c`, `取消 2`), or returns `undefined` when it is not
+ * one; read like `parseAnswer`. Only a form (`call.elicit`) can be dismissed: an approval
+ * is answered or left to time out.
+ *
+ * @example
+ * parseCancel('取消')  // {}
+ * parseCancel('c 2') // { number: 2 }
+ */
+export function parseCancel(text: string): { number?: number } | undefined {
+  const reply = readReply(text)
+  if (!reply || !CANCEL_WORDS.has(reply.word)) return undefined
+  return reply.number === undefined ? {} : { number: reply.number }
+}
+
 /** A chat reply that edits a call's arguments before approving it: `e {"limit": 5}`. */
 export interface ParsedEdit {
   /** The question's number, when the reply names one: `e 2 {…}`. */

@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto'
 import type { ParsedAnswer } from './answer-parser'
 import type { Question } from './question-board'
 
-/** What a button does: one of the four answers, or `details` (post the whole preview). */
-export type ButtonAction = Omit<ParsedAnswer, 'number'> | { decision: 'details' }
+/** What a button does: one of the four answers, `details` (post the whole preview), or `cancel` (dismiss a form). */
+export type ButtonAction = Omit<ParsedAnswer, 'number'> | { decision: 'details' } | { decision: 'cancel' }
 
 /** A button of a question, as the table hands it out and takes it back. */
 export interface ApprovalButton {

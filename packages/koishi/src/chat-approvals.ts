@@ -1,16 +1,17 @@
 import { type Approver, type DecisionEvent, jsonChanges, mayAnswer, type PermissionRequest } from '@dogu/core'
 import { type Context, type Fragment, h, type Next, Schema, type Session as KoishiSession } from 'koishi'
-import { type ParsedAnswer, parseAnswer, parseDetails, parseEdit } from './answer-parser'
+import { type ParsedAnswer, parseAnswer, parseCancel, parseDetails, parseEdit } from './answer-parser'
 import { ApprovalButtons, BUTTON_PREFIX, type ButtonAction } from './approval-buttons'
 import { approverOf } from './approver-of'
 import { ChatError } from './chat-error'
 import { chatTarget } from './chat-target'
 import { koishiLogger } from './koishi-logger'
+import { formFields, parseFormReply } from './form-reply'
 import { configDescriptions, defineLocales } from './locales'
 import { pendingCommand } from './pending-command'
 import { shownPreview } from './preview-text'
 import { type Question, QuestionBoard } from './question-board'
-import { questionTexts } from './question-text'
+import { formExample, questionTexts } from './question-text'
 
 export interface ChatApprovalsConfig {
   /** Ask in chat. @default true */
@@ -52,6 +53,13 @@ const SESSION: ButtonAction = { decision: 'allow', scope: 'session' }
 const ALWAYS: ButtonAction = { decision: 'allow', scope: 'always' }
 const DENY: ButtonAction = { decision: 'deny', scope: 'once' }
 const DETAILS: ButtonAction = { decision: 'details' }
+const CANCEL: ButtonAction = { decision: 'cancel' }
+
+/** A tool's form (`call.elicit`), not an approval: filled, declined (`n`) or dismissed (`取消`). */
+const isForm = (question: Question) => question.request.kind === 'elicitation' && !!question.request.input
+
+/** How a person answered a form: its values, a no, or dismissed unanswered. */
+type FormAnswer = { decision: 'allow'; value: unknown } | { decision: 'deny'; dismissed?: true }
 
 /**
  * The chat asker: a call that needs approval is asked about in the channel it came from,
@@ -63,6 +71,12 @@ const DETAILS: ButtonAction = { decision: 'details' }
  * A question closes when its request ends, however it ends, and says so in the channel
  * when it timed out; unloading the plugin takes the asker, its middleware, its buttons
  * and every open question down.
+ *
+ * A tool's form (`call.elicit`, a request of kind `elicitation`) is asked the same way but
+ * worded as what it is: the tool's message and the fields, answered with `key=value` pairs
+ * or a JSON object (`username=bob`, `{"username": "bob"}`, numbered `2 username=bob`), `n`
+ * / 拒绝 to decline, `c` / 取消 to dismiss it unanswered, `y` to send its defaults; a value
+ * the form refuses is explained and the form keeps waiting.
  */
 export function chatApprovals(ctx: Context, config: ChatApprovalsConfig = {}): void {
   if (config.enabled === false) return
@@ -85,7 +99,10 @@ export function chatApprovals(ctx: Context, config: ChatApprovalsConfig = {}): v
       answeredIn.delete(question.request.id)
     })
   })
+  // Ends the listeners on forms' signals when the plugin goes: nothing is posted after.
+  const unloaded = new AbortController()
   ctx.effect(() => () => {
+    unloaded.abort()
     board.clear()
     buttons.clear()
     posted.clear()
@@ -99,12 +116,15 @@ export function chatApprovals(ctx: Context, config: ChatApprovalsConfig = {}): v
     if (!target || signal.aborted) return
     const { bot } = target
     if (!bot) throw new ChatError('NO_BOT', `cannot ask in ${target.channel}: no bot of platform "${target.platform}" is there`)
-    const actions = request.confirm === 'always' ? [ONCE, DENY] : [ONCE, SESSION, ALWAYS, DENY]
+    const form = request.kind === 'elicitation' && !!request.input
+    const actions = form ? [DENY, CANCEL] : request.confirm === 'always' ? [ONCE, DENY] : [ONCE, SESSION, ALWAYS, DENY]
     // 详情 only when the question leaves part of the preview out.
     if (shownPreview(request.preview).cut) actions.push(DETAILS)
     const reach = approversToReach(request, config.approvers ?? [], target.platform)
     const direct = route === 'channel' ? [] : reach
     const copies: Question[] = []
+    // A form's end is no decision the engine reports: its signal tells every copy not answered there.
+    if (form) signal.addEventListener('abort', () => formEnded(request, copies), { once: true, signal: unloaded.signal })
     /** Posts one copy of the question; the error when it could not be sent. */
     const ask = async (channel: string, channelId: string, extra: h[] = []) => {
       const { question, close } = board.open({ request, channel, channelId, bot: bot.sid, locales: target.locales, respond }, signal)
@@ -138,12 +158,12 @@ export function chatApprovals(ctx: Context, config: ChatApprovalsConfig = {}): v
     if (signal.aborted) return
     if (route === 'private' && reached.length) {
       // The caller learns who was asked; the question itself is not in the channel.
-      await bot.sendMessage(target.channelId, text(target.locales, 'asked-private', { summary: request.summary, users: mentions(reached) }))
+      await bot.sendMessage(target.channelId, text(target.locales, form ? 'form-asked-private' : 'asked-private', { summary: request.summary, tool: request.tool, users: mentions(reached) }))
         .catch((error: unknown) => koishiLogger(ctx).warn('cannot tell %s who was asked about request %s: %s', target.channel, request.id, error))
       return
     }
     // In the channel, mentioning whoever should answer; the caller reads who that is.
-    const asking = reach.length ? [h.text('\n'), ...text(target.locales, 'asked-approvers', { users: mentions(reach) })] : []
+    const asking = reach.length ? [h.text('\n'), ...text(target.locales, form ? 'form-asked-approvers' : 'asked-approvers', { users: mentions(reach) })] : []
     const error = await ask(target.channel, target.channelId, asking)
     if (error) {
       if (copies.length) return
@@ -184,6 +204,51 @@ export function chatApprovals(ctx: Context, config: ChatApprovalsConfig = {}): v
     return text(locales, 'allowed', { number, summary: request.summary, scope: text(locales, `scope.${scope}`) })
   }
 
+  /** Hands an answer to a form to the engine; the reply to post, or `undefined` when the engine turned it down. */
+  const settleForm = (question: Question, answer: FormAnswer, by: Approver, via: 'text' | 'button'): Fragment | undefined => {
+    const { request, number, locales } = question
+    const params = { number, tool: request.tool }
+    if (answer.decision === 'allow') {
+      // Checked first, so a refusal says why; the form keeps waiting.
+      const problem = request.input!.check(answer.value)
+      if (problem) return text(locales, 'form-invalid', { ...params, reason: problem })
+    }
+    answeredIn.set(request.id, question)
+    const status = question.respond(answer.decision === 'allow'
+      ? { decision: 'allow', by, via, value: answer.value }
+      : { decision: 'deny', by, via, ...(answer.dismissed ? { dismissed: true } : {}) })
+    if (status !== 'accepted' && answeredIn.get(request.id) === question) answeredIn.delete(request.id)
+    if (status === 'closed') return text(locales, 'closed', { number })
+    if (answer.decision === 'allow' && status !== 'accepted') {
+      return text(locales, status === 'not-allowed' ? 'form-not-allowed' : 'form-invalid', { ...params, reason: request.input!.check(answer.value) ?? '' })
+    }
+    if (status !== 'accepted') return undefined
+    if (answer.decision === 'allow') return text(locales, 'form-accepted', params)
+    return text(locales, answer.dismissed ? 'form-cancelled' : 'form-declined', params)
+  }
+
+  /** Closes the copies of a form that ended elsewhere or unanswered: timed out, or answered or cancelled elsewhere. */
+  const formEnded = (request: Readonly<PermissionRequest>, copies: readonly Question[]) => {
+    const from = answeredIn.get(request.id)
+    // The engine's timer ends the request at `expiresAt`; anything before is an answer elsewhere or the call's end.
+    const expired = Date.now() >= request.expiresAt
+    for (const question of copies) {
+      if (question === from) continue
+      const bot = ctx.bots.find((candidate) => candidate.sid === question.bot)
+      if (!bot) continue
+      const { number, locales } = question
+      bot.sendMessage(question.channelId, text(locales, expired ? 'form-expired' : 'form-ended', { number, tool: request.tool })).catch((error: unknown) => {
+        koishiLogger(ctx).warn('cannot close request %s in %s: %s', request.id, question.channel, error)
+      })
+    }
+  }
+
+  /** A form's values from a reply: the fields typed, over the values it started from (its defaults). */
+  const formValue = (question: Question, values: Record<string, unknown>) => {
+    const initial = question.request.input!.initial
+    return { ...(initial && typeof initial === 'object' ? initial : {}), ...values }
+  }
+
   // Prepended, so an answer is taken before any other plugin reads it as conversation.
   ctx.middleware(async (session: KoishiSession, next: Next) => {
     if (!board.size) return next()
@@ -195,22 +260,47 @@ export function chatApprovals(ctx: Context, config: ChatApprovalsConfig = {}): v
     const edit = parseEdit(content ?? '')
     const answer = edit ? undefined : parseAnswer(content ?? '')
     const details = answer || edit ? undefined : parseDetails(content ?? '')
-    if (!answer && !details && !edit) return next()
+    // Only a form is dismissed or filled with bare values: with none open, these are conversation.
+    const anyForm = open.some(isForm)
+    const cancel = anyForm && !answer && !details && !edit ? parseCancel(content ?? '') : undefined
+    const fill = anyForm && !answer && !details && !edit && !cancel ? parseFormReply(content ?? '', []) : undefined
+    if (!answer && !details && !edit && !cancel && !fill) return next()
     const by = await approverOf(ctx, session, open.map((question) => question.request.approvers))
     const theirs = open.filter((question) => mayAnswer(question.request.approvers, by))
-    if (!theirs.length) return next()
+    // Dismissing and filling name forms only: an approval among them is not a candidate.
+    const candidates = cancel || fill ? theirs.filter(isForm) : theirs
+    if (!candidates.length) return next()
     if (edit && 'problem' in edit) return text(theirs[0].locales, `edit-problem.${edit.problem}`, { detail: edit.detail ?? '', example: '{"limit": 5}' })
 
-    const number = edit ? edit.number : answer ? answer.number : details!.number
+    const number = edit ? edit.number : answer ? answer.number : details ? details.number : cancel ? cancel.number : fill && 'values' in fill ? fill.number : undefined
+    const forms = candidates === theirs ? undefined : candidates
+    const locales = candidates[0].locales
     let question: Question | undefined
     if (number !== undefined) {
-      question = theirs.find((candidate) => candidate.number === number)
-      if (!question) return texts.list(theirs[0].locales, text(theirs[0].locales, 'unknown', { number }), theirs)
+      question = candidates.find((candidate) => candidate.number === number)
+      if (!question) return texts.list(locales, text(locales, forms ? 'form-unknown' : 'unknown', { number }), candidates)
     } else {
       const quoted = session.quote?.id
-      question = (quoted && theirs.find((candidate) => candidate.messageIds.includes(quoted)))
-        || (theirs.length === 1 ? theirs[0] : undefined)
-      if (!question) return texts.list(theirs[0].locales, text(theirs[0].locales, 'which', { count: theirs.length, number: theirs[0].number }), theirs)
+      question = (quoted && candidates.find((candidate) => candidate.messageIds.includes(quoted)))
+        || (candidates.length === 1 ? candidates[0] : undefined)
+      if (!question) return texts.list(locales, text(locales, forms ? 'form-which' : 'which', { count: candidates.length, number: candidates[0].number }), candidates)
+    }
+    if (isForm(question)) {
+      const params = { number: question.number, tool: question.request.tool }
+      if (cancel) return settleForm(question, { decision: 'deny', dismissed: true }, by, 'text') ?? next()
+      if (answer?.decision === 'deny') return settleForm(question, { decision: 'deny' }, by, 'text') ?? next()
+      // `y`: the form as it started, its defaults (the check says what is missing).
+      if (answer) return settleForm(question, { decision: 'allow', value: formValue(question, {}) }, by, 'text') ?? next()
+      if (details) return texts.details(question)
+      // Read again with this form's fields, so each value is read as its field's type.
+      const fields = formFields(question.request.input!)
+      const reply = edit && !('problem' in edit) ? { values: edit.changes } : parseFormReply(content ?? '', fields)
+      if (!reply) return next()
+      if ('problem' in reply) {
+        const example = formExample(fields, question.request.input!.initial).json
+        return text(question.locales, `form-problem.${reply.problem}`, { ...params, detail: reply.detail ?? '', keys: fields.map((field) => field.key).join(', '), example })
+      }
+      return settleForm(question, { decision: 'allow', value: formValue(question, reply.values) }, by, 'text') ?? next()
     }
     if (edit) {
       const { request, locales } = question
@@ -249,6 +339,12 @@ export function chatApprovals(ctx: Context, config: ChatApprovalsConfig = {}): v
     if (live() !== button) return reply(text(question.locales, 'button-used'))
     buttons.take(id)
     if (button.action.decision === 'details') return reply(texts.details(question))
+    // A form carries two buttons: decline (`deny`) and dismiss (`cancel`); its values are typed.
+    if (button.action.decision === 'cancel' || isForm(question)) {
+      const answered = settleForm(question, button.action.decision === 'cancel' ? { decision: 'deny', dismissed: true } : { decision: 'deny' }, by, 'button')
+      if (answered) return reply(answered)
+      return
+    }
     const answered = settle(question, button.action, by, 'button')
     if (answered) return reply(answered)
   })
@@ -269,6 +365,8 @@ export function chatApprovals(ctx: Context, config: ChatApprovalsConfig = {}): v
       if (question === from) continue
       const bot = ctx.bots.find((candidate) => candidate.sid === question.bot)
       if (!bot) continue
+      // A form's copies are closed by its signal (formEnded).
+      if (isForm(question)) continue
       const { request, number, locales } = question
       const notice = source.kind === 'timeout'
         ? text(locales, 'expired', { number, summary: request.summary })

@@ -22,7 +22,9 @@ export function pendingCommand(ctx: Context, board: QuestionBoard): void {
       const lines = theirs.map(({ request, number }) => {
         // Rounded up to a second: a question just asked has all of its 5 minutes left.
         const { unit, count } = durationIn(Math.ceil(Math.max(0, request.expiresAt - now) / 1000) * 1000)
-        return session!.text('.item', { number, tool: request.tool, summary: request.summary, left: session!.i18n(`.duration.${unit}`, [count]) })
+        const left = session!.i18n(`.duration.${unit}`, [count])
+        if (request.kind === 'elicitation') return session!.text('.form-item', { number, tool: request.tool, message: request.input?.message ?? request.reason, left })
+        return session!.text('.item', { number, tool: request.tool, summary: request.summary, left })
       })
       return [session!.text('.header', { count: theirs.length, number: theirs[0].number }), ...lines].join('\n')
     })

@@ -2,6 +2,7 @@ import { askedMessage, type PermissionRequest } from '@dogu/core'
 import { type Context, h } from 'koishi'
 import type { ApprovalButton } from './approval-buttons'
 import { durationIn } from './format-duration'
+import { type FormField, formFields, typedValue } from './form-reply'
 import { previewMessages, shownPreview } from './preview-text'
 import type { Question } from './question-board'
 
@@ -46,11 +47,50 @@ export function questionTexts(ctx: Context) {
     return [h.text('\n'), ...text(locales, 'edit-hint', { example: editExample(input.initial as Record<string, unknown>) })]
   }
 
+  /** `username（文本，必填）：The account name`: a form's field, what it takes, and what the tool says of it. */
+  const fieldLine = (locales: readonly string[], field: FormField): h[] => {
+    const facts = [plain(locales, `form-facts.${field.type}`)]
+    if (field.required) facts.push(plain(locales, 'form-facts.required'))
+    if (field.choices) {
+      const choices = field.choices.map(({ value, title }) => title ? plain(locales, 'form-facts.choice-titled', { value, title }) : value)
+      facts.push(plain(locales, 'form-facts.choices', { choices: choices.join(' / ') }))
+    }
+    if (field.format) facts.push(plain(locales, 'form-facts.format', { format: field.format }))
+    if (field.default !== undefined) facts.push(plain(locales, 'form-facts.default', { value: typedValue(field.default) }))
+    const about = [field.title, field.description].filter(Boolean).join(' — ')
+    const params = { key: field.key, facts: facts.join(plain(locales, 'form-facts.separator')), about }
+    return [h.text('\n'), ...text(locales, about ? 'form-field-about' : 'form-field', params)]
+  }
+
+  /** A tool's form (`call.elicit`): the tool, its message and fields, how to fill, decline or dismiss it. */
+  const form = (question: Question, buttons: readonly ApprovalButton[]): h[] => {
+    const { request, number, locales } = question
+    const input = request.input!
+    const fields = formFields(input)
+    const { unit, count } = durationIn(request.expiresAt - request.createdAt)
+    const { pairs, json } = formExample(fields, input.initial)
+    return [
+      ...text(locales, 'form-question', { number, tool: request.tool, message: input.message ?? request.reason }),
+      ...fields.flatMap((field) => fieldLine(locales, field)),
+      h.text('\n'),
+      ...text(locales, 'form-answer', {
+        example: pairs,
+        json,
+        number,
+        // `y` sends the form as it starts (its defaults), offered when those would be accepted.
+        defaults: input.check(input.initial ?? {}) === undefined ? text(locales, 'form-defaults') : '',
+        timeout: text(locales, `duration.${unit}`, [count]),
+      }),
+      ...buttons.map(({ id, action }) => h('button', { type: 'action', id }, text(locales, `button.${buttonName(action, true)}`))),
+    ]
+  }
+
   return {
     text,
 
-    /** The question: who asks and why, the preview, how to answer, then its buttons (if any). */
+    /** The question: who asks and why, the preview, how to answer, then its buttons (if any). A tool's form is worded as one. */
     question(question: Question, buttons: readonly ApprovalButton[] = []): h[] {
+      if (question.request.kind === 'elicitation' && question.request.input) return form(question, buttons)
       const { request, number, locales } = question
       const { unit, count } = durationIn(request.expiresAt - request.createdAt)
       return [
@@ -81,7 +121,9 @@ export function questionTexts(ctx: Context) {
     list(locales: readonly string[], head: h[], questions: readonly Question[]): h[] {
       return [
         ...head,
-        ...questions.flatMap(({ request, number }) => [h.text('\n'), ...text(locales, 'item', { number, tool: request.tool, summary: request.summary })]),
+        ...questions.flatMap(({ request, number }) => [h.text('\n'), ...(request.kind === 'elicitation'
+          ? text(locales, 'form-item', { number, tool: request.tool, message: request.input?.message ?? request.reason })
+          : text(locales, 'item', { number, tool: request.tool, summary: request.summary }))]),
       ]
     },
   }
@@ -97,8 +139,41 @@ function editExample(initial: Record<string, unknown>): string {
   return `{${JSON.stringify(key)}: ${value && value.length <= 40 ? value : '…'}}`
 }
 
-function buttonName(action: ApprovalButton['action']): string {
-  if (action.decision === 'details') return 'details'
-  if (action.decision === 'deny') return 'deny'
+/**
+ * How to fill a form in a reply, from its first two fields: `username=bob age=3` and the
+ * same as JSON. A field's value is its default, its first choice, or a stand-in of its type.
+ */
+export function formExample(fields: readonly FormField[], initial: unknown): { pairs: string; json: string } {
+  const start = initial && typeof initial === 'object' ? initial as Record<string, unknown> : {}
+  const shown = [...fields].sort((a, b) => Number(b.required) - Number(a.required)).slice(0, 2)
+  if (!shown.length) return { pairs: 'key=value', json: '{"key": "value"}' }
+  const sample = (field: FormField): unknown => {
+    if (start[field.key] !== undefined) return start[field.key]
+    if (field.choices?.length) return field.type === 'array' ? [field.choices[0].value] : field.choices[0].value
+    return SAMPLES[field.format ?? ''] ?? SAMPLES[field.type]
+  }
+  const values = shown.map((field) => [field.key, sample(field)] as const)
+  return {
+    pairs: values.map(([key, value]) => `${key}=${typedValue(value)}`).join(' '),
+    json: `{${values.map(([key, value]) => `${JSON.stringify(key)}: ${JSON.stringify(value)}`).join(', ')}}`,
+  }
+}
+
+const SAMPLES: Record<string, unknown> = {
+  string: '…',
+  number: 1,
+  integer: 1,
+  boolean: true,
+  array: [],
+  email: 'name@example.com',
+  uri: 'https://example.com',
+  date: '2026-01-31',
+  'date-time': '2026-01-31T09:00:00Z',
+}
+
+/** The locale key of a button's label; on a form, `deny` is declining to fill it. */
+function buttonName(action: ApprovalButton['action'], form = false): string {
+  if (action.decision === 'details' || action.decision === 'cancel') return action.decision
+  if (action.decision === 'deny') return form ? 'decline' : 'deny'
   return action.scope
 }

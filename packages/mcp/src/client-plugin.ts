@@ -1,5 +1,6 @@
-import type { Logger } from '@dogu/core'
+import { LOG_LEVELS, type Logger } from '@dogu/core'
 import Schema from 'schemastery'
+import { headerSecrets } from './header-secrets'
 import { McpClientConnection, type McpServerConfig } from './mcp-client-connection'
 import type { McpPluginHost } from './plugin-host'
 
@@ -14,6 +15,7 @@ const common = {
   trusted: Schema.boolean().default(false).description('Take the server\'s tool annotations as traits. Untrusted: every tool is `exec` and asks.'),
   requestTimeout: Schema.natural().min(1).role('ms').default(60_000).description('Milliseconds without a result or progress before a call fails.'),
   timeout: Schema.natural().min(1).role('ms').default(180_000).description('Dogu timeout of each imported tool.'),
+  logLevel: Schema.union([...LOG_LEVELS]).default('info').description('The lowest level of the server\'s log messages to receive (when it logs): during a call they are the call\'s log, otherwise lines of this plugin\'s log.'),
 }
 
 const Server: Schema<McpServerConfig> = Schema.union([
@@ -70,30 +72,22 @@ export function apply(ctx: McpPluginHost, config: Config) {
   }
 }
 
-/**
- * The secrets in configured headers: every value, and of `Authorization` (`Bearer xyz`,
- * `Basic …`) also the credentials after the scheme, which a tool may show without it.
- */
-function headerSecrets(headers: Record<string, string> | undefined): string[] {
-  const secrets: string[] = []
-  for (const [name, value] of Object.entries(headers ?? {})) {
-    if (typeof value !== 'string') continue
-    secrets.push(value)
-    const credentials = /^(?:proxy-)?authorization$/i.test(name) && /^[!#$%&'*+.^`|~\w-]+ +(\S.*)$/.exec(value.trim())
-    if (credentials) secrets.push(credentials[1]!)
-  }
-  return secrets
-}
+type Write = (format: string, ...args: unknown[]) => void
 
 /**
- * Where the host shows warnings: Koishi (cordis 3, no `ctx.fiber`) on its logger service, as
- * `[dogu-mcp] …`; Cordis 4 as `internal/warn` events, which it neither logs nor prints on Koishi.
+ * Where the host shows warnings (and servers' own log lines outside calls): Koishi (cordis 3,
+ * no `ctx.fiber`) on its logger service, as `[dogu-mcp] …`; Cordis 4 as `internal/warn` and
+ * `internal/info` events, which it neither logs nor prints on Koishi.
  */
 function hostLogger(ctx: McpPluginHost): Logger {
-  const koishi = ctx as McpPluginHost & { logger?: (name: string) => { warn(format: string, ...args: unknown[]): void } }
+  const koishi = ctx as McpPluginHost & { logger?: (name: string) => { debug: Write; info: Write; warn: Write } }
   if (!('fiber' in ctx) && typeof koishi.logger === 'function') {
     const logger = koishi.logger('dogu-mcp')
-    return { debug() {}, warn: (format, ...args) => logger.warn(format, ...args) }
+    return { debug: (format, ...args) => logger.debug(format, ...args), info: (format, ...args) => logger.info(format, ...args), warn: (format, ...args) => logger.warn(format, ...args) }
   }
-  return { debug() {}, warn: (format, ...args) => ctx.emit?.(ctx, 'internal/warn', format, ...args) }
+  return {
+    debug() {},
+    info: (format, ...args) => ctx.emit?.(ctx, 'internal/info', format, ...args),
+    warn: (format, ...args) => ctx.emit?.(ctx, 'internal/warn', format, ...args),
+  }
 }

@@ -2,6 +2,7 @@ import { createHash, randomUUID, timingSafeEqual } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js'
+import { SessionEventStore } from './event-store'
 import type { McpConnection } from './mcp-connection'
 import { McpError } from './mcp-error'
 import { ANONYMOUS, type DoguMcpServer } from './mcp-server'
@@ -23,6 +24,20 @@ export interface McpToken {
   name?: string
 }
 
+/** What the Streamable HTTP endpoint does besides tokens and origins. */
+export interface HttpHandlerOptions {
+  /**
+   * Milliseconds after which the SSE stream of a `tools/call` still running is closed; the
+   * client reconnects after `SSE_RETRY_MS` with `Last-Event-ID` and reads the rest (progress,
+   * log lines, the result) from the session's event store (SEP-1699). Only for clients of
+   * protocol 2025-11-25 or later. @default 0 (streams stay open until the call ends)
+   */
+  sseCloseAfter?: number
+}
+
+/** The `retry` every SSE stream's priming event tells clients to wait before they reconnect. */
+export const SSE_RETRY_MS = 1000
+
 interface HttpSession {
   transport: StreamableHTTPServerTransport
   /** The token that opened it: every later request of the session must carry the same one. */
@@ -40,8 +55,13 @@ export interface McpHttpHandler {
    * already matched the path.
    */
   handle(req: IncomingMessage, res: ServerResponse, body: AsyncIterable<Uint8Array>): Promise<void>
-  /** Once the port is known: on loopback, only these `Host` headers are served. */
-  allowHosts(hosts: Iterable<string>): void
+  /**
+   * Once the port is known: on loopback, only these `Host` headers are served. With
+   * `ownOrigins`, pages of those very origins (`http://127.0.0.1:<port>`, …) are served
+   * too: right only where nothing but this endpoint answers on the port (`serveHttp`), so no
+   * page of that origin can exist. A rebound name's page has its own origin, refused still.
+   */
+  allowHosts(hosts: Iterable<string>, options?: { ownOrigins?: boolean }): void
   /** Open sessions. */
   readonly sessions: number
   /** Closes every session. */
@@ -71,8 +91,12 @@ export function tokenSubject(entry: McpToken): string {
  * `origins` are the browser origins (`https://app.example`) whose pages may call it; a
  * request with any other `Origin` header is refused, one without is served.
  */
-export function createHttpHandler(server: DoguMcpServer, host: string, tokens: McpToken[], origins: string[] = []): McpHttpHandler {
+export function createHttpHandler(server: DoguMcpServer, host: string, tokens: McpToken[], origins: string[] = [], options: HttpHandlerOptions = {}): McpHttpHandler {
   const loopback = LOOPBACK.has(host)
+  const sseCloseAfter = options.sseCloseAfter ?? 0
+  if (typeof sseCloseAfter !== 'number' || !Number.isFinite(sseCloseAfter) || sseCloseAfter < 0) {
+    throw new McpError('INVALID_OPTIONS', `http.sseCloseAfter must be a number of milliseconds (0: never), got ${JSON.stringify(options.sseCloseAfter)}`)
+  }
   if (!loopback && !tokens.length) throw new McpError('UNSAFE_LISTEN', `MCP over HTTP on ${host} needs at least one bearer token (http.tokens); only loopback may go without`)
   const subjects = new Map<McpToken, string>()
   const names = new Set<string>()
@@ -131,14 +155,21 @@ export function createHttpHandler(server: DoguMcpServer, host: string, tokens: M
       return session.transport.handleRequest(req, res, body)
     }
     if (req.method !== 'POST' || !isInitializeRequest(body)) return reply(res, 400, 'no session: send initialize first')
+    // Each session keeps its own events, bounded, for clients that reconnect; gone with the session.
+    const eventStore = new SessionEventStore()
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
+      eventStore,
+      retryInterval: SSE_RETRY_MS,
       onsessioninitialized: (sessionId) => { sessions.set(sessionId, { transport, token }) },
       onsessionclosed: (sessionId) => { sessions.delete(sessionId) },
     })
-    transport.onclose = () => { if (transport.sessionId) sessions.delete(transport.sessionId) }
+    transport.onclose = () => {
+      eventStore.clear()
+      if (transport.sessionId) sessions.delete(transport.sessionId)
+    }
     // The subject is what was authenticated: the token, or the one anonymous subject.
-    const connection: McpConnection = await server.connect(transport, token ? { authority: token.authority, user: subjects.get(token)! } : { user: ANONYMOUS })
+    const connection: McpConnection = await server.connect(transport, token ? { authority: token.authority, user: subjects.get(token)! } : { user: ANONYMOUS }, { sseCloseAfter })
     try {
       await transport.handleRequest(req, res, body)
     } finally {
@@ -156,8 +187,10 @@ export function createHttpHandler(server: DoguMcpServer, host: string, tokens: M
         else res.destroy()
       }
     },
-    allowHosts(hosts) {
-      if (loopback) allowedHosts = new Set(hosts)
+    allowHosts(hosts, { ownOrigins = false } = {}) {
+      if (!loopback) return
+      allowedHosts = new Set(hosts)
+      if (ownOrigins) for (const allowed of allowedHosts) allowedOrigins.add(`http://${allowed}`)
     },
     get sessions() {
       return sessions.size

@@ -1,8 +1,10 @@
 // The package's contract: each name below is one users may rely on.
 
 // Serving Dogu's tools to MCP clients.
-export { DOGU_META, type DoguResultMeta, toCallToolResult } from './call-tool-result'
-export type { ConnectionIdentity, McpConnection } from './mcp-connection'
+export { DOGU_META, type DoguResultMeta, toCallToolResult, type ToCallToolResultOptions } from './call-tool-result'
+export type { ConnectionIdentity, ConnectionOptions, McpConnection } from './mcp-connection'
+export type { McpBackground } from './mcp-task-store'
+export { CALL_EVENTS_LOGGER, DEFAULT_LOG_LEVEL } from './call-log'
 export { createMcpServer, DoguMcpServer, type McpServerOptions } from './mcp-server'
 export { type McpHttpEndpoint, type McpToken, serveHttp, type ServeHttpOptions } from './serve-http'
 export { type CordisHttpServer, type McpHttpMount, mountHttp, type MountHttpOptions } from './mount-http'

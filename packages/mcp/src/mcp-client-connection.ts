@@ -1,39 +1,31 @@
-import { type Logger, type ToolCall, type ToolOptions, traceMeta } from '@dogu/core'
+import { type Logger, type LogLevel, type ToolCall, type ToolOptions, traceMeta } from '@dogu/core'
 import { fromJsonSchema, type JsonSchema, type Loosening } from '@dogu/schema'
+import type Schema from 'schemastery'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import type { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import {
   ElicitRequestSchema,
-  type ElicitResult,
   ErrorCode,
+  LoggingMessageNotificationSchema,
   McpError as SdkError,
   type Tool as McpTool,
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js'
-import { formDefaults } from './form-defaults'
-import { GroupStdioTransport } from './group-stdio-transport'
+import type { GroupStdioTransport } from './group-stdio-transport'
 import { fromCallToolResult } from './from-call-tool-result'
-import { importedName, SERVER_NAME_RULE } from './imported-name'
+import { headerSecrets } from './header-secrets'
+import { IdleDeadline } from './idle-deadline'
+import { answerElicitation } from './imported-elicitation'
+import { callImportedTask, callsAsTask } from './imported-task-call'
+import { importedName } from './imported-name'
 import { McpError } from './mcp-error'
+import { checkServerConfig, type McpServerConfig } from './mcp-server-config'
+import { logServerMessage } from './server-log'
+import { serverTransport } from './server-transport'
 import { effectOf } from './tool-annotations'
 
-/** How to reach one MCP server: a command to spawn (stdio) or a Streamable HTTP URL. */
-export type McpServerConfig = (
-  | { command: string; args?: string[]; env?: Record<string, string>; cwd?: string; url?: undefined }
-  | { url: string; headers?: Record<string, string>; command?: undefined }
-) & {
-  /**
-   * Take the server's annotations as traits (read-only → `read`, closed-world → `write`).
-   * Untrusted servers' tools are all `exec`, so every call asks. @default false
-   */
-  trusted?: boolean
-  /** Milliseconds without a result or progress before a call fails. @default 60_000 */
-  requestTimeout?: number
-  /** Dogu's timeout of each imported tool, progress or not. @default 180_000 */
-  timeout?: number
-}
+export type { McpServerConfig } from './mcp-server-config'
 
 /** A tool the server lists that Dogu could not import, and why. */
 export interface SkippedTool {
@@ -69,7 +61,17 @@ interface Imported {
   loosened: readonly Loosening[]
 }
 
+/** A call of this server in flight, with the deadline of its silence (`requestTimeout`); a task's requests each have their own. */
+interface Running {
+  call: ToolCall
+  idle?: IdleDeadline
+}
+
 const silent: Logger = { debug() {}, warn() {} }
+// The SDK's own request timer never fires first (Dogu's `timeout` bounds every call): the
+// silence deadline is Dogu's, which holds while a person answers the server's elicitation.
+// setTimeout's largest delay; a larger one would fire at once.
+const NO_SDK_TIMEOUT = 2 ** 31 - 1
 
 /**
  * One MCP server whose tools are Dogu tools while it is connected: it spawns or dials the
@@ -83,7 +85,7 @@ export class McpClientConnection {
   /** Every transport made and not yet closed: one still connecting is closed by `close` too. */
   private transports = new Set<Transport>()
   private imported = new Map<string, Imported>()
-  private running: ToolCall[] = []
+  private running: Running[] = []
   private _status: McpClientStatus = 'connecting'
   private _skipped: SkippedTool[] = []
   private attempt = 0
@@ -92,21 +94,17 @@ export class McpClientConnection {
   private logger: Logger
   private readonly trusted: boolean
   private readonly requestTimeout: number
+  private readonly logLevel: LogLevel
+  /** What the server's own log lines must not show on the host: its configured headers. */
+  private readonly secrets: readonly string[]
 
   constructor(private options: McpClientConnectionOptions) {
     const { name, server } = options
-    if (typeof name !== 'string' || !SERVER_NAME_RULE.test(name)) throw new McpError('INVALID_OPTIONS', `MCP server name ${JSON.stringify(name)} must match ${SERVER_NAME_RULE}`)
-    if (!server || typeof server !== 'object') throw new McpError('INVALID_OPTIONS', `servers.${name} must be { command, args?, env?, cwd? } or { url, headers? }`)
-    if (!options.transport && (typeof server.command === 'string') === (typeof server.url === 'string')) throw new McpError('INVALID_OPTIONS', `servers.${name} needs exactly one of "command" (stdio) and "url" (Streamable HTTP)`)
-    if (server.url !== undefined) {
-      try {
-        new URL(server.url)
-      } catch {
-        throw new McpError('INVALID_OPTIONS', `servers.${name}.url is not a URL: ${JSON.stringify(server.url)}`)
-      }
-    }
+    checkServerConfig(name, server, !!options.transport)
     this.name = name
     this.trusted = server.trusted === true
+    this.logLevel = server.logLevel ?? 'info'
+    this.secrets = server.url !== undefined ? headerSecrets(server.headers) : []
     this.requestTimeout = server.requestTimeout ?? 60_000
     this.logger = options.logger ?? silent
   }
@@ -189,7 +187,23 @@ export class McpClientConnection {
     this.transports.add(transport)
     const close = transport.close.bind(transport)
     transport.close = () => close().finally(() => this.transports.delete(transport))
-    client.setRequestHandler(ElicitRequestSchema, (request) => this.elicit(request.params))
+    // Over stdio a request names no call, and over HTTP the SDK does not say which stream it
+    // came on: a server's elicitation and log lines belong to the latest call of this server.
+    client.setRequestHandler(ElicitRequestSchema, async (request, extra) => {
+      const running = this.latest()
+      // A person may take longer than requestTimeout to answer: the call is not silent meanwhile.
+      const release = running?.idle?.hold()
+      try {
+        return await answerElicitation(running?.call, request.params, { server: this.name, logger: this.logger, signal: extra.signal })
+      } finally {
+        release?.()
+      }
+    })
+    client.setNotificationHandler(LoggingMessageNotificationSchema, ({ params }) => {
+      const call = this.latest()?.call
+      if (call) call.log(params.level, params.data)
+      else logServerMessage(this.logger, this.name, params, this.secrets)
+    })
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.refresh(client).catch((error) => {
       this.logger.warn('MCP server "%s": cannot list its tools after list_changed: %s', this.name, error instanceof Error ? error.message : error)
     }))
@@ -202,6 +216,7 @@ export class McpClientConnection {
       }
       this.client = client
       this.transport = transport
+      await this.setLogLevel(client)
       await this.refresh(client)
     } catch (error) {
       // Closed meanwhile: the failure is the closing, nothing to report.
@@ -217,22 +232,23 @@ export class McpClientConnection {
     for (const { resolve } of this.waiters.splice(0)) resolve()
   }
 
-  private makeTransport(): Transport {
-    const { server } = this.options
-    if (this.options.transport) return this.options.transport()
-    if (server.command !== undefined) {
-      const params = {
-        command: server.command,
-        args: server.args,
-        // Only what the config names beside the SDK's safe defaults: the bot's secrets stay home.
-        env: { ...getDefaultEnvironment(), ...server.env },
-        cwd: server.cwd,
-      }
-      // Windows has no process groups to signal: the SDK's transport ends the child alone.
-      if (process.platform === 'win32') return new StdioClientTransport({ ...params, stderr: 'ignore' })
-      return new GroupStdioTransport({ ...params, name: this.name, grace: this.options.killGrace, logger: this.logger })
+  /** Asks a server that logs to send what is at or above `logLevel`; one that refuses still connects. */
+  private async setLogLevel(client: Client): Promise<void> {
+    if (!client.getServerCapabilities()?.logging) return
+    try {
+      await client.setLoggingLevel(this.logLevel, { timeout: this.requestTimeout })
+    } catch (error) {
+      if (this.client === client) this.logger.warn('MCP server "%s": cannot set its log level to %s: %s', this.name, this.logLevel, error instanceof Error ? error.message : error)
     }
-    return new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: server.headers } })
+  }
+
+  private latest(): Running | undefined {
+    return this.running[this.running.length - 1]
+  }
+
+  private makeTransport(): Transport {
+    if (this.options.transport) return this.options.transport()
+    return serverTransport(this.name, this.options.server, { grace: this.options.killGrace, logger: this.logger })
   }
 
   private dropped(client: Client) {
@@ -272,7 +288,7 @@ export class McpClientConnection {
         continue
       }
       seen.add(name)
-      const key = JSON.stringify([tool.description, tool.inputSchema, this.trusted ? tool.annotations : undefined])
+      const key = JSON.stringify([tool.description, tool.inputSchema, tool.outputSchema, tool.execution, this.trusted ? tool.annotations : undefined])
       if (this.imported.get(name)?.key === key) continue
       // Converting the schema and defining the tool both refuse what Dogu cannot take (a
       // schema outside the converter's subset, args that are no object, a name another
@@ -282,7 +298,7 @@ export class McpClientConnection {
       previous?.dispose()
       try {
         const loosened: Loosening[] = []
-        this.imported.set(name, { key, loosened, dispose: this.options.define(this.toolOptions(name, tool, loosened)) })
+        this.imported.set(name, { key, loosened, dispose: this.options.define(this.toolOptions(name, tool, loosened, this.asTask(tool, client))) })
         if (loosened.length) this.logger.warn('MCP server "%s": tool %s is imported without enforcing %s', this.name, tool.name, loosened.map(({ path, rule }) => `${rule} (at ${path})`).join('; '))
       } catch (error) {
         skipped.push({ tool: tool.name, reason: error instanceof Error ? error.message : String(error) })
@@ -298,38 +314,72 @@ export class McpClientConnection {
     this._skipped = skipped
   }
 
-  private toolOptions(name: string, tool: McpTool, loosened: Loosening[]): ToolOptions {
+  private toolOptions(name: string, tool: McpTool, loosened: Loosening[], asTask: boolean): ToolOptions {
     // A schema the converter refuses throws here, and the tool is skipped.
     const args = fromJsonSchema(tool.inputSchema as JsonSchema, { onLoosen: (loosening) => loosened.push(loosening) })
+    const output = tool.outputSchema && this.outputOf(tool)
     return {
       name,
       description: tool.description || tool.title || `${tool.name} (MCP server ${this.name})`,
       args,
+      ...(output ? { output } : {}),
       traits: { effect: this.trusted ? effectOf(tool.annotations) : 'exec', timeout: this.options.server.timeout ?? 180_000 },
-      run: (input, call) => this.call(tool.name, input, call),
+      run: (input, call) => this.call(tool.name, input, call, asTask),
     }
   }
 
-  private async call(tool: string, args: unknown, call: ToolCall) {
+  /**
+   * Whether a tool is called as a task: only when it requires it. Polling a task costs at
+   * least the server's poll interval (a second, for a Dogu server) on every call; a plain
+   * call that runs long moves to Dogu's background all the same.
+   */
+  private asTask(tool: McpTool, client: Client): boolean {
+    return tool.execution?.taskSupport === 'required' && callsAsTask(tool, client.getServerCapabilities())
+  }
+
+  /**
+   * A tool's `outputSchema` as its Dogu `output`, which checks `data` (the result's
+   * `structuredContent`). One Dogu cannot read leaves the tool without it, with a warning:
+   * the SDK still checks the result against the server's schema.
+   */
+  private outputOf(tool: McpTool): Schema | undefined {
+    try {
+      return fromJsonSchema(tool.outputSchema as JsonSchema)
+    } catch (error) {
+      this.logger.warn('MCP server "%s": tool %s is imported without its output schema: %s', this.name, tool.name, error instanceof Error ? error.message : error)
+      return undefined
+    }
+  }
+
+  /** Calls the server's tool: as a task (polled) when the tool and the server support it, else one `tools/call`. */
+  private async call(tool: string, args: unknown, call: ToolCall, asTask: boolean) {
     const client = this.client
     if (!client) throw new Error(`the MCP server "${this.name}" is not connected (${this._status})`)
-    this.running.push(call)
+    // Its reason is what the server is told when it passes, as the SDK's own timer would say.
+    const idle = asTask ? undefined : new IdleDeadline(this.requestTimeout, () => new SdkError(ErrorCode.RequestTimeout, 'Request timed out', { timeout: this.requestTimeout }))
+    const running: Running = idle ? { call, idle } : { call }
+    this.running.push(running)
     let result: Awaited<ReturnType<Client['callTool']>>
     try {
       // The call's span is the active context here (the tool runs inside it): its W3C trace
       // context rides in `_meta` (SEP-414), so the server's work joins the trace.
       const meta = traceMeta()
-      result = await client.callTool({ name: tool, arguments: (args ?? {}) as Record<string, unknown>, ...(meta ? { _meta: meta } : {}) }, undefined, {
-        signal: call.signal,
-        timeout: this.requestTimeout,
-        resetTimeoutOnProgress: true,
-        onprogress: ({ progress, total, message }) => call.progress(message ?? (total ? `${progress}/${total}` : String(progress))),
-      })
+      const input = (args ?? {}) as Record<string, unknown>
+      result = !idle
+        ? await callImportedTask(client, tool, input, call, { server: this.name, requestTimeout: this.requestTimeout, ...(meta ? { meta } : {}) })
+        : await client.callTool({ name: tool, arguments: input, ...(meta ? { _meta: meta } : {}) }, undefined, {
+          signal: AbortSignal.any([call.signal, idle.signal]),
+          timeout: NO_SDK_TIMEOUT,
+          onprogress: ({ progress, total, message }) => {
+            idle.touch()
+            call.progress(message ?? (total ? `${progress}/${total}` : String(progress)))
+          },
+        })
     } catch (error) {
-      // The SDK reports an abort and its own timeout alike; the call's signal says which it was,
+      // The SDK reports an abort and a timeout alike; the call's signal says which it was,
       // and the pipeline already knows whether it was cancelled or timed out.
       if (call.signal.aborted) throw call.signal.reason ?? error
-      if (error instanceof SdkError && error.code === ErrorCode.RequestTimeout) {
+      if (idle?.expired || (error instanceof SdkError && error.code === ErrorCode.RequestTimeout)) {
         throw new Error(`the MCP server "${this.name}" sent neither a result nor progress for ${this.requestTimeout} ms`)
       }
       // Over HTTP nothing closes when a server goes away or restarts: a request that fails
@@ -340,29 +390,9 @@ export class McpClientConnection {
       }
       throw error
     } finally {
-      this.running.splice(this.running.indexOf(call), 1)
+      idle?.dispose()
+      this.running.splice(this.running.indexOf(running), 1)
     }
     return fromCallToolResult(result as never, call, this.trusted)
-  }
-
-  /**
-   * A server's elicitation goes to Dogu's askers as the running call's `ask`: an approval
-   * accepts the form with its defaults. A form Dogu cannot fill (a required field without a
-   * default, a URL) and a request with no call in flight are declined; so is a denial.
-   */
-  private async elicit(params: { mode?: string; message: string; requestedSchema?: unknown }): Promise<ElicitResult> {
-    const content = params.mode === 'url' ? undefined : formDefaults(params.requestedSchema)
-    // Over stdio a request names no call: it belongs to the latest one of this server.
-    const call = this.running[this.running.length - 1]
-    if (!content || !call) {
-      this.logger.warn('MCP server "%s": declined an elicitation (%s): %s', this.name, params.message, !call ? 'no call of this server is running' : 'its form has required fields Dogu cannot fill')
-      return { action: 'decline' }
-    }
-    try {
-      await call.ask(`MCP server "${this.name}" asks: ${params.message}`)
-    } catch {
-      return { action: 'decline' }
-    }
-    return { action: 'accept', content }
   }
 }

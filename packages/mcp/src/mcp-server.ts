@@ -1,7 +1,8 @@
-import type { Asker, CallInfo, Logger, Toolset, ToolsetOptions } from '@dogu/core'
+import type { Asker, AskerContext, CallInfo, Logger, LogLevel, Toolset, ToolsetOptions } from '@dogu/core'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
-import { type ConnectionIdentity, McpConnection } from './mcp-connection'
+import { type ConnectionIdentity, type ConnectionOptions, McpConnection } from './mcp-connection'
 import { McpError } from './mcp-error'
+import type { McpBackground } from './mcp-task-store'
 
 /** The user id of every Streamable HTTP connection that brought no token (loopback only). */
 export const ANONYMOUS = 'anonymous'
@@ -14,8 +15,21 @@ export interface McpServerOptions {
   onChanged?(listener: () => void): () => void
   /** Subscribes to `tools/call-progress`; returns the unsubscriber. Without it, no progress is sent. */
   onProgress?(listener: (info: CallInfo, message: string) => void): () => void
+  /**
+   * Subscribes to `tools/call-log` (a tool's `call.log`); returns the unsubscriber. Without
+   * it, only Dogu's call events reach a client's log.
+   */
+  onLog?(listener: (info: CallInfo, level: LogLevel, data: unknown) => void): () => void
   /** Registers a permission asker: `ctx.permissions.asker`. Without it, clients are never asked. */
   asker?(asker: Asker): () => void
+  /**
+   * Dogu's background service now (`ctx.background`), or `undefined` while none is loaded:
+   * the one the tool registry hands timed-out calls to. With it, a connection opened while it
+   * is loaded declares `capabilities.tasks`, lists tools with `background` as
+   * `execution.taskSupport: 'optional'`, and a call in task mode becomes a background task
+   * its user follows with `tasks/get`, `tasks/result`, `tasks/list` and `tasks/cancel`.
+   */
+  background?(): McpBackground | undefined
   /** Name globs of the tools served. @default all */
   include?: string[]
   /** Name globs of tools not served. */
@@ -68,6 +82,12 @@ export class DoguMcpServer {
         for (const connection of this.connections) connection.progress(info, message)
       }))
     }
+    if (options.onLog) {
+      this.disposers.push(options.onLog((info, level, data) => {
+        if (!info.session.id.startsWith('mcp:')) return
+        for (const connection of this.connections) connection.log(info, level, data)
+      }))
+    }
   }
 
   /** Open connections. */
@@ -79,9 +99,10 @@ export class DoguMcpServer {
    * Serves one client over `transport` (stdio, Streamable HTTP, in-memory). Its authority is
    * `identity.authority` (from the token that opened it) or the server's default; its user is
    * `identity.user` (who the transport authenticated) or the server's `user`. What the client
-   * calls itself is only a label (`mcp:<client>:<session>`), never who it is.
+   * calls itself is only a label (`mcp:<client>:<session>`), never who it is. `options` are
+   * the transport's (`sseCloseAfter` for Streamable HTTP).
    */
-  async connect(transport: Transport, identity: Partial<ConnectionIdentity> = {}): Promise<McpConnection> {
+  async connect(transport: Transport, identity: Partial<ConnectionIdentity> = {}, options: ConnectionOptions = {}): Promise<McpConnection> {
     if (this.stopped) throw new McpError('CLOSED', 'this MCP server is closed')
     const connection = new McpConnection({
       info: this.info,
@@ -89,7 +110,9 @@ export class DoguMcpServer {
       toolset: (options) => this.options.toolset(options),
       opened: (opened) => this.opened(opened),
       closed: (closed) => this.closed(closed),
-    }, transport, { authority: identity.authority ?? this.options.authority ?? 1, user: identity.user ?? this.user })
+      logger: this.options.logger,
+      background: () => this.options.background?.(),
+    }, transport, { authority: identity.authority ?? this.options.authority ?? 1, user: identity.user ?? this.user }, options)
     await connection.start()
     return connection
   }
@@ -110,7 +133,7 @@ export class DoguMcpServer {
     }
     this.connections.add(connection)
     // The asker is there while a connection is: with none, it would only turn requests down.
-    if (!this.askerDisposer && this.options.asker) this.askerDisposer = this.options.asker((request, { signal }) => this.ask(request, signal))
+    if (!this.askerDisposer && this.options.asker) this.askerDisposer = this.options.asker((request, context) => this.ask(request, context))
   }
 
   private closed(connection: McpConnection) {
@@ -126,13 +149,27 @@ export class DoguMcpServer {
    * answer; any other request is not this asker's to show, and it says so by failing, so
    * that a request nobody can answer is denied at once.
    */
-  private ask(request: Parameters<Asker>[0], signal: AbortSignal) {
+  private ask(request: Parameters<Asker>[0], context: AskerContext) {
     for (const connection of this.connections) {
       if (!connection.owns(request)) continue
       if (!connection.elicits) throw new McpError('CANNOT_ASK', `the MCP client of session ${request.session.id} does not support elicitation`)
-      return connection.ask(request, signal)
+      if (request.kind === 'elicitation') return this.elicit(connection, request, context)
+      return connection.ask(request, context.signal)
     }
     throw new McpError('CANNOT_ASK', `session ${request.session.id} is not an MCP session of this server`)
+  }
+
+  /**
+   * A tool's `call.elicit` shown to its client. Content the form refuses ends this asker's
+   * part (nothing is returned): the client has answered once, and the question waits for
+   * the other askers, or expires as `cancel`.
+   */
+  private async elicit(connection: McpConnection, request: Parameters<Asker>[0], context: AskerContext): Promise<void> {
+    const answer = await connection.elicit(request, context.signal)
+    const status = context.respond(answer)
+    if (status === 'accepted' || status === 'closed') return
+    const why = answer.value !== undefined ? request.input?.check(answer.value) : undefined
+    this.options.logger?.debug(`the MCP client of session ${request.session.id} answered elicitation ${request.id} (${request.tool}) with what it does not accept (${status}${why ? `: ${why}` : ''}); waiting for another asker`)
   }
 }
 

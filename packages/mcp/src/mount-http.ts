@@ -27,6 +27,8 @@ export interface MountHttpOptions {
   tokens?: McpToken[]
   /** As for `serveHttp`: browser origins whose pages may call the endpoint; any other `Origin` is refused. */
   origins?: string[]
+  /** As for `serveHttp`: milliseconds after which a running call's SSE stream is closed for the client to resume. @default 0 (never) */
+  sseCloseAfter?: number
 }
 
 /** The Streamable HTTP endpoint as a route of `ctx.server`. */
@@ -49,9 +51,9 @@ export async function mountHttp(server: DoguMcpServer, http: CordisHttpServer, o
   if (typeof http?.all !== 'function' || !http.httpRoutes || !http._http) {
     throw new McpError('INVALID_OPTIONS', 'http.via is "server" but ctx.server is not @cordisjs/plugin-server (Cordis 4); use http.via "node" (Koishi\'s own server is not supported)')
   }
-  const { path = '/mcp', tokens = [], origins = [] } = options
+  const { path = '/mcp', tokens = [], origins = [], sseCloseAfter } = options
   if (!path.startsWith('/')) throw new McpError('INVALID_OPTIONS', `http.path must start with "/": ${path}`)
-  const handler = createHttpHandler(server, http.host, tokens, origins)
+  const handler = createHttpHandler(server, http.host, tokens, origins, { sseCloseAfter })
   // The server's `listen` is not awaited by its plugin; `once` rejects if it fails instead.
   if (!http._http.listening) await once(http._http, 'listening')
   // A port of 0 is only known from the socket.

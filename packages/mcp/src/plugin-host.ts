@@ -1,4 +1,4 @@
-import type { Asker, CallInfo, Tool, ToolOptions, Toolset, ToolsetOptions } from '@dogu/core'
+import type { Asker, CallInfo, LogLevel, Tool, ToolOptions, Toolset, ToolsetOptions } from '@dogu/core'
 
 /**
  * The part of a Cordis 4 or Koishi context the MCP plugins use: `ctx.tools`, Dogu's
@@ -14,6 +14,7 @@ export interface McpPluginHost {
   permissions?: { asker?(asker: Asker): () => void }
   on(name: 'tools/changed', listener: () => void): () => void
   on(name: 'tools/call-progress', listener: (info: CallInfo, message: string) => void): () => void
+  on(name: 'tools/call-log', listener: (info: CallInfo, level: LogLevel, data: unknown) => void): () => void
   effect(execute: () => () => unknown, label?: string): unknown
   emit?(...args: any[]): void
   /** Runs `callback` in a child context while the named services are loaded (Cordis). */

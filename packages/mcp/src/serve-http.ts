@@ -24,6 +24,12 @@ export interface ServeHttpOptions {
    * client) is served. @default none
    */
   origins?: string[]
+  /**
+   * Milliseconds after which the SSE stream of a tool call still running is closed; the
+   * client reconnects with `Last-Event-ID` and gets the rest from the session's bounded
+   * event store (SEP-1699; clients of protocol 2025-11-25 or later). @default 0 (never)
+   */
+  sseCloseAfter?: number
 }
 
 /** A listening Streamable HTTP endpoint. */
@@ -43,8 +49,8 @@ export interface McpHttpEndpoint {
  * with another token (or none) is answered 404, as if the session did not exist.
  */
 export async function serveHttp(server: DoguMcpServer, options: ServeHttpOptions = {}): Promise<McpHttpEndpoint> {
-  const { port = 0, host = '127.0.0.1', path = '/mcp', tokens = [], origins = [] } = options
-  const handler = createHttpHandler(server, host, tokens, origins)
+  const { port = 0, host = '127.0.0.1', path = '/mcp', tokens = [], origins = [], sseCloseAfter } = options
+  const handler = createHttpHandler(server, host, tokens, origins, { sseCloseAfter })
   const http = createServer((req, res) => {
     if (new URL(req.url ?? '/', 'http://localhost').pathname !== path) return reply404(res)
     void handler.handle(req, res, req)
@@ -57,7 +63,9 @@ export async function serveHttp(server: DoguMcpServer, options: ServeHttpOptions
     })
   })
   const bound = (http.address() as AddressInfo).port
-  if (LOOPBACK.has(host)) handler.allowHosts(loopbackHosts(bound))
+  // This port serves the endpoint alone: a page of its own origin cannot exist, so one is
+  // served (the MCP spec's localhost check). Mounted beside other routes, it stays foreign.
+  if (LOOPBACK.has(host)) handler.allowHosts(loopbackHosts(bound), { ownOrigins: true })
   const shown = isIP(host) === 6 ? `[${host}]` : host
   let closing: Promise<void> | undefined
   return {

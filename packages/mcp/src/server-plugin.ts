@@ -3,6 +3,7 @@ import type { Context } from 'cordis'
 import Schema from 'schemastery'
 import { createMcpServer, type DoguMcpServer, type McpServerOptions } from './mcp-server'
 import { McpError } from './mcp-error'
+import type { McpBackground } from './mcp-task-store'
 import { type CordisHttpServer, mountHttp } from './mount-http'
 import type { McpPluginHost } from './plugin-host'
 import { type McpToken, serveHttp } from './serve-http'
@@ -40,6 +41,11 @@ export interface Config {
     tokens?: McpToken[]
     /** Browser origins whose pages may call the endpoint; a request with any other `Origin` is refused. */
     origins?: string[]
+    /**
+     * Milliseconds after which the SSE stream of a tool call still running is closed; the
+     * client resumes it with `Last-Event-ID` (SEP-1699). @default 0 (never)
+     */
+    sseCloseAfter?: number
   }
 }
 
@@ -65,12 +71,13 @@ export const Config: Schema<Config> = Schema.object({
     path: Schema.string().default('/mcp'),
     tokens: Schema.array(Token).default([]).description('Bearer tokens and the authority each one gives.'),
     origins: Schema.array(String).default([]).description('Browser origins (`https://app.example`) whose pages may call the endpoint. Any other `Origin` is refused.'),
+    sseCloseAfter: Schema.natural().default(0).description('Milliseconds after which a running call\'s SSE stream is closed for the client to resume it (Last-Event-ID). 0: never.'),
   }).description('Streamable HTTP endpoint. Unset: none.'),
 }) as Schema<Config>
 
 export const name = 'dogu-mcp-server'
 // The form both cordis 3 (Koishi) and cordis 4 read.
-export const inject = { tools: { required: true }, permissions: { required: false } }
+export const inject = { tools: { required: true }, permissions: { required: false }, background: { required: false } }
 
 /**
  * Serves the app's tools over MCP (stdio and/or Streamable HTTP) while loaded. Every client
@@ -83,11 +90,11 @@ export async function apply(ctx: McpPluginHost, config: Config = {}) {
   ctx.tools.redact((config.http?.tokens ?? []).map((entry) => entry?.token))
   ctx.effect(() => () => server.close(), 'dogu-mcp-server: close connections')
   if (config.http?.via === 'server') {
-    const { path, tokens, origins } = config.http
+    const { path, tokens, origins, sseCloseAfter } = config.http
     if (typeof ctx.inject !== 'function') throw new McpError('INVALID_OPTIONS', 'http.via "server" needs a Cordis 4 app with @cordisjs/plugin-server')
     // Mounted while `ctx.server` is loaded, unmounted when it or this plugin goes away.
     ctx.inject(['server'], async (sub: McpPluginHost & { server: CordisHttpServer }) => {
-      const mount = await mountHttp(server, sub.server, { path, tokens, origins })
+      const mount = await mountHttp(server, sub.server, { path, tokens, origins, sseCloseAfter })
       sub.effect(() => () => mount.close(), 'dogu-mcp-server: unmount from ctx.server')
       ctx.emit?.(ctx, 'dogu-mcp/listening', mount.url.href)
     })
@@ -102,19 +109,35 @@ export async function apply(ctx: McpPluginHost, config: Config = {}) {
 
 /**
  * An MCP server over a Cordis or Koishi context's tools: `ctx.tools.toolset`, its
- * `tools/changed` and `tools/call-progress` events, and `ctx.permissions.asker` when Dogu's
- * permissions are loaded. The caller closes it; `apply` does this for the plugin.
+ * `tools/changed`, `tools/call-progress` and `tools/call-log` events, and `ctx.permissions.asker` when Dogu's
+ * permissions are loaded, and `ctx.background` (calls as MCP tasks) while it is loaded. The
+ * caller closes it; `apply` does this for the plugin.
  */
-export function contextMcpServer(ctx: McpPluginHost, config: Omit<McpServerOptions, 'toolset' | 'onChanged' | 'onProgress' | 'asker'> = {}): DoguMcpServer {
+export function contextMcpServer(ctx: McpPluginHost, config: Omit<McpServerOptions, 'toolset' | 'onChanged' | 'onProgress' | 'onLog' | 'asker'> = {}): DoguMcpServer {
   return createMcpServer({
     ...config,
     toolset: (options) => ctx.tools.toolset(options),
     onChanged: (listener) => ctx.on('tools/changed', listener),
     onProgress: (listener) => ctx.on('tools/call-progress', listener),
+    onLog: (listener) => ctx.on('tools/call-log', listener),
+    background: config.background ?? (() => backgroundOf(ctx)),
     asker: (asker) => {
       const permissions = ctx.permissions
       // Without Dogu's permissions (a Koishi app has its own `ctx.permissions`), nobody is asked.
       return typeof permissions?.asker === 'function' ? permissions.asker(asker) : () => {}
     },
   })
+}
+
+/**
+ * The engine of Dogu's `ctx.background` (Cordis 4 or Koishi) while it is loaded: the one the
+ * registry hands timed-out calls to. A context that may not read the service (Cordis 4
+ * without it in `inject`) has none.
+ */
+function backgroundOf(ctx: McpPluginHost): McpBackground | undefined {
+  try {
+    return (ctx as McpPluginHost & { background?: { engine?: McpBackground } }).background?.engine
+  } catch {
+    return undefined
+  }
 }

@@ -82,7 +82,10 @@ const MOUNTS: [string, Mount][] = [
   }],
 ]
 
-describe.each(MOUNTS)('%s: refusals leave nothing, foreign origins are refused', (_label, mount) => {
+describe.each(MOUNTS)('%s: refusals leave nothing, foreign origins are refused', (label, mount) => {
+  // Alone on its port (serveHttp), the endpoint's own origin can host no page: it is served.
+  // Mounted beside other routes, a page of that origin may be anyone's: foreign.
+  const ownOriginServed = label.startsWith('serveHttp')
   let dir: string
   let ctx: Context
   let server: DoguMcpServer
@@ -162,7 +165,8 @@ describe.each(MOUNTS)('%s: refusals leave nothing, foreign origins are refused',
     const session = (client.transport as StreamableHTTPClientTransport).sessionId!
     const named = { 'mcp-session-id': session, 'mcp-protocol-version': '2025-06-18' }
     const call = { jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'whoami', arguments: {} } }
-    const foreign = ['http://evil.example', `http://127.0.0.1:1`, 'null', `http://${host()}`, `http://localhost:${endpoint.url.port}`, 'https://app.example', 'http://app.example:8080']
+    const own = [`http://${host()}`, `http://localhost:${endpoint.url.port}`]
+    const foreign = ['http://evil.example', `http://127.0.0.1:1`, 'null', 'https://app.example', 'http://app.example:8080', ...ownOriginServed ? [] : own]
     for (const origin of foreign) {
       const posted = await send(endpoint.url, 'POST', json({ origin, ...named }), call)
       expect(posted.status, `POST from ${origin}`).toBe(403)
@@ -177,6 +181,12 @@ describe.each(MOUNTS)('%s: refusals leave nothing, foreign origins are refused',
     expect(endpoint.sessions()).toBe(1)
     expect((await client.callTool({ name: 'lookup', arguments: { q: 'tea' } })).content).toEqual([{ type: 'text', text: 'found tea' }])
     expect(server.size).toBe(1)
+    for (const origin of ownOriginServed ? own : []) {
+      const init = await send(endpoint.url, 'POST', json({ origin }), INIT)
+      expect(init.status, `initialize from its own origin ${origin}`).toBe(200)
+      expect(init.headers['access-control-allow-origin']).toBe(origin)
+    }
+    expect(endpoint.sessions()).toBe(ownOriginServed ? 1 + own.length : 1)
   })
 
   it('item 12: no Origin (a non-browser client) is served; a configured origin is served with CORS, its preflight answered', async () => {

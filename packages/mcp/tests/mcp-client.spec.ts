@@ -1,7 +1,7 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import type { CallInfo, ToolResult } from '@dogu/core'
+import type { CallInfo, PermissionRequest, ToolResult } from '@dogu/core'
 import { convertToDialect, type Dialect, toJsonSchema } from '@dogu/schema'
 import type { Context } from 'cordis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -89,11 +89,39 @@ describe('Dogu client: @modelcontextprotocol/server-everything', () => {
     }
   })
 
-  it('the server\'s elicitation tool: a form Dogu cannot fill (a required name) is declined', async () => {
-    guardLogs(ctx).expect('[app] MCP server "everything": declined an elicitation (Please provide inputs for the following fields:): its form has required fields Dogu cannot fill')
+  it('the server\'s elicitation tool: its form (every SEP-1330 enum kind) goes to Dogu\'s askers; the answer goes back with the defaults', async () => {
+    const shown: PermissionRequest[] = []
+    const off = ctx.permissions.asker((request) => {
+      if (request.kind !== 'elicitation') return
+      shown.push(request)
+      return { decision: 'allow', value: { name: 'Ada Lovelace', check: true }, by: 'alice' }
+    })
+    const result = await call(ctx, 'everything_trigger-elicitation-request', {})
+    off()
+    expect(result.status).toBe('ok')
+    expect(result.content).toContain('- Name: Ada Lovelace\n- Agreed to terms: true\n- Favorite Integer: 42\n- Favorite Number: 3.14')
+    expect(JSON.parse(result.content.slice(result.content.indexOf('Raw result: ') + 12))).toEqual({
+      action: 'accept',
+      content: {
+        name: 'Ada Lovelace',
+        check: true,
+        firstLine: 'It was a dark and stormy night.',
+        integer: 42,
+        number: 3.14,
+        untitledSingleSelectEnum: 'Monica',
+        untitledMultipleSelectEnum: ['Guitar'],
+        titledSingleSelectEnum: 'hero-1',
+        titledMultipleSelectEnum: ['fish-1'],
+        legacyTitledEnum: 'pet-1',
+      },
+    })
+    expect(shown[0]!.input!.requestedSchema!.properties.legacyTitledEnum).toMatchObject({ enum: ['pet-1', 'pet-2', 'pet-3', 'pet-4', 'pet-5'], enumNames: ['Cats', 'Dogs', 'Birds', 'Fish', 'Reptiles'] })
+  })
+
+  it('the server\'s elicitation with nobody to ask is cancelled', async () => {
     const result = await call(ctx, 'everything_trigger-elicitation-request', {})
     expect(result.status).toBe('ok')
-    expect(result.content).toContain('declined')
+    expect(result.content).toContain('User cancelled the elicitation dialog')
   })
 
   it('a dropped connection reconnects with backoff; close ends the process', async () => {

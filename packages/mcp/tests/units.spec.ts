@@ -2,7 +2,6 @@ import type { ToolResult } from '@dogu/core'
 import { describe, expect, it } from 'vitest'
 import { annotationsOf, effectOf, importedName, McpError, runDoguMcp, toCallToolResult } from '../src'
 import { approvalForm, MESSAGE_PREVIEW_CHARS, previewText } from '../src/approval-form'
-import { formDefaults } from '../src/form-defaults'
 
 describe('annotations ⇄ traits', () => {
   it.each([
@@ -69,14 +68,6 @@ describe('approvalForm: the preview in the message', () => {
     const lines = previewText({ text: Array.from({ length: 100 }, () => 'y'.repeat(99)).join('\n') })
     expect(lines.split('\n')).toHaveLength(41)
     expect(lines.split('\n').at(-1)).toBe(`… 60 more lines, ${60 * 100} more characters of the preview not shown`)
-  })
-})
-
-describe('formDefaults', () => {
-  it('fills every field from its default, or nothing when a required field has none', () => {
-    expect(formDefaults({ type: 'object', properties: { decision: { type: 'string', default: 'once' } }, required: ['decision'] })).toEqual({ decision: 'once' })
-    expect(formDefaults({ type: 'object', properties: { name: { type: 'string' }, n: { type: 'number', default: 1 } }, required: ['name'] })).toBeUndefined()
-    expect(formDefaults({ type: 'object', properties: { name: { type: 'string' } } })).toEqual({})
   })
 })
 

@@ -173,7 +173,7 @@ export async function startPlayground(options: PlaygroundOptions = {}): Promise<
         ...(session.platform !== undefined ? { platform: session.platform } : {}),
         ...(session.authority !== undefined ? { authority: session.authority } : {}),
       },
-      async ask(question, signal) {
+      async ask(question, signal, ctrlC = 'n') {
         // Asked while the prompt waits (a call from the console): the question replaces the
         // prompt line, and what was typed there is dropped, so the answer is only the answer.
         const atPrompt = idle && interactive
@@ -195,7 +195,7 @@ export async function startPlayground(options: PlaygroundOptions = {}): Promise<
         })
         try {
           const answer = await Promise.race([lines.read(AbortSignal.any([signal, interrupt.signal]), { first: true }), interrupted])
-          if (answer === INTERRUPTED) output.write('n (Ctrl-C)\n')
+          if (answer === INTERRUPTED) output.write(`${ctrlC} (Ctrl-C)\n`)
           else if (!interactive) output.write(`${answer ?? ''}\n`)
           return answer
         } finally {

@@ -1,4 +1,5 @@
-import { type Approver, type AskAnswer, type Asker, mayAnswer, type PermissionRequest, type ToolPreview } from '@dogu/core'
+import { type Approver, type AskAnswer, type Asker, mayAnswer, type PermissionRequest, type RespondStatus, type ToolPreview } from '@dogu/core'
+import { formLines, parseFormLine } from './terminal-form'
 
 /** What an `AskLine` resolves with when the person pressed Ctrl-C at the question: a denial. */
 export const INTERRUPTED: unique symbol = Symbol('interrupted')
@@ -6,9 +7,10 @@ export const INTERRUPTED: unique symbol = Symbol('interrupted')
 /**
  * Writes `question` and resolves with the next line typed, `undefined` at the end of the
  * input, or `INTERRUPTED` on Ctrl-C. Rejects when `signal` aborts (the request ended
- * without this answer).
+ * without this answer). `ctrlC` is the answer Ctrl-C stands for, to echo after the
+ * question: `n` (a denial) at a permission question, `c` (dismissed) at a tool's form.
  */
-export type AskLine = (question: string, signal: AbortSignal) => Promise<string | undefined | typeof INTERRUPTED>
+export type AskLine = (question: string, signal: AbortSignal, ctrlC?: 'n' | 'c') => Promise<string | undefined | typeof INTERRUPTED>
 
 export interface TerminalAskerOptions {
   ask: AskLine
@@ -67,6 +69,13 @@ export function parseEdit(text: string, initial: unknown): { value: Record<strin
   }
   if (!changes || typeof changes !== 'object' || Array.isArray(changes)) return 'the changes must be a JSON object of fields, like e {"limit": 5}'
   return { value: { ...initial as object, ...changes } }
+}
+
+/** The words a form's line may be instead of its values, any case. */
+const FORM_WORDS = {
+  decline: new Set(['n', 'no', 'decline']),
+  cancel: new Set(['c', 'cancel']),
+  defaults: new Set(['y', 'yes']),
 }
 
 /** The most lines of a preview's diff shown under the question; `d` shows the rest. */
@@ -133,6 +142,11 @@ export function terminalAsker({ ask, print, approver, tries = 3 }: TerminalAsker
     // Not ours to answer (a call from the console, which only its operator may approve):
     // left to the askers that can, rather than a question whose answer would be ignored.
     if (!mayAnswer(request.approvers, approver)) return
+    if (request.kind === 'elicitation' && request.input) {
+      const turn = queue.then(() => fillForm(request, signal, respond))
+      queue = turn.catch(() => {})
+      return turn
+    }
     const turn = queue.then(async () => {
       // An edit the engine refuses (the edited call needs someone else) is asked about again.
       while (!signal.aborted) {
@@ -147,6 +161,61 @@ export function terminalAsker({ ask, print, approver, tries = 3 }: TerminalAsker
     })
     queue = turn.catch(() => {})
     return turn
+  }
+
+  /**
+   * A tool's form (`call.elicit`): the tool's message and fields, then one line of
+   * `key=value` pairs or a JSON object. A value the form refuses is explained and asked
+   * again (one of the tries); `n` declines; `c`, Ctrl-C, the end of the input or running out
+   * of tries dismiss it unanswered (the tool reads `cancel`); `y` sends the defaults.
+   */
+  async function fillForm(request: PermissionRequest, signal: AbortSignal, respond: (answer: AskAnswer) => RespondStatus): Promise<void> {
+    const input = request.input!
+    const dismiss = (reason: string) => { respond({ decision: 'deny', dismissed: true, by: approver, via: 'terminal', reason }) }
+    print(`  ${request.tool} asks: ${visible(input.message ?? request.reason)}`)
+    for (const line of formLines(input)) print(`    ${visible(line)}`)
+    const start = input.initial && typeof input.initial === 'object' ? input.initial as Record<string, unknown> : {}
+    const defaults = input.check(start) === undefined ? '  [y] send the defaults' : ''
+    const prompt = `Fill in the form of ${request.tool} (key=value … or {json}):${defaults}  [n] decline  [c] cancel `
+    for (let i = 0; i < tries && !signal.aborted; i++) {
+      const ended = () => print(`\n  (${signal.reason instanceof Error ? signal.reason.message : 'the form was closed'})`)
+      signal.addEventListener('abort', ended, { once: true })
+      let line: string | undefined | typeof INTERRUPTED
+      try {
+        line = await ask(prompt, signal, 'c')
+      } catch {
+        return
+      } finally {
+        signal.removeEventListener('abort', ended)
+      }
+      if (line === undefined) return dismiss('the input ended before an answer')
+      if (line === INTERRUPTED) return dismiss('cancelled with Ctrl-C at the terminal')
+      const word = line.trim().toLowerCase()
+      if (FORM_WORDS.cancel.has(word)) return dismiss('cancelled at the terminal')
+      if (FORM_WORDS.decline.has(word)) {
+        respond({ decision: 'deny', by: approver, via: 'terminal' })
+        return
+      }
+      const read = FORM_WORDS.defaults.has(word) ? { values: {} } : parseFormLine(line, input)
+      if (typeof read === 'string') {
+        print(`  ${visible(read)}`)
+        continue
+      }
+      if (!read) {
+        print('  Please type the fields as key=value pairs (a value with spaces in quotes) or as a JSON object, n to decline or c to cancel.')
+        continue
+      }
+      const value = { ...start, ...read.values }
+      const problem = input.check(value)
+      if (problem) {
+        print(`  the form was not sent: ${visible(problem)}`)
+        continue
+      }
+      const status = respond({ decision: 'allow', value, by: approver, via: 'terminal' })
+      if (status === 'accepted' || status === 'closed') return
+      print(status === 'not-allowed' ? `  (that answer did not count: ${approver.id} may not answer this form)` : '  the form was not sent: the values do not fit the form')
+    }
+    if (!signal.aborted) dismiss(`no valid answer in ${tries} tries`)
   }
 
   async function askUntilAnswered(request: PermissionRequest, signal: AbortSignal): Promise<AskAnswer | undefined> {

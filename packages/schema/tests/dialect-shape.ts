@@ -64,6 +64,8 @@ function fillNulls(value: unknown, input: JsonSchema, root: JsonSchema): unknown
     for (const [key, inner] of Object.entries(schema.properties as Record<string, JsonSchema>)) {
       result[key] = key in value ? fillNulls(value[key], inner, root) : null
     }
+    // a key the schema does not declare stays: strict mode would refuse it, the pipeline must too
+    for (const key of Object.keys(value)) if (!Object.hasOwn(result, key)) result[key] = value[key]
     return result
   }
   if (Array.isArray(value) && isObject(schema.items)) return value.map(item => fillNulls(item, schema.items as JsonSchema, root))

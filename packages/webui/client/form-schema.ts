@@ -48,16 +48,37 @@ function jsonOf(schema: unknown): any {
 }
 
 /** Removes `keys` from the meta of every schema node in a schemastery JSON tree (both the `{ uid, refs }` and the nested form). */
-function strip(node: any, keys: readonly string[]): any {
-  if (Array.isArray(node)) return node.map((item) => strip(item, keys))
-  if (!node || typeof node !== 'object') return node
+function strip(node: any, keys: readonly string[], kept = keySchemas(node)): any {
+  if (Array.isArray(node)) return node.map((item) => strip(item, keys, kept))
+  if (!node || typeof node !== 'object' || kept.has(node)) return node
   const copy: any = {}
-  for (const [key, value] of Object.entries(node)) copy[key] = key === 'meta' ? value : strip(value, keys)
+  for (const [key, value] of Object.entries(node)) copy[key] = key === 'meta' ? value : strip(value, keys, kept)
   if (typeof node.type === 'string' && node.meta && typeof node.meta === 'object' && node.meta.role !== 'slider') {
     copy.meta = { ...node.meta }
     for (const key of keys) delete copy.meta[key]
   }
   return copy
+}
+
+/**
+ * The key schemas of dicts (`sKey`), inline or in `refs`: they say which keys a dict covers
+ * (a closed object's refusal covers the undeclared ones). No box edits them, and without
+ * their pattern they would cover every key, so they keep their bounds.
+ */
+function keySchemas(json: any): Set<object> {
+  const found = new Set<object>()
+  const refs = json && typeof json === 'object' ? json.refs : undefined
+  const visit = (node: any) => {
+    if (Array.isArray(node)) return node.forEach(visit)
+    if (!node || typeof node !== 'object') return
+    if (node.sKey !== undefined) {
+      const key = typeof node.sKey === 'object' ? node.sKey : refs?.[node.sKey]
+      if (key && typeof key === 'object') found.add(key)
+    }
+    for (const value of Object.values(node)) visit(value)
+  }
+  visit(json)
+  return found
 }
 
 export function formSchema(given: unknown): FormSchema {

@@ -49,7 +49,7 @@ export interface ConsoleHost {
   }
   /** `@dogu/fs` change logs whose changes the console lists and undoes. */
   changeLogs(): Iterable<ChangeLog>
-  asker: Pick<ConsoleAsker, 'list' | 'answer'>
+  asker: Pick<ConsoleAsker, 'list' | 'answer' | 'fill'>
   log: ConsoleLog
   /** The audit trail the Log view reads (`ctx.audit`); a getter, as the service may come and go. */
   audit?: ConsoleAuditSource
@@ -211,11 +211,17 @@ const METHODS = {
       decision: Schema.union(['allow', 'deny'] as const).required(),
       scope: Schema.union(['once', 'session', 'always'] as const).default('once'),
       reason: Schema.string().max(500),
-      // With `allow`: the call's edited arguments, for a question that offers an edit (`input`).
+      // With `allow`: the call's edited arguments, for a question that offers an edit (`input`);
+      // for a tool's form (`kind: 'elicitation'`), its values.
       value: Schema.any(),
+      // With `deny`, on a tool's form: closed unanswered (the tool reads `cancel`, not `decline`).
+      dismissed: Schema.boolean(),
     }),
-    run(host, { id, decision, scope, reason, value }, { operator }) {
+    run(host, { id, decision, scope, reason, value, dismissed }, { operator }) {
       const closed = () => new ConsoleError('NOT_FOUND', `question ${id} is not waiting: it was answered elsewhere, timed out or never existed`)
+      const form = host.asker.list().find((entry) => entry.id === id && entry.kind === 'elicitation')
+      if (form) return fillForm(host, form, { decision, value, dismissed }, operator, closed)
+      if (dismissed) throw new ConsoleError('INVALID_PAYLOAD', 'approvals.answer: `dismissed` closes a tool\'s form; a permission question is allowed or denied')
       if (value === undefined) {
         const status = host.asker.answer(id, decision, scope, reason, operator)
         if (status === 'closed') throw closed()
@@ -407,6 +413,28 @@ function summarize(host: ConsoleHost, tool: Tool): ToolSummary {
 /** The session a console call runs as: the chosen ids, the operator's authority, the console's platform. */
 function consoleSession(host: ConsoleHost, operator: Approver | undefined, id: string, userId?: string): Session {
   return { id, ...(userId ? { userId } : {}), platform: CONSOLE_PLATFORM, authority: operator?.authority ?? host.authority }
+}
+
+/**
+ * Answers a tool's form: `allow` with its values, checked first so a refusal says why (the
+ * form keeps waiting); `deny` declines, `deny` with `dismissed` closes it unanswered.
+ */
+function fillForm(host: ConsoleHost, request: Readonly<PermissionRequest>, answer: { decision: 'allow' | 'deny'; value?: unknown; dismissed?: boolean }, operator: Approver | undefined, closed: () => ConsoleError) {
+  const { id } = request
+  if (answer.decision === 'deny') {
+    const status = host.asker.fill(id, answer.dismissed ? { dismiss: true } : { decline: true }, operator)
+    if (status === 'closed') throw closed()
+    if (status === 'not-allowed') throw new ConsoleError('NOT_ALLOWED', 'you may not answer this form')
+    return { status }
+  }
+  if (answer.value === undefined) throw new ConsoleError('INVALID_FORM', `question ${id} is a tool's form: send its values (value) to fill it, or deny to decline`)
+  const why = request.input?.check(answer.value)
+  if (why !== undefined) throw new ConsoleError('INVALID_FORM', why)
+  const status = host.asker.fill(id, { value: answer.value }, operator)
+  if (status === 'closed') throw closed()
+  if (status === 'invalid') throw new ConsoleError('INVALID_FORM', 'the values do not fit the form')
+  if (status === 'not-allowed') throw new ConsoleError('NOT_ALLOWED', 'you may not answer this form')
+  return { status }
 }
 
 function editableInput(input: Readonly<InputQuestion>): EditableInput {

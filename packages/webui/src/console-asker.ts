@@ -5,6 +5,9 @@ interface Waiting {
   respond: (answer: AskAnswer) => RespondStatus
 }
 
+/** An answer to a tool's form from the console: its values, a no, or closed unanswered. */
+export type FormAnswer = { value: unknown } | { decline: true; dismiss?: never } | { dismiss: true; decline?: never }
+
 /**
  * The console as an asker: it holds every question shown to it until someone answers
  * on the page, or the question ends elsewhere (a chat answered first, a timeout). The
@@ -38,6 +41,18 @@ export class ConsoleAsker {
     const entry = this.waiting.get(id)
     if (!entry) return 'closed'
     return entry.respond({ decision, scope, by, via: 'console', ...(reason ? { reason } : {}), ...(value !== undefined ? { value } : {}) })
+  }
+
+  /**
+   * Answers a tool's form (a question of kind `elicitation`) as the operator or `by`: its
+   * values (`invalid` when the form refuses them), `decline` (a no), or `dismiss` (closed
+   * unanswered: the tool reads `cancel`). `closed` as for `answer`.
+   */
+  fill(id: string, answer: FormAnswer, by: Approver = this.operator): RespondStatus {
+    const entry = this.waiting.get(id)
+    if (!entry) return 'closed'
+    if ('value' in answer) return entry.respond({ decision: 'allow', value: answer.value, by, via: 'console' })
+    return entry.respond({ decision: 'deny', by, via: 'console', ...(answer.dismiss ? { dismissed: true } : {}) })
   }
 
   /** Forgets every question (the console is going away; the engine denies what only it showed). */

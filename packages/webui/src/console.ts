@@ -3,6 +3,6 @@
 // other than Cordis 4 (koishi-plugin-dogu, over Koishi's console socket) bundles this entry
 // alone; `@dogu/webui`'s own entry adds the Cordis 4 service and its HTTP transport.
 export { type CallOutcome, CONSOLE_PLATFORM, ConsoleApi, type ConsoleHost, type ConsoleMethod, type ConsoleRequestOptions, type FileChangeSummary, type SessionQuotas, type ToolSummary } from './console-api'
-export { ConsoleAsker } from './console-asker'
+export { ConsoleAsker, type FormAnswer } from './console-asker'
 export { ConsoleError } from './console-error'
 export { ConsoleLog, type LogEntry } from './console-log'

@@ -1,4 +1,5 @@
-import type { ModelToolCall, ToolResult } from '@dogu/core'
+import type { ModelToolCall, ToolResource, ToolResult } from '@dogu/core'
+import { isBlobResource, isTextResource, joinLines, mediaLines, resourceLabel } from './result-media'
 import { argumentsText, imageNote, isErrorResult, resultText } from './result-text'
 
 /** A content block of an Anthropic Messages reply; only `text` and `tool_use` matter here. */
@@ -28,9 +29,33 @@ export interface AnthropicUsage {
 /** Media types Anthropic takes in image blocks; others become a note. */
 export const ANTHROPIC_IMAGE_TYPES: ReadonlySet<string> = new Set(['image/jpeg', 'image/png', 'image/gif', 'image/webp'])
 
+type AnthropicImageType = 'image/jpeg' | 'image/png' | 'image/gif' | 'image/webp'
+
 type ToolResultContent =
   | { type: 'text'; text: string }
-  | { type: 'image'; source: { type: 'base64'; media_type: 'image/jpeg' | 'image/png' | 'image/gif' | 'image/webp'; data: string } }
+  | { type: 'image'; source: { type: 'base64'; media_type: AnthropicImageType; data: string } }
+  | {
+    type: 'document'
+    source: { type: 'text'; media_type: 'text/plain'; data: string } | { type: 'base64'; media_type: 'application/pdf'; data: string }
+    title?: string
+    context?: string
+  }
+
+/**
+ * Resources a `tool_result` takes as blocks: a text resource as a plain-text document, a
+ * PDF as a PDF document, an image Anthropic takes as an image block.
+ */
+function attachable(resource: ToolResource): boolean {
+  if (isTextResource(resource)) return resource.text.length > 0
+  return isBlobResource(resource) && !!resource.mimeType && (resource.mimeType === 'application/pdf' || ANTHROPIC_IMAGE_TYPES.has(resource.mimeType))
+}
+
+function resourceBlock(resource: ToolResource): ToolResultContent {
+  const named = { title: resourceLabel(resource) ?? resource.uri, context: resource.uri }
+  if (isTextResource(resource)) return { type: 'document', source: { type: 'text', media_type: 'text/plain', data: resource.text }, ...named }
+  if (resource.mimeType === 'application/pdf') return { type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: resource.blob! }, ...named }
+  return { type: 'image', source: { type: 'base64', media_type: resource.mimeType as AnthropicImageType, data: resource.blob! } }
+}
 
 /** A `tool_result` block; failed calls carry `is_error: true`. */
 export interface AnthropicToolResultBlock {
@@ -121,7 +146,9 @@ export class AnthropicStreamAccumulator {
 
 /**
  * The user message answering one turn's calls: a `tool_result` per result, in order, with
- * `is_error: true` for failed calls and image blocks for images Anthropic takes.
+ * `is_error: true` for failed calls and image blocks for images Anthropic takes. A text or
+ * PDF resource is a `document` block (titled with its name, its URI as context), an image
+ * resource an image block; audio and other resources are described in the text.
  */
 export function toAnthropicToolResults(results: readonly ToolResult[]): AnthropicToolResultMessage {
   return {
@@ -132,11 +159,13 @@ export function toAnthropicToolResults(results: readonly ToolResult[]): Anthropi
       const taken = (result.images ?? []).filter((image) => ANTHROPIC_IMAGE_TYPES.has(image.mimeType))
       const left = (result.images ?? []).filter((image) => !ANTHROPIC_IMAGE_TYPES.has(image.mimeType))
       const note = left.length ? imageNote(left) : ''
+      const all = joinLines(text, note, ...mediaLines(result, { resource: attachable }))
       // Anthropic refuses an empty text block: a result with nothing to say sends no content.
-      if (text || note) content.push({ type: 'text', text: [text, note].filter(Boolean).join('\n') })
+      if (all) content.push({ type: 'text', text: all })
       for (const image of taken) {
-        content.push({ type: 'image', source: { type: 'base64', media_type: image.mimeType as 'image/png', data: image.data } })
+        content.push({ type: 'image', source: { type: 'base64', media_type: image.mimeType as AnthropicImageType, data: image.data } })
       }
+      for (const resource of (result.resources ?? []).filter(attachable)) content.push(resourceBlock(resource))
       const block: AnthropicToolResultBlock = { type: 'tool_result', tool_use_id: result.id }
       if (content.length) block.content = content
       if (isErrorResult(result)) block.is_error = true

@@ -1,4 +1,5 @@
-import type { ModelToolCall, ToolResult } from '@dogu/core'
+import type { ModelToolCall, ToolResource, ToolResult } from '@dogu/core'
+import { isBlobResource, joinLines, mediaLines } from './result-media'
 import { imageNote, isErrorResult, resultText } from './result-text'
 
 /** A part of Gemini content; only text and function calls are read. Other fields (a `thoughtSignature`) are kept as they came. */
@@ -40,6 +41,18 @@ export const GEMINI_LOCAL_ID_PREFIX = 'dogu-gemini-'
 
 /** Media types Gemini takes in function responses; others become a note. */
 export const GEMINI_IMAGE_TYPES: ReadonlySet<string> = new Set(['image/png', 'image/jpeg', 'image/webp'])
+
+/**
+ * What else a function response's parts take, by Gemini's documentation of multimodal
+ * function responses: documents (PDF, plain text) beside the images. Audio is not among them,
+ * so a clip is described in the text.
+ */
+const GEMINI_DOCUMENT_TYPES: ReadonlySet<string> = new Set(['application/pdf', 'text/plain'])
+
+/** A binary resource Gemini takes as inline data. */
+function attachable(resource: ToolResource): resource is ToolResource & { blob: string; mimeType: string } {
+  return isBlobResource(resource) && !!resource.mimeType && (GEMINI_IMAGE_TYPES.has(resource.mimeType) || GEMINI_DOCUMENT_TYPES.has(resource.mimeType))
+}
 
 /** The function calls of a reply (or of parts), for `toolset.execute`. */
 export function parseGeminiToolCalls(reply: GeminiResponse | readonly GeminiPart[]): ModelToolCall[] {
@@ -87,7 +100,9 @@ export class GeminiStreamAccumulator {
 /**
  * The user turn answering one model turn's calls: a `functionResponse` per result, in
  * order. Failed calls answer `{ error }`, the others `{ output }` (a background one names
- * its task); images go in the response's `parts` where Gemini takes their type.
+ * its task); images go in the response's `parts` where Gemini takes their type, and so do
+ * binary resources that are images, PDFs or plain text. Audio, links, text resources (their
+ * text under their name) and other files are described in the text.
  */
 export function toGeminiFunctionResponses(results: readonly ToolResult[]): GeminiFunctionResponseContent {
   return {
@@ -95,7 +110,8 @@ export function toGeminiFunctionResponses(results: readonly ToolResult[]): Gemin
     parts: results.map((result) => {
       const taken = (result.images ?? []).filter((image) => GEMINI_IMAGE_TYPES.has(image.mimeType))
       const left = (result.images ?? []).filter((image) => !GEMINI_IMAGE_TYPES.has(image.mimeType))
-      const text = [resultText(result, false), left.length ? imageNote(left) : ''].filter(Boolean).join('\n')
+      const files = (result.resources ?? []).filter(attachable)
+      const text = joinLines(resultText(result, false), left.length ? imageNote(left) : '', ...mediaLines(result, { resource: attachable }))
       const part: GeminiFunctionResponsePart = {
         functionResponse: {
           ...(result.id.startsWith(GEMINI_LOCAL_ID_PREFIX) ? {} : { id: result.id }),
@@ -103,7 +119,8 @@ export function toGeminiFunctionResponses(results: readonly ToolResult[]): Gemin
           response: isErrorResult(result) ? { error: text } : { output: text },
         },
       }
-      if (taken.length) part.functionResponse.parts = taken.map((image) => ({ inlineData: { mimeType: image.mimeType, data: image.data } }))
+      const inline = [...taken.map(({ mimeType, data }) => ({ mimeType, data })), ...files.map(({ mimeType, blob }) => ({ mimeType, data: blob }))]
+      if (inline.length) part.functionResponse.parts = inline.map((inlineData) => ({ inlineData }))
       return part
     }),
   }

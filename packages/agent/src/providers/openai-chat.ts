@@ -1,4 +1,5 @@
 import { type ModelToolCall, repairArguments, type ToolResult } from '@dogu/core'
+import { joinLines, mediaLines } from './result-media'
 import { argumentsText, resultText, withImageNote } from './result-text'
 
 /** A function call in an assistant message of OpenAI Chat Completions. */
@@ -162,12 +163,13 @@ function isObject(value: unknown): boolean {
 /**
  * Tool messages for Dogu's results, one per result in order. Chat Completions takes only
  * text in tool messages: a failed call reads `Error: …` / `Denied: …`, a background one
- * names its task, and images become a short note.
+ * names its task, images and audio become a short note (`[audio audio/wav, 12 KB]`), a
+ * resource a line naming it (`[resource notes: file:///notes.md]`) with its text under it.
  */
 export function toChatToolMessages(results: readonly ToolResult[]): ChatMessage[] {
   return results.map((result) => ({
     role: 'tool',
     tool_call_id: result.id,
-    content: withImageNote(resultText(result, true), result.images),
+    content: joinLines(withImageNote(resultText(result, true), result.images), ...mediaLines(result)),
   }))
 }

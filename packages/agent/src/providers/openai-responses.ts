@@ -1,4 +1,5 @@
-import type { ModelToolCall, ToolResult } from '@dogu/core'
+import type { ModelToolCall, ToolResource, ToolResult } from '@dogu/core'
+import { isBlobResource, joinLines, mediaLines, resourceLabel } from './result-media'
 import { argumentsText, resultText } from './result-text'
 
 /** An output item of an OpenAI Responses reply; only `function_call` items matter here. */
@@ -21,11 +22,25 @@ export interface ResponsesStreamEvent {
   response?: { usage?: unknown }
 }
 
-/** A `function_call_output` input item, with text and `input_image` parts when there are images. */
+/** A part of a `function_call_output`: text, an image, or a file (a PDF) as a `data:` URL. */
+export type ResponsesOutputPart =
+  | { type: 'input_text'; text: string }
+  | { type: 'input_image'; image_url: string; detail: 'auto' }
+  | { type: 'input_file'; filename: string; file_data: string }
+
+/** A `function_call_output` input item, with parts when there are images or attached files. */
 export interface ResponsesFunctionCallOutput {
   type: 'function_call_output'
   call_id: string
-  output: string | ({ type: 'input_text'; text: string } | { type: 'input_image'; image_url: string; detail: 'auto' })[]
+  output: string | ResponsesOutputPart[]
+}
+
+/** Image types an `input_image` part takes, for images that arrive as resources. */
+const RESPONSES_IMAGE_TYPES: ReadonlySet<string> = new Set(['image/png', 'image/jpeg', 'image/webp', 'image/gif'])
+
+/** Binary resources Responses takes as parts: images, and PDFs as `input_file`. */
+function attachable(resource: ToolResource): resource is ToolResource & { blob: string; mimeType: string } {
+  return isBlobResource(resource) && !!resource.mimeType && (resource.mimeType === 'application/pdf' || RESPONSES_IMAGE_TYPES.has(resource.mimeType))
 }
 
 /** The function calls of a reply's `output`, for `toolset.execute`. */
@@ -119,21 +134,33 @@ export class ResponsesStreamAccumulator {
 
 /**
  * `function_call_output` items for Dogu's results, in order. Responses has no error flag:
- * a failed call reads `Error: …` / `Denied: …`. Images go out as `input_image` parts.
+ * a failed call reads `Error: …` / `Denied: …`. Images go out as `input_image` parts, and
+ * so do image resources; a PDF resource is an `input_file`. Audio, links, text resources
+ * and other files are described in the text (a text resource's text under its name).
  */
 export function toResponsesToolOutputs(results: readonly ToolResult[]): ResponsesFunctionCallOutput[] {
   return results.map((result) => {
-    const text = resultText(result, true)
-    if (!result.images?.length) return { type: 'function_call_output', call_id: result.id, output: text }
+    const text = joinLines(resultText(result, true), ...mediaLines(result, { resource: attachable }))
+    const files = (result.resources ?? []).filter(attachable)
+    if (!result.images?.length && !files.length) return { type: 'function_call_output', call_id: result.id, output: text }
     return {
       type: 'function_call_output',
       call_id: result.id,
       output: [
         { type: 'input_text', text },
-        ...result.images.map((image) => ({ type: 'input_image' as const, image_url: `data:${image.mimeType};base64,${image.data}`, detail: 'auto' as const })),
+        ...(result.images ?? []).map((image) => ({ type: 'input_image' as const, image_url: `data:${image.mimeType};base64,${image.data}`, detail: 'auto' as const })),
+        ...files.map((file): ResponsesOutputPart => file.mimeType === 'application/pdf'
+          ? { type: 'input_file', filename: fileName(file), file_data: `data:${file.mimeType};base64,${file.blob}` }
+          : { type: 'input_image', image_url: `data:${file.mimeType};base64,${file.blob}`, detail: 'auto' }),
       ],
     }
   })
+}
+
+/** The name a file part goes by: the resource's name, else the last segment of its URI. */
+function fileName(resource: ToolResource): string {
+  const last = resource.uri.split(/[/\\]/).filter(Boolean).pop()
+  return resource.name || resourceLabel(resource) || last || 'file.pdf'
 }
 
 function stringOf(value: unknown): string {

@@ -31,12 +31,17 @@ export function elicitQuestion(form: ElicitationSchema, message: string, options
     throw new DoguError('INVALID_ELICITATION', `call.elicit: timeout must be a positive number of milliseconds, got ${JSON.stringify(timeout)}`)
   }
   const validator = compileValidator(schema)
+  const defaults = defaultsOf(requestedSchema)
   const question: ElicitQuestion = {
     schema,
     message,
     requestedSchema: Object.freeze(requestedSchema),
-    // An answer with no fields is the form's defaults: what SEP-1034 asks clients to fill in.
-    validate: (value: unknown): ValidationResult => validator(value === undefined || value === null ? {} : value),
+    // A field left out takes its default, required or not: what SEP-1034 asks clients to
+    // fill in (schemastery would refuse a missing required field despite its default).
+    validate: (value: unknown): ValidationResult => {
+      const given = value === undefined || value === null ? {} : value
+      return validator(isPlainObject(given) ? { ...defaults, ...withoutUndefined(given) } : given)
+    },
   }
   if (timeout !== undefined) question.timeout = timeout
   return question
@@ -46,6 +51,25 @@ export function elicitQuestion(form: ElicitationSchema, message: string, options
 export function answerProblem(question: ElicitQuestion, value: unknown): string | undefined {
   const result = question.validate(value)
   return result.ok ? undefined : formatIssues(result.issues)
+}
+
+/** The form's fields that have a default, with it. */
+function defaultsOf(form: ElicitationJsonSchema): Record<string, unknown> {
+  const defaults: Record<string, unknown> = {}
+  for (const [key, field] of Object.entries(form.properties)) {
+    if (field && typeof field === 'object' && field.default !== undefined) defaults[key] = field.default
+  }
+  return defaults
+}
+
+function withoutUndefined(value: Record<string, unknown>): Record<string, unknown> {
+  const kept: Record<string, unknown> = {}
+  for (const [key, field] of Object.entries(value)) if (field !== undefined) kept[key] = field
+  return kept
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
 function checkedJson(form: unknown): ElicitationJsonSchema {

@@ -29,6 +29,8 @@ export type Elicitation<T = any> =
 export interface ElicitOptions {
   /** Milliseconds to wait for an answer before it ends as `cancel`. @default the permission service's ask timeout */
   timeout?: number
+  /** Withdraws the question (it ends as `cancel`): an imported server that gave up asking. The call's own signal always does. */
+  signal?: AbortSignal
 }
 
 /** Severity of `call.log`, as MCP (and syslog) order them, lowest first. */

@@ -34,7 +34,12 @@ export function searchFields(source: Tool | SearchDocument): SearchFields {
   const parameters = isTool(source) ? jsonSchemaOf(source.args) : source.parameters
   const names: string[] = []
   const text: string[] = []
-  if (parameters && typeof parameters === 'object') collect(parameters, 0, names, text)
+  if (parameters && typeof parameters === 'object') {
+    collect(parameters, 0, names, text)
+    // A named definition (`definition(…)`, an imported `$defs`) holds fields like any other.
+    const defs = parameters.$defs
+    if (defs && typeof defs === 'object') for (const inner of Object.values(defs)) if (inner && typeof inner === 'object') collect(inner as JsonSchema, 1, names, text)
+  }
   return {
     name: source.name,
     description: typeof source.description === 'string' ? source.description : '',

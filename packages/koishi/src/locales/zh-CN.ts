@@ -35,6 +35,9 @@ export const zhCN = {
       always: '总是',
       deny: '拒绝',
       details: '详情',
+      // On a tool's form: declining to fill it, and dismissing it unanswered.
+      decline: '拒绝填写',
+      cancel: '取消',
     },
     'button-used': '这个按钮已失效：请求已结束，或按钮已经用过。',
     'button-not-yours': '你不能回答请求 [{number}]：只有调用者本人或审批人可以。',
@@ -53,6 +56,43 @@ export const zhCN = {
       scope: '“{detail}”不是有效的范围：可写 s（本会话）或 a（总是），不写即仅此一次。',
       json: '修改不是有效的 JSON：{detail}',
       object: '修改必须是由字段组成的 JSON 对象，如 {example}。',
+    },
+    // A tool's form (`call.elicit`): the tool asks the person for values; not an approval.
+    'form-question': '[{number}] 工具 {tool} 请你填写：{message}',
+    'form-field': '· {key}（{facts}）',
+    'form-field-about': '· {key}（{facts}）：{about}',
+    'form-facts': {
+      string: '文本',
+      number: '数字',
+      integer: '整数',
+      boolean: '是 / 否',
+      array: '可多选，用逗号分隔',
+      required: '必填',
+      choices: '可选 {choices}',
+      'choice-titled': '{value}（{title}）',
+      format: '格式 {format}',
+      default: '默认 {value}',
+      separator: '，',
+    },
+    'form-answer': '回复 字段=值 填写，如 {example}（也可回复 JSON，如 {json}）{defaults}· n 或 拒绝 表示不填 · c 或 取消 不作答（同时有多个请求时在前面加上编号，如 {number} {example}）。{timeout}内无人回复即取消。',
+    'form-defaults': '· y 按默认值提交 ',
+    'form-item': '[{number}] {tool}：{message}',
+    'form-which': '有 {count} 个表单等你填写，请在回复前加上编号，如 {number} 字段=值：',
+    'form-unknown': '没有等你填写的 {number} 号表单。等你填写的有：',
+    'form-accepted': '已提交 [{number}] {tool} 的表单。',
+    'form-declined': '已拒绝填写 [{number}] {tool} 的表单。',
+    'form-cancelled': '已取消 [{number}] {tool} 的表单。',
+    'form-invalid': '表单没有提交，[{number}] 仍在等待：{reason}',
+    'form-not-allowed': '你不能填写 [{number}] 的表单，它仍在等待。',
+    'form-expired': '[{number}] {tool} 的表单：已超时，已取消。',
+    'form-ended': '[{number}] {tool} 的表单已关闭：已在别处回答，或调用已结束。',
+    'form-asked-approvers': '请 {users} 填写。',
+    'form-asked-private': '已私信 {users} 请其填写 {tool} 的表单。',
+    'form-problem': {
+      'too-long': '回复太长了（最多 {detail} 个字符），请到控制台填写。',
+      json: '表单不是有效的 JSON：{detail}',
+      object: '表单要写成由字段组成的 JSON 对象，如 {example}。',
+      'unknown-field': '表单 [{number}] 没有字段 {detail}，它的字段有：{keys}。',
     },
     // Why a person is asked, worded here rather than in the engine's English.
     reason: {
@@ -84,6 +124,8 @@ export const zhCN = {
     messages: {
       header: '本频道中等你批准的请求（{count} 个），回复 y 编号 允许、n 编号 拒绝，如 y {number}：',
       item: '[{number}] {tool}：{summary}（{left}后超时）',
+      // A tool's form: filled with 字段=值, not answered y or n.
+      'form-item': '[{number}] {tool} 的表单：{message}（回复 字段=值 填写；{left}后取消）',
       none: '本频道中没有等你批准的请求。',
       duration: {
         days: '{0} 天',

@@ -4,7 +4,7 @@ import type { Compile } from './compiler'
 import { lengthCheck } from './length-check'
 import { closureObject, generatedObject } from './object-codegen'
 import { annotate, reportGot, rollback } from './run'
-import { preview } from './values'
+import { describe, preview } from './values'
 import { selfResolving, viaSchemastery } from './via-schemastery'
 
 export const structureCompilers: Record<string, Compile> = {
@@ -19,6 +19,8 @@ export const structureCompilers: Record<string, Compile> = {
     if (!plainKeySchema(sKey!)) return selfResolving(viaSchemastery(schema, strict))
     const keyNode = c.node(sKey!, false)
     const valueNode = c.node(inner!, false)
+    // a dict of `never` is how a closed object (or `propertyNames`) refuses keys: say so
+    const refusesKeys = inner!.type === 'never' && !inner!.meta.loose
     return (data, run) => {
       if (!isPlain(data)) return reportGot(run, 'expected an object', data)
       const result: any = {}
@@ -36,6 +38,7 @@ export const structureCompilers: Record<string, Compile> = {
         const value = valueNode(data[key], run)
         if (run.n !== n) {
           if (run.quiet) return
+          if (refusesKeys) for (let i = n; i < run.issues!.length; i++) run.issues![i]!.message = `unknown property: not allowed here (got ${describe(data[key])})`
           annotate(run, n, key)
         } else if (key !== '__proto__') {
           // schemastery's `result.__proto__ = value` would only swap the output's prototype

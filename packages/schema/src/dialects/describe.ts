@@ -109,8 +109,9 @@ export function describeDict(schema: JsonSchema): string {
 
 function refName(ref: string) {
   if (ref === '#') return 'the whole arguments object (recursive)'
+  // a definition may be recursive or only shared (`definition()`); its name is all there is to say
   const name = ref.split('/').pop()!
-  return `a ${name} (recursive)`
+  return `a ${name} (a shared definition)`
 }
 
 function oneOf(values: unknown[]) {

@@ -1,5 +1,6 @@
 import Schema from 'schemastery'
 import { compileValidator } from '../compile-validator'
+import { definition, isDefinitionName } from '../definition'
 import type { Loosening } from '../dialects/loosening'
 import { SchemaError } from '../errors'
 import type { JsonSchema } from '../json-schema'
@@ -38,6 +39,7 @@ function typeOfValue(value: unknown): JsonType {
 export class Converter {
   private lazies = new Map<string, Schema>()
   private targets = new Map<string, Schema>()
+  private names = new Set<string>()
 
   constructor(private root: Json, readonly exact: boolean, private onLoosen?: (loosening: Loosening) => void) {}
 
@@ -114,7 +116,13 @@ export class Converter {
   ref(ref: string, path: string): Schema {
     const known = this.lazies.get(ref)
     if (known) return known
-    const lazy = Schema.lazy(() => this.targets.get(ref)!)
+    // a definition keeps its name, so that toJsonSchema writes it back to `$defs` under it
+    const name = /^#\/(?:\$defs|definitions)\/([^/]+)$/.exec(ref)?.[1]
+    const built = Schema.lazy(() => this.targets.get(ref)!)
+    // `#/definitions/a` beside `#/$defs/a` would be two definitions of one name: the first keeps it
+    const named = name !== undefined && isDefinitionName(name) && !this.names.has(name)
+    if (named) this.names.add(name)
+    const lazy = named ? definition(name, built) : built
     this.lazies.set(ref, lazy)
     const target = this.convert(this.resolvePointer(ref, path), `${path}.$ref`)
     if (target.type === 'lazy') this.fail(`${path}.$ref`, `"${ref}" only refers to itself`)

@@ -1,4 +1,5 @@
 import Schema from 'schemastery'
+import { closed, definition } from '../../src'
 
 /** A schema every proof runs on, with hand-picked values and where each dialect must loosen it. */
 export interface Fixture {
@@ -10,6 +11,15 @@ export interface Fixture {
   /** Where a dialect states less than the exact schema: some loosening sits at or under this path. */
   loosens?: Partial<Record<'openai' | 'gemini' | 'anthropic', string>>
 }
+
+// a named definition used twice (one copy with its own description) inside a closed object
+const address = definition('address', Schema.object({ street: Schema.string().required(), city: Schema.string() }))
+
+// a recursive definition whose objects are closed
+const category: Schema = definition('category', Schema.lazy(() => closed(Schema.object({
+  title: Schema.string().required(),
+  sub: Schema.array(category),
+}))))
 
 const tree: Schema = Schema.lazy(() => Schema.object({
   name: Schema.string().required(),
@@ -172,5 +182,16 @@ export const fixtures: Fixture[] = [
     }),
     samples: [{ something: 1 }, {}, { something: null }, { something: 'x', lenient: 'x' }, { something: 0, nothing: 1 }],
     loosens: { openai: '$.anything', gemini: '$.anything' },
+  },
+  {
+    name: 'closed object with a shared definition',
+    schema: closed(Schema.object({ name: Schema.string(), home: address, work: address.description('Work address') })),
+    samples: [{}, { name: 'a', home: { street: 's' } }, { name: 'a', extra: 1 }, { home: { street: 's', more: 1 } }, { work: { city: 'c' } }, { extra: null }],
+  },
+  {
+    name: 'recursive closed definition',
+    schema: Schema.object({ root: category, label: Schema.string() }),
+    samples: [{ root: { title: 'a' } }, { root: { title: 'a', sub: [{ title: 'b', sub: [] }] } }, { root: { title: 'a', sub: [{ title: 'b', x: 1 }] } }, {}],
+    loosens: { gemini: '$.root.sub[*]' },
   },
 ]

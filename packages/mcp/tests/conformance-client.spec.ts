@@ -1,0 +1,60 @@
+// The official MCP conformance suite's basic client scenarios against Dogu's MCP client:
+// fixtures/conformance-client.* is the command the suite starts per scenario, with the
+// scenario's server URL as its last argument (a TypeScript wrapper is bundled first, from
+// the sources). Each scenario must pass: no check of it a FAILURE, and at least one a SUCCESS.
+// OAuth scenarios are not run.
+import { readdirSync } from 'node:fs'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { build } from 'esbuild'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { runClientSuite, type SuiteRun } from '../../../test-support/mcp-conformance/run-suite'
+
+const SCENARIOS = ['initialize', 'tools_call', 'elicitation-sep1034-client-defaults', 'sse-retry']
+
+const FIXTURES = resolve(import.meta.dirname, 'fixtures')
+
+/** The wrapper as a command line (the suite splits it on spaces), bundled into `dir` when it is TypeScript. */
+async function clientCommand(dir: string): Promise<string> {
+  const wrapper = readdirSync(FIXTURES).find((file) => /^conformance-client\.(?:[cm]?js|[cm]?ts)$/.test(file))
+  if (!wrapper) throw new Error(`no client wrapper: expected ${FIXTURES}/conformance-client.(m)js or .(m)ts`)
+  const source = join(FIXTURES, wrapper)
+  if (!/\.[cm]?ts$/.test(wrapper)) return `${process.execPath} ${source}`
+  const outfile = join(dir, 'conformance-client.mjs')
+  await build({
+    entryPoints: [source],
+    outfile,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    conditions: ['source'],
+    // The SDK's CJS dependencies call require: give the ESM bundle one.
+    banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
+    logLevel: 'error',
+  })
+  return `${process.execPath} ${outfile}`
+}
+
+describe('the MCP conformance suite against Dogu\'s client', () => {
+  let dir: string
+  let run: SuiteRun
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'dogu-conformance-client-'))
+    run = await runClientSuite(await clientCommand(dir), SCENARIOS, { timeout: 90_000 })
+  }, 120_000)
+  afterAll(async () => {
+    if (dir) await rm(dir, { recursive: true, force: true })
+  })
+
+  it.each(SCENARIOS)('%s passes', (scenario) => {
+    const outcome = run.scenarios.get(scenario)
+    expect(outcome, `${scenario} did not run:\n${run.output}`).toBeDefined()
+    expect(outcome!.failures).toEqual([])
+    expect(outcome!.passed).toBe(true)
+    // A client that never connects records no check at all, which the suite counts as a pass.
+    expect(outcome!.counts.SUCCESS).toBeGreaterThan(0)
+  })
+})
