@@ -62,6 +62,7 @@ export {
 } from './quotas'
 export { DoguError } from './errors'
 export { type Elicitation, type ElicitationJsonSchema, type ElicitationSchema, type ElicitOptions, LOG_LEVELS, type LogLevel } from './elicitation/elicitation'
+export { type FormField, formFields, type FormProblem, type FormReply, MAX_FORM_LENGTH, parseFormReply, typedValue } from './elicitation/form-reply'
 export type { CallInfo, EmitFunction, ToolEvents } from './events'
 export type { Logger } from './logger'
 export type { ApprovalOutcome, ApprovalRequest, ArgumentEditor, ElicitQuestion, AuthorizeRequest, AuthorizeResult, Decision, PermissionGate, PipelineDecision, RevisedCall } from './permission-gate'

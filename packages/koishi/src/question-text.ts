@@ -1,8 +1,7 @@
-import { askedMessage, type PermissionRequest } from '@dogu/core'
+import { askedMessage, type FormField, formFields, type PermissionRequest, typedValue } from '@dogu/core'
 import { type Context, h } from 'koishi'
 import type { ApprovalButton } from './approval-buttons'
 import { durationIn } from './format-duration'
-import { type FormField, formFields, typedValue } from './form-reply'
 import { previewMessages, shownPreview } from './preview-text'
 import type { Question } from './question-board'
 

@@ -1,8 +1,7 @@
-import { type AskAnswer, defineTool, type Elicitation, type ToolResult } from '@dogu/core'
+import { type AskAnswer, defineTool, type Elicitation, type FormField, parseFormReply, type ToolResult } from '@dogu/core'
 import { Schema } from 'koishi'
 import { afterEach, describe, expect, it } from 'vitest'
 import { parseCancel } from '../src/answer-parser'
-import { type FormField, parseFormReply } from '../src/form-reply'
 import { type ChatApp, chatApp, type ChatAppOptions } from './chat-harness'
 
 let t: ChatApp | undefined

@@ -1,14 +1,20 @@
 import { randomUUID } from 'node:crypto'
-import { type AskAnswer, type CallInfo, type Logger, type LogLevel, type PermissionRequest, type Session, type Toolset, type ToolsetOptions, withTraceMeta } from '@dogu/core'
+import { type Approver, type AskAnswer, type CallInfo, type Logger, type LogLevel, type PermissionRequest, type Session, type Toolset, type ToolsetOptions, withTraceMeta } from '@dogu/core'
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import {
   CallToolRequestSchema,
   type CallToolResult,
+  type CreateTaskResult,
+  type ElicitRequestFormParams,
+  type ElicitResult,
   ElicitResultSchema,
+  ErrorCode,
+  GetTaskPayloadRequestSchema,
   ListToolsRequestSchema,
   LoggingLevelSchema,
+  McpError as SdkError,
   RequestSchema,
   type ServerNotification,
   SetLevelRequestSchema,
@@ -23,7 +29,6 @@ import { elicitationAnswer, elicitationForm } from './elicitation-form'
 import { invalidParams } from './json-rpc-error'
 import { outputSchemaOf } from './output-schema'
 import { annotationsOf } from './tool-annotations'
-import { type CreateTaskResult, ErrorCode, GetTaskPayloadRequestSchema, McpError as SdkError } from '@modelcontextprotocol/sdk/types.js'
 import { ANONYMOUS } from './mcp-server'
 import { type McpBackground, McpTaskStore, ownsTask } from './mcp-task-store'
 import { runInTaskMode, taskModeToolset } from './task-mode-call'
@@ -166,14 +171,7 @@ export class McpConnection {
 
   /** Shows a permission request to the client as an elicitation; the answer is the client's. */
   async ask(request: Readonly<PermissionRequest>, signal: AbortSignal): Promise<AskAnswer> {
-    const call = this.calls.get(request.callId)!
-    const result = await call.extra.sendRequest(
-      { method: 'elicitation/create', params: approvalForm(request) },
-      ElicitResultSchema,
-      { signal, timeout: Math.max(1, request.expiresAt - Date.now()) },
-    )
-    const session = this.session
-    return answerOf(result, { id: session.userId!, platform: 'mcp', authority: this.identity.authority })
+    return answerOf(await this.sendElicitation(request, approvalForm(request), signal), this.approver())
   }
 
   /**
@@ -181,13 +179,18 @@ export class McpConnection {
    * given (`respond` validates accepted content against the form).
    */
   async elicit(request: Readonly<PermissionRequest>, signal: AbortSignal): Promise<AskAnswer> {
+    return elicitationAnswer(await this.sendElicitation(request, elicitationForm(request), signal), this.approver())
+  }
+
+  /** `elicitation/create` on the stream of the call that asked, bounded by the request's expiry. */
+  private sendElicitation(request: Readonly<PermissionRequest>, params: ElicitRequestFormParams, signal: AbortSignal): Promise<ElicitResult> {
     const call = this.calls.get(request.callId)!
-    const result = await call.extra.sendRequest(
-      { method: 'elicitation/create', params: elicitationForm(request) },
-      ElicitResultSchema,
-      { signal, timeout: Math.max(1, request.expiresAt - Date.now()) },
-    )
-    return elicitationAnswer(result, { id: this.session.userId!, platform: 'mcp', authority: this.identity.authority })
+    return call.extra.sendRequest({ method: 'elicitation/create', params }, ElicitResultSchema, { signal, timeout: Math.max(1, request.expiresAt - Date.now()) })
+  }
+
+  /** Who answers for this connection: its user, with the connection's own authority. */
+  private approver(): Approver {
+    return { id: this.session.userId!, platform: 'mcp', authority: this.identity.authority }
   }
 
   /**

@@ -1,5 +1,5 @@
 import { type Logger, silentLogger } from '../logger'
-import { formatIssues } from '@dogu/schema'
+import { answerProblem } from '../elicitation/elicit-question'
 import type { ApprovalOutcome, ApprovalRequest, ArgumentEditor, AuthorizeRequest, AuthorizeResult, Decision, ElicitQuestion, PermissionGate, PipelineDecision } from '../permission-gate'
 import type { Approver, Asker, InputQuestion, PermissionRequest } from './asker'
 import { compileRule, RULE_FIELDS } from './compile-rule'
@@ -158,16 +158,7 @@ export class PermissionEngine implements PermissionGate {
     const now = Date.now()
     const session = request.session
     const shown: PermissionRequest = Object.freeze({
-      id: `perm_${globalThis.crypto.randomUUID()}`,
-      callId: request.callId ?? '',
-      session: Object.freeze({ ...session }),
-      tool: request.tool,
-      permission: Object.freeze({ ...request.permission }),
-      effect: knownEffect(request.effect),
-      // What the call acts on is part of what a person approves: the target, when there is one.
-      summary: summarizeArgs(request.tool, request.args, request.permission.target === undefined ? undefined : request.permission),
-      // As given: the pipeline has masked secret fields already (`CallInfo.args`).
-      ...(request.args !== undefined ? { args: request.args } : {}),
+      ...shownCall(request),
       reason: why,
       ...(asked ? { asked } : {}),
       ...(request.preview ? { preview: request.preview } : {}),
@@ -198,15 +189,8 @@ export class PermissionEngine implements PermissionGate {
     const session = request.session
     const defaults = question.validate({})
     const shown: PermissionRequest = Object.freeze({
-      id: `perm_${globalThis.crypto.randomUUID()}`,
+      ...shownCall(request),
       kind: 'elicitation' as const,
-      callId: request.callId ?? '',
-      session: Object.freeze({ ...session }),
-      tool: request.tool,
-      permission: Object.freeze({ ...request.permission }),
-      effect: knownEffect(request.effect),
-      summary: summarizeArgs(request.tool, request.args, request.permission.target === undefined ? undefined : request.permission),
-      ...(request.args !== undefined ? { args: request.args } : {}),
       reason: question.message,
       approvers: approverPolicy(session, undefined, this.defaultApprovers),
       input: Object.freeze({
@@ -214,10 +198,7 @@ export class PermissionEngine implements PermissionGate {
         message: question.message,
         ...(defaults.ok ? { initial: defaults.value } : {}),
         requestedSchema: question.requestedSchema,
-        check: (value: unknown) => {
-          const result = question.validate(value)
-          return result.ok ? undefined : formatIssues(result.issues)
-        },
+        check: (value: unknown) => answerProblem(question, value),
       }),
       confirm: 'always' as const,
       createdAt: now,
@@ -387,6 +368,22 @@ export class PermissionEngine implements PermissionGate {
     } catch (error) {
       this.logger.warn('a permissions/decision listener threw: %s', error)
     }
+  }
+}
+
+/** What every question shows of the call it is about: a fresh id, the call, its session, tool, permission and arguments. */
+function shownCall(request: ApprovalRequest) {
+  return {
+    id: `perm_${globalThis.crypto.randomUUID()}`,
+    callId: request.callId ?? '',
+    session: Object.freeze({ ...request.session }),
+    tool: request.tool,
+    permission: Object.freeze({ ...request.permission }),
+    effect: knownEffect(request.effect),
+    // What the call acts on is part of what a person approves: the target, when there is one.
+    summary: summarizeArgs(request.tool, request.args, request.permission.target === undefined ? undefined : request.permission),
+    // As given: the pipeline has masked secret fields already (`CallInfo.args`).
+    ...(request.args !== undefined ? { args: request.args } : {}),
   }
 }
 

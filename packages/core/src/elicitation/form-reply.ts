@@ -1,6 +1,6 @@
-import type { InputQuestion } from '@dogu/core'
+import type { InputQuestion } from '../permissions/asker'
 
-/** One field of a tool's form (`call.elicit`), as the chat shows it and reads a reply to it. */
+/** One field of a tool's form (`call.elicit`), as a text asker (the chat, the terminal) shows it and reads a reply to it. */
 export interface FormField {
   key: string
   /** The JSON type the value is read as: `key=3` is a number for a `number` field, text for a `string`. */
@@ -59,7 +59,7 @@ function choicesOf(property: Record<string, unknown>): FormField['choices'] {
   return choices.length ? choices : undefined
 }
 
-/** A chat reply read as values for a form: `username=bob email=bob@example.com`, or `{"username": "bob"}`. */
+/** A typed reply (a chat message, a terminal line) read as values for a form: `username=bob email=bob@example.com`, or `{"username": "bob"}`. */
 export interface FormReply {
   /** The question's number, when the reply starts with one: `2 username=bob`, `#2 {…}`. */
   number?: number
@@ -73,7 +73,7 @@ export interface FormProblem {
   detail?: string
 }
 
-/** Longest form reply read: a form of more belongs in the console. */
+/** Longest form reply read: a form of more belongs in a console. */
 export const MAX_FORM_LENGTH = 16_384
 
 /** The words that read as yes for a boolean field, in every language the plugin speaks; `BOOLEAN_NO` the no's. */
