@@ -1,32 +1,23 @@
-import { existsSync } from 'node:fs'
-import { mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { type BrowserContext, chromium, type Page } from 'playwright-core'
+import type { BrowserContext, Page } from 'playwright-core'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { defineTool } from '@dogu/core'
 import { type Context, Schema } from 'koishi'
+import { openChromium } from '../../../test-support/chromium'
 import { consoleApp } from './console-app'
 
-/** Debian's chromium package (`apt-get install -y chromium`); never a downloaded browser. */
-const CHROMIUM = process.env.DOGU_CHROMIUM ?? '/usr/lib/chromium/chromium'
-const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync']
-
-let profile: string
+let browser: Awaited<ReturnType<typeof openChromium>>
 let context: BrowserContext
 let t: Awaited<ReturnType<typeof consoleApp>> | undefined
 let page: Page | undefined
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`the browser tests need Chromium at ${CHROMIUM}: install it with \`sudo apt-get install -y chromium\`, or point DOGU_CHROMIUM at a Chromium binary`)
-  profile = await mkdtemp(join(tmpdir(), 'dogu-chromium-'))
-  context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: FLAGS, locale: 'en-US', viewport: { width: 1280, height: 900 }, timeout: 30_000 })
-  context.setDefaultTimeout(10_000)
+  browser = await openChromium()
+  context = browser.context
 })
 
 afterAll(async () => {
-  await context?.close()
-  await rm(profile, { recursive: true, force: true })
+  await browser?.close()
 })
 
 afterEach(async () => {

@@ -1,44 +1,18 @@
 import { existsSync } from 'node:fs'
-import { mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { type BrowserContext, chromium } from 'playwright-core'
+import type { BrowserContext } from 'playwright-core'
+import { CHROMIUM, openChromium } from '../../../test-support/chromium'
 import { DIST } from '../src/static-files'
 
-/** Debian's chromium package (`apt-get install -y chromium`); never a downloaded browser. */
-export const CHROMIUM = process.env.DOGU_CHROMIUM ?? '/usr/lib/chromium/chromium'
-
-const FLAGS = [
-  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync',
-]
+export { CHROMIUM }
 
 /**
- * A fresh headless Chromium profile. Missing Chromium or an unbuilt page fail with what
- * to do: these tests never skip.
+ * A fresh headless Chromium profile (`openChromium`). Missing Chromium or an unbuilt page
+ * fail with what to do: these tests never skip.
  */
 export async function openBrowser(options: { locale?: string } = {}): Promise<{ context: BrowserContext; close(): Promise<void> }> {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(`the browser tests need Chromium at ${CHROMIUM}: install it with \`sudo apt-get install -y chromium\` (Debian/Ubuntu), or point DOGU_CHROMIUM at a Chromium binary`)
-  }
   if (!existsSync(join(DIST, 'index.html'))) {
     throw new Error(`the console page is not built (${DIST} has no index.html): run \`node scripts/build.mjs @dogu/webui\` or \`yarn build\``)
   }
-  const profile = await mkdtemp(join(tmpdir(), 'dogu-chromium-'))
-  const context = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: FLAGS,
-    locale: options.locale ?? 'en-US',
-    viewport: { width: 1280, height: 900 },
-    timeout: 30_000,
-  })
-  context.setDefaultTimeout(10_000)
-  return {
-    context,
-    async close() {
-      await context.close()
-      await rm(profile, { recursive: true, force: true })
-    },
-  }
+  return openChromium(options)
 }
