@@ -88,7 +88,7 @@ function writeFilters(): { strict: string; unixSockets: string } | undefined {
  * The uid commands have inside the sandbox when the bot runs as root: unprivileged there,
  * so setuid programs and capabilities mean nothing. It still maps to root outside (the
  * workspace is root's to write), so the kernel's process limit does not hold for it and a
- * watchdog counts instead (sandbox-namespace.ts).
+ * pids cgroup holds it instead (sandbox-cgroup.ts), or else a watchdog (sandbox-namespace.ts).
  */
 export const SANDBOX_UID = 1000
 

@@ -10,6 +10,7 @@ import type { RunWatch } from './process-table'
 import { SandboxConfig, type SandboxOptions } from './sandbox-config'
 import { forwarderListen, sandboxCommand, type SandboxCommand } from './sandbox-command'
 import { SandboxNamespace } from './sandbox-namespace'
+import { PidsCgroups, type RunCgroup } from './sandbox-cgroup'
 import { ShellError } from './shell-error'
 
 /** What `data.sandbox` says of a call: confined by bubblewrap, unconfined because it could not be, or unconfined by config. */
@@ -17,6 +18,16 @@ export type SandboxState = 'full' | 'unavailable' | 'off'
 
 // How often the process count of a root bot's sandbox is checked (see SANDBOX_UID).
 const WATCH_INTERVAL = 20
+
+// Detected once per process, and only for a root bot: an ordinary user has RLIMIT_NPROC.
+let pidsCgroups: PidsCgroups | undefined | null = null
+function rootPidsCgroups(): PidsCgroups | undefined {
+  if (pidsCgroups === null) pidsCgroups = process.getuid?.() === 0 ? PidsCgroups.detect() : undefined
+  return pidsCgroups
+}
+
+// Runs bubblewrap inside the command's pids cgroup: the shell enters it, then becomes bubblewrap.
+const ENTER_CGROUP = 'echo $$ > "$0" || { echo "dogu sandbox: could not enter its pids cgroup $0" >&2; exit 125; }; exec "$@"'
 
 /**
  * The sandbox of one `bash` tool: config resolved, bubblewrap detected once, and per call
@@ -31,8 +42,15 @@ export class ShellSandbox {
   readonly allow: readonly string[] | undefined
   /** Things the owner should know that weaken the sandbox (no prlimit), for the description. */
   readonly caveats: string[] = []
+  /**
+   * How `limits.processes` is held: by the kernel (`RLIMIT_NPROC` for an ordinary user, a
+   * pids cgroup for root where one can be made), or by a watchdog counting from outside.
+   */
+  readonly processLimit: 'rlimit' | 'cgroup' | 'watchdog' | 'none'
+  private readonly cgroups: PidsCgroups | undefined
 
-  constructor(config: SandboxOptions | undefined) {
+  /** `internal.pidsCgroups: false` leaves a root bot to the watchdog, for its tests. */
+  constructor(config: SandboxOptions | undefined, internal: { pidsCgroups?: boolean } = {}) {
     try {
       this.config = SandboxConfig(config ?? {})
     } catch (error) {
@@ -48,6 +66,9 @@ export class ShellSandbox {
     this.hidden = hiddenPaths(this.config.hidden, this.config.dataDir)
     const support = this.support
     this.allow = Array.isArray(network) && support.available && support.socat ? network : undefined
+    const root = process.getuid?.() === 0
+    this.cgroups = root && support.available && this.config.limits.processes > 0 && internal.pidsCgroups !== false ? rootPidsCgroups() : undefined
+    this.processLimit = !support.available || this.config.limits.processes === 0 ? 'none' : !root ? (support.prlimit ? 'rlimit' : 'none') : this.cgroups ? 'cgroup' : 'watchdog'
     if (support.available) {
       if (!support.prlimit) this.caveats.push('resource limits are not applied (util-linux prlimit was not found)')
       if (Array.isArray(network) && !support.socat) this.caveats.push('the network allowlist needs socat, which was not found, so there is no network')
@@ -115,12 +136,14 @@ export class ShellSandbox {
     let dir: string | undefined
     let filter: number | undefined
     let forwarder: OutsideForwarder | undefined
+    let cgroup: RunCgroup | undefined
     const close = async () => {
       if (filter !== undefined) closeSync(filter)
       filter = undefined
       forwarder?.stop()
       await proxy?.close()
       if (dir) await rm(dir, { recursive: true, force: true })
+      await cgroup?.remove()
     }
     try {
       let network: 'none' | 'host' | { proxySocket: string; forwarder: 'inside' | 'outside' } = this.config.network === 'host' ? 'host' : 'none'
@@ -148,9 +171,12 @@ export class ShellSandbox {
         seccomp: filter !== undefined,
       })
       const limit = this.config.limits.processes
-      // A root bot's sandbox maps to root outside, where the kernel's process limit does not
-      // hold; count in the pid namespace and stop it past the limit instead.
-      const counts = process.getuid?.() === 0 && limit > 0
+      // A root bot's sandbox maps to root outside, where RLIMIT_NPROC does not hold: a pids
+      // cgroup holds it instead (besides the command: bubblewrap and the namespace's init),
+      // or else a watchdog counts in the pid namespace and stops it past the limit.
+      if (this.cgroups) cgroup = this.cgroups.create(limit + 2)
+      const run = cgroup ? { ...command, file: '/bin/sh', args: ['-c', ENTER_CGROUP, cgroup.procs, command.file, ...command.args] } : command
+      const counts = this.processLimit === 'watchdog'
       const watch = (pid: number): RunWatch => {
         const namespace = new SandboxNamespace(pid)
         forwarder?.start(namespace)
@@ -168,7 +194,7 @@ export class ShellSandbox {
           kill: () => namespace.killSoon(),
         }
       }
-      return { command, watch, proxy, close, fds: filter === undefined ? [] : [filter] }
+      return { command: run, watch, proxy, close, fds: filter === undefined ? [] : [filter] }
     } catch (error) {
       await close()
       throw error
