@@ -3,6 +3,7 @@
 // wrote: each scenario's checks.json, in a temporary results directory removed afterwards.
 // A scenario passes when none of its checks is a FAILURE (the suite's own rule).
 import { spawn } from 'node:child_process'
+import { existsSync } from 'node:fs'
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
@@ -46,7 +47,7 @@ export interface SuiteRun {
 }
 
 export interface RunSuiteOptions {
-  /** Only these scenarios (one `--scenario` run each, in parallel). @default every scenario of `suite` in one run */
+  /** Only these scenarios (one `--scenario` run each, four at a time). @default every scenario of `suite` in one run */
   scenarios?: string[]
   /** @default 'all' (the active scenarios and the pending ones) */
   suite?: 'all' | 'active' | 'pending'
@@ -70,8 +71,15 @@ export function runClientSuite(command: string, scenarios: string[], options: Om
   return runEach(scenarios, (scenario) => ['client', '--command', command, '--scenario', scenario], options)
 }
 
+// Scenario runs at once: each is the suite's CLI and the client it starts, two Node processes.
+const PARALLEL_RUNS = 4
+
 async function runEach(scenarios: string[], args: (scenario: string) => string[], options: RunSuiteOptions): Promise<SuiteRun> {
-  const runs = await Promise.all(scenarios.map((scenario) => runOnce(args(scenario), options)))
+  const runs: SuiteRun[] = []
+  const queue = [...scenarios]
+  await Promise.all(Array.from({ length: Math.min(PARALLEL_RUNS, queue.length) }, async () => {
+    for (let scenario = queue.shift(); scenario !== undefined; scenario = queue.shift()) runs.push(await runOnce(args(scenario), options))
+  }))
   return { scenarios: new Map(runs.flatMap((run) => [...run.scenarios])), output: runs.map((run) => run.output).join('\n') }
 }
 
@@ -81,11 +89,16 @@ async function runOnce(args: string[], options: RunSuiteOptions): Promise<SuiteR
   try {
     const output = await runCli([...args, '--output-dir', dir], dir, AbortSignal.any([AbortSignal.timeout(timeout), ...signal ? [signal] : []]))
     const scenarios = new Map<string, ScenarioOutcome>()
-    for (const entry of await readdir(dir, { withFileTypes: true })) {
-      if (!entry.isDirectory()) continue
-      const outcome = await readScenario(join(dir, entry.name), entry.name, args[0]!)
-      if (outcome) scenarios.set(outcome.scenario, outcome)
+    // A scenario named `auth/basic-cimd` writes to `auth/basic-cimd-<time>`.
+    const walk = async (path: string, prefix: string): Promise<void> => {
+      for (const entry of await readdir(path, { withFileTypes: true })) {
+        if (!entry.isDirectory()) continue
+        const outcome = await readScenario(join(path, entry.name), prefix + entry.name, args[0]!)
+        if (outcome) scenarios.set(outcome.scenario, outcome)
+        else await walk(join(path, entry.name), `${prefix}${entry.name}/`)
+      }
     }
+    await walk(dir, '')
     if (!scenarios.size) throw new Error(`the conformance suite recorded no scenario (conformance ${args.join(' ')}):\n${output}`)
     return { scenarios, output }
   } finally {
@@ -101,7 +114,7 @@ const RESULT_DIR = /^(.+)-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-\d{3}Z$/
 
 async function readScenario(path: string, name: string, mode: string): Promise<ScenarioOutcome | undefined> {
   const scenario = RESULT_DIR.exec(name)?.[1]?.replace(mode === 'server' ? /^server-/ : /^/, '')
-  if (!scenario) return
+  if (!scenario || !existsSync(join(path, 'checks.json'))) return
   const checks = JSON.parse(await readFile(join(path, 'checks.json'), 'utf8')) as SuiteCheck[]
   const counts: Record<CheckStatus, number> = { SUCCESS: 0, FAILURE: 0, WARNING: 0, INFO: 0, SKIPPED: 0 }
   for (const check of checks) counts[check.status] = (counts[check.status] ?? 0) + 1

@@ -29,6 +29,17 @@ const Server: Schema<McpServerConfig> = Schema.union([
   Schema.object({
     url: Schema.string().role('link').required().description('The server\'s Streamable HTTP endpoint.'),
     headers: Schema.dict(String).description('Headers of every request (Authorization: Bearer …).'),
+    auth: Schema.union([
+      Schema.const('oauth').description('OAuth: discover the authorization server and register.'),
+      Schema.object({
+        clientId: Schema.string().description('A client registered beforehand.'),
+        clientSecret: Schema.string().role('secret').description('That client\'s secret.'),
+        scopes: Schema.array(String).description('Scopes to ask for (by default the server\'s).'),
+        redirectUrl: Schema.string().role('link').description('Where the authorization server sends the person back (by default the console\'s /dogu/mcp/oauth/callback).'),
+        clientMetadataUrl: Schema.string().role('link').description('An https URL of this client\'s metadata document, used as client id where the server supports it.'),
+        clientName: Schema.string().description('The name the authorization page shows.'),
+      }).description('OAuth with what the server\'s owner gave you.'),
+    ]).description('OAuth 2.1 (the MCP authorization spec); a person authorizes in the console.'),
     ...common,
   }),
 ]) as Schema<McpServerConfig>

@@ -1,7 +1,9 @@
 import { type Logger, type LogLevel, type ToolCall, type ToolOptions, traceMeta } from '@dogu/core'
 import { fromJsonSchema, type JsonSchema, type Loosening } from '@dogu/schema'
 import type Schema from 'schemastery'
+import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import type { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import {
@@ -21,6 +23,8 @@ import { callImportedTask, callsAsTask } from './imported-task-call'
 import { importedName } from './imported-name'
 import { McpError } from './mcp-error'
 import { checkServerConfig, type McpServerConfig } from './mcp-server-config'
+import { McpOAuthProvider, type PendingAuthorization } from './oauth-provider'
+import type { McpOAuthStore } from './oauth-token-store'
 import { logServerMessage } from './server-log'
 import { serverTransport } from './server-transport'
 import { effectOf } from './tool-annotations'
@@ -49,9 +53,17 @@ export interface McpClientConnectionOptions {
    * to its process group, before SIGKILL. @default 2000
    */
   killGrace?: number
+  /**
+   * For a server with `auth`: where its tokens are kept, and the redirect URL its config
+   * does not name (the console's callback).
+   */
+  oauth?: { store: McpOAuthStore; redirectUrl?: string }
+  /** A person has to open `pending.url` to authorize this server (`authorize` takes the code back). */
+  onAuthorization?: (pending: PendingAuthorization) => void
 }
 
-export type McpClientStatus = 'connecting' | 'connected' | 'reconnecting' | 'closed'
+/** `needs-authorization`: the server wants OAuth and nobody has authorized it yet (or its tokens were revoked); its tools are absent, and nothing retries until `authorize`. */
+export type McpClientStatus = 'connecting' | 'connected' | 'reconnecting' | 'needs-authorization' | 'closed'
 
 interface Imported {
   /** The listing it was made from: redefined only when that changes. */
@@ -68,6 +80,8 @@ interface Running {
 }
 
 const silent: Logger = { debug() {}, warn() {} }
+// Authorizations in a row the server may refuse before Dogu stops passing them on (the conformance suite's limit).
+const MAX_AUTHORIZATIONS = 3
 // The SDK's own request timer never fires first (Dogu's `timeout` bounds every call): the
 // silence deadline is Dogu's, which holds while a person answers the server's elicitation.
 // setTimeout's largest delay; a larger one would fire at once.
@@ -97,6 +111,12 @@ export class McpClientConnection {
   private readonly logLevel: LogLevel
   /** What the server's own log lines must not show on the host: its configured headers. */
   private readonly secrets: readonly string[]
+  private readonly oauth: McpOAuthProvider | undefined
+  /** The transport that met the 401: its `finishAuth` knows the server's resource metadata and scope. */
+  private unauthorized: StreamableHTTPClientTransport | undefined
+  private _lastError: string | undefined
+  /** Authorizations completed since the last connection that held: a server that refuses each one is not asked forever. */
+  private authorizations = 0
 
   constructor(private options: McpClientConnectionOptions) {
     const { name, server } = options
@@ -107,6 +127,48 @@ export class McpClientConnection {
     this.secrets = server.url !== undefined ? headerSecrets(server.headers) : []
     this.requestTimeout = server.requestTimeout ?? 60_000
     this.logger = options.logger ?? silent
+    if (server.url !== undefined && server.auth !== undefined) {
+      const auth = server.auth === 'oauth' ? {} : server.auth
+      const redirectUrl = auth.redirectUrl ?? options.oauth?.redirectUrl
+      if (!options.oauth || !redirectUrl) throw new McpError('INVALID_OPTIONS', `servers.${name}.auth needs a token store and a redirect URL (the console's callback, or auth.redirectUrl)`)
+      this.oauth = new McpOAuthProvider(name, { ...auth, redirectUrl }, options.oauth.store, (pending) => {
+        if (this.authorizations >= MAX_AUTHORIZATIONS) return
+        this.logger.warn('MCP server "%s" needs authorization: open the MCP servers view of the console (or send dogu.mcp.auth %s)', name, name)
+        options.onAuthorization?.(pending)
+      })
+    }
+  }
+
+  /** The authorization a person has to complete while the status is `needs-authorization`. */
+  get authorization(): PendingAuthorization | undefined {
+    return this._status === 'needs-authorization' ? this.oauth?.authorization : undefined
+  }
+
+  /** Why the last connection attempt failed, while it is not connected. */
+  get lastError(): string | undefined {
+    return this._status === 'connected' ? undefined : this._lastError
+  }
+
+  /**
+   * Completes the authorization under way with the code the redirect brought back: `state`
+   * must be its own (and `by` the operator who started it, if one did). Then connects.
+   */
+  async authorize(code: string, state: string, by?: string): Promise<void> {
+    const transport = this.unauthorized
+    if (!this.oauth || !transport || !this.oauth.matches(state, by)) {
+      throw new McpError('INVALID_AUTHORIZATION', `no authorization of MCP server "${this.name}" with this state is under way`)
+    }
+    this.oauth.settle()
+    this.unauthorized = undefined
+    this.authorizations++
+    try {
+      await transport.finishAuth(code)
+    } finally {
+      await transport.close().catch(() => {})
+    }
+    if (this._status !== 'needs-authorization') return
+    this._status = 'connecting'
+    await this.connect()
   }
 
   get status(): McpClientStatus {
@@ -219,15 +281,21 @@ export class McpClientConnection {
       await this.setLogLevel(client)
       await this.refresh(client)
     } catch (error) {
-      // Closed meanwhile: the failure is the closing, nothing to report.
-      if ((this._status as McpClientStatus) !== 'closed') this.logger.warn('MCP server "%s": cannot connect: %s', this.name, error instanceof Error ? error.message : error)
-      await client.close().catch(() => {})
       if (this.client === client) this.client = undefined
+      if (error instanceof UnauthorizedError && this.oauth && (this._status as McpClientStatus) !== 'closed') {
+        await this.needsAuthorization(client, transport)
+        return
+      }
+      this._lastError = error instanceof Error ? error.message : String(error)
+      // Closed meanwhile: the failure is the closing, nothing to report.
+      if ((this._status as McpClientStatus) !== 'closed') this.logger.warn('MCP server "%s": cannot connect: %s', this.name, this._lastError)
+      await client.close().catch(() => {})
       this.retry()
       return
     }
     if (this.client !== client) return
     this.attempt = 0
+    this.authorizations = 0
     this._status = 'connected'
     for (const { resolve } of this.waiters.splice(0)) resolve()
   }
@@ -248,7 +316,33 @@ export class McpClientConnection {
 
   private makeTransport(): Transport {
     if (this.options.transport) return this.options.transport()
-    return serverTransport(this.name, this.options.server, { grace: this.options.killGrace, logger: this.logger })
+    return serverTransport(this.name, this.options.server, { grace: this.options.killGrace, logger: this.logger, authProvider: this.oauth })
+  }
+
+  /**
+   * The server refused the tokens (none yet, revoked past refreshing, or too little scope)
+   * and the SDK made an authorization URL: a person has to act, so the tools go away and
+   * nothing retries until `authorize`.
+   */
+  private async needsAuthorization(client: Client, transport: Transport): Promise<void> {
+    this._status = 'needs-authorization'
+    this._lastError = 'needs authorization'
+    if (this.authorizations >= MAX_AUTHORIZATIONS) {
+      // Asking again would loop (the SDK's own step-up memory is per transport): a person
+      // has to look at the server's scopes first. Whoever waits for a connection is told.
+      this._lastError = `the server refused ${this.authorizations} authorizations in a row (it wants more scope than it grants?); check auth.scopes, then authorize again`
+      this.logger.warn('MCP server "%s": %s', this.name, this._lastError)
+      for (const { reject } of this.waiters.splice(0)) reject(new McpError('NEEDS_AUTHORIZATION', `MCP server "${this.name}": ${this._lastError}`))
+    }
+    this.unauthorized = transport as StreamableHTTPClientTransport
+    if (this.client === client) {
+      this.client = undefined
+      this.transport = undefined
+    }
+    for (const { dispose } of this.imported.values()) dispose()
+    this.imported.clear()
+    client.onclose = undefined
+    await client.close().catch(() => {})
   }
 
   private dropped(client: Client) {
@@ -381,6 +475,10 @@ export class McpClientConnection {
       if (call.signal.aborted) throw call.signal.reason ?? error
       if (idle?.expired || (error instanceof SdkError && error.code === ErrorCode.RequestTimeout)) {
         throw new Error(`the MCP server "${this.name}" sent neither a result nor progress for ${this.requestTimeout} ms`)
+      }
+      if (error instanceof UnauthorizedError && this.oauth && this.transport) {
+        void this.needsAuthorization(client, this.transport)
+        throw new Error(`the MCP server "${this.name}" needs authorization (more scope, or its tokens were revoked); an operator can authorize it in the console's MCP servers view`)
       }
       // Over HTTP nothing closes when a server goes away or restarts: a request that fails
       // below the protocol (refused, or 404 for a session it forgot) is how the drop shows.

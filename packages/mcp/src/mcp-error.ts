@@ -7,6 +7,8 @@ export class McpError extends codedError('McpError', {
   CANNOT_ASK: 'this asker cannot reach the request',
   UNSAFE_LISTEN: 'a non-loopback address needs a bearer token',
   NOT_CONNECTED: 'the MCP server is not connected',
+  NEEDS_AUTHORIZATION: 'the MCP server needs OAuth authorization',
+  INVALID_AUTHORIZATION: 'the authorization callback does not match one under way',
 }) {}
 
 export namespace McpError {

@@ -1,4 +1,5 @@
 import type { Logger } from '@dogu/core'
+import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js'
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
@@ -7,9 +8,10 @@ import type { McpServerConfig } from './mcp-server-config'
 
 /**
  * The transport to a configured server: its command spawned (stdio, leading a process group
- * of its own where there are groups), or its Streamable HTTP URL with the configured headers.
+ * of its own where there are groups), or its Streamable HTTP URL with the configured headers
+ * (and OAuth, when the server has `auth`).
  */
-export function serverTransport(name: string, server: McpServerConfig, options: { grace?: number; logger: Logger }): Transport {
+export function serverTransport(name: string, server: McpServerConfig, options: { grace?: number; logger: Logger; authProvider?: OAuthClientProvider }): Transport {
   if (server.command !== undefined) {
     const params = {
       command: server.command,
@@ -22,5 +24,5 @@ export function serverTransport(name: string, server: McpServerConfig, options: 
     if (process.platform === 'win32') return new StdioClientTransport({ ...params, stderr: 'ignore' })
     return new GroupStdioTransport({ ...params, name, grace: options.grace, logger: options.logger })
   }
-  return new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: server.headers } })
+  return new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: server.headers }, authProvider: options.authProvider })
 }
