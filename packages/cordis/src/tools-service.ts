@@ -10,6 +10,7 @@ import {
   type ToolEvents,
   type ToolMiddleware,
   type ToolOptions,
+  type ToolSource,
   type RedactOptions,
   ToolRegistry,
   type ToolResult,
@@ -133,6 +134,23 @@ export class ToolService extends Service {
     return () => {
       dispose()
     }
+  }
+
+  /**
+   * Registers a source of tools (an imported MCP server) while the calling plugin is
+   * loaded: the consoles list it, and `toolset.unavailable()` names it while it has no
+   * tools. Returns the disposer.
+   */
+  addSource(source: ToolSource): () => void {
+    const dispose = this.ctx.effect(() => this.registry.addSource(source), 'ctx.tools.addSource()')
+    return () => {
+      dispose()
+    }
+  }
+
+  /** The registered sources of tools, by kind then name. */
+  sources(): ToolSource[] {
+    return this.registry.sources()
   }
 
   /** A finalized toolset for one session. See `ToolsetOptions`. */

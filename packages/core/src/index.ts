@@ -131,6 +131,7 @@ export { REPAIR_STEPS, type RepairedArguments, repairArguments, type RepairRecor
 export { ToolDenial } from './tool-denial'
 export { ToolRateLimit } from './tool-rate-limit'
 export { ToolRegistry, type ToolRegistryOptions } from './tool-registry'
+export type { ToolSource, UnavailableSource } from './tool-source'
 export { TOOL_STATUSES, type ToolArtifact, type ToolAudio, type ToolImage, type ToolResource, type ToolOutput, type ToolOutputObject, type ToolResult, type ToolResultCode, type ToolStatus } from './tool-result'
 export { type ExecuteOptions, Toolset, type ToolsetOptions } from './toolset'
 export { writeFileAtomically } from './write-file-atomically'

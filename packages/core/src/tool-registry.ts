@@ -4,6 +4,7 @@ import type { ActiveCall } from './active-call'
 import { defineTool, isTool } from './define-tool'
 import { DoguError } from './errors'
 import type { EmitFunction } from './events'
+import { type ToolSource, unavailableSources } from './tool-source'
 import { type Logger, silentLogger } from './logger'
 import { compileNameGlobs } from './name-matcher'
 import { RunningCalls } from './running-calls'
@@ -73,6 +74,7 @@ export class ToolRegistry implements PipelineHost {
   /** Whether malformed arguments are repaired (`repair`, on by default). */
   readonly repair: boolean
   private entries = new Map<string, ToolEntry>()
+  private _sources = new Set<ToolSource>()
   private sorted: ToolEntry[] | undefined
   private limits: PipelineLimits
   private _version = 0
@@ -179,6 +181,26 @@ export class ToolRegistry implements PipelineHost {
     return this.selectByName(options).map((entry) => entry.tool)
   }
 
+  /**
+   * Registers a source of tools (an imported MCP server) for the consoles and for
+   * `toolset.unavailable()`; its tools are defined on their own. Returns the disposer.
+   */
+  addSource(source: ToolSource): () => void {
+    if (!source || typeof source.name !== 'string' || typeof source.kind !== 'string') throw new DoguError('INVALID_OPTIONS', 'addSource() needs { name, kind, status, tools }')
+    for (const other of this._sources) {
+      if (other.kind === source.kind && other.name === source.name) throw new DoguError('INVALID_OPTIONS', `a ${source.kind} source named "${source.name}" is already registered`)
+    }
+    this._sources.add(source)
+    return () => {
+      this._sources.delete(source)
+    }
+  }
+
+  /** The registered sources, by kind then name. */
+  sources(): ToolSource[] {
+    return [...this._sources].sort((a, b) => a.kind.localeCompare(b.kind) || a.name.localeCompare(b.name))
+  }
+
   /** A finalized toolset for one session: see `ToolsetOptions`. */
   toolset(options: ToolsetOptions): Toolset {
     if (!options || typeof options !== 'object' || !options.session || typeof options.session.id !== 'string') {
@@ -193,7 +215,7 @@ export class ToolRegistry implements PipelineHost {
       if (tool.visibility && !this.visible(tool, session)) continue
       selected.push(entry)
     }
-    return new Toolset(this, selected, options, this.limits, () => this.searchIndex())
+    return new Toolset(this, selected, options, this.limits, () => this.searchIndex(), unavailableSources(this._sources))
   }
 
   /** Entries in name order, kept by `include` globs (all when none) and dropped by `exclude`. */

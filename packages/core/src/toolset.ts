@@ -12,6 +12,7 @@ import { type DefinitionMap, toolDefinition } from './tool-definition'
 import { ToolEntry } from './tool-entry'
 import { dialectOf } from './tool-json-schema'
 import type { ToolResult } from './tool-result'
+import type { UnavailableSource } from './tool-source'
 
 const NONE: readonly string[] = Object.freeze([])
 
@@ -86,8 +87,11 @@ export class Toolset {
   private encoded = new Map<ToolEntry, readonly string[]>()
   private encodedDialect?: Dialect
 
+  private readonly missing: readonly UnavailableSource[]
+
   /** @internal Created by `ToolRegistry.toolset()`. */
-  constructor(host: PipelineHost, entries: ToolEntry[], options: ToolsetOptions, limits: PipelineLimits, searchIndex?: () => ToolSearchIndex) {
+  constructor(host: PipelineHost, entries: ToolEntry[], options: ToolsetOptions, limits: PipelineLimits, searchIndex?: () => ToolSearchIndex, missing: readonly UnavailableSource[] = []) {
+    this.missing = Object.freeze(missing.map((source) => Object.freeze({ ...source })))
     this.session = Object.freeze({ ...options.session })
     this.dialect = options.dialect ?? 'json'
     this.fixedDialect = !!options.dialect
@@ -134,6 +138,15 @@ export class Toolset {
   /** Tools behind `tool_search`: callable, but not in `definitions`. */
   get deferred(): string[] {
     return [...this.deferredNames]
+  }
+
+  /**
+   * The sources whose tools this toolset lacks because they were not connected when it was
+   * made (an imported MCP server waiting for authorization, one reconnecting), with why:
+   * an agent can tell the model, a console can tell the owner.
+   */
+  unavailable(): readonly UnavailableSource[] {
+    return this.missing
   }
 
   has(name: string): boolean {

@@ -16,6 +16,7 @@ import {
   ToolRegistry,
   type ToolResult,
   type Toolset,
+  type ToolSource,
   type ToolsetOptions,
 } from '@dogu/core'
 import { type Context, Schema, Service } from 'koishi'
@@ -187,6 +188,23 @@ export class ToolService extends Service {
     return () => {
       dispose()
     }
+  }
+
+  /**
+   * Registers a source of tools (an imported MCP server) while the calling plugin is
+   * loaded: the consoles list it, and `toolset.unavailable()` names it while it has no
+   * tools. Returns the disposer.
+   */
+  addSource(source: ToolSource): () => void {
+    const dispose = this.ctx.effect(() => this.registry.addSource(source))
+    return () => {
+      dispose()
+    }
+  }
+
+  /** The registered sources of tools, by kind then name. */
+  sources(): ToolSource[] {
+    return this.registry.sources()
   }
 
   /** A finalized toolset for one session. See `ToolsetOptions`; `toolsetFor` maps a Koishi session. */

@@ -1,14 +1,30 @@
+import { join, resolve } from 'node:path'
 import { LOG_LEVELS, type Logger } from '@dogu/core'
 import Schema from 'schemastery'
 import { headerSecrets } from './header-secrets'
 import { McpClientConnection, type McpServerConfig } from './mcp-client-connection'
 import type { McpPluginHost } from './plugin-host'
+import { EncryptedFileOAuthStore } from './oauth-token-store'
+
+/** Where the consoles take the authorization server's redirect back. */
+export const OAUTH_CALLBACK_PATH = '/dogu/mcp/oauth/callback'
 
 export interface Config {
   /** MCP servers by name; each one's tools become `<name>_<tool>`. */
   servers: Record<string, McpServerConfig>
   /** Backoff between reconnection attempts (ms). */
   reconnect?: { initialDelay?: number; maxDelay?: number }
+  /** Where the OAuth tokens of servers with `auth` are kept, and where their redirect comes back. */
+  oauth?: McpOAuthPluginConfig
+}
+
+export interface McpOAuthPluginConfig {
+  /** The encrypted token file. @default data/dogu/mcp-oauth.json under the working directory */
+  storePath?: string
+  /** The 32-byte key, base64 or hex (`openssl rand -base64 32`). @default one made in mcp-oauth.key beside the store (mode 0600) */
+  key?: string
+  /** The redirect URL of servers whose `auth` names none. @default the console server's `/dogu/mcp/oauth/callback` */
+  redirectUrl?: string
 }
 
 const common = {
@@ -50,6 +66,11 @@ export const Config: Schema<Config> = Schema.object({
     initialDelay: Schema.natural().min(1).role('ms').default(500),
     maxDelay: Schema.natural().min(1).role('ms').default(30_000),
   }),
+  oauth: Schema.object({
+    storePath: Schema.string().description('The encrypted OAuth token file. Default: data/dogu/mcp-oauth.json under the working directory.'),
+    key: Schema.string().role('secret').description('Its 32-byte key, base64 or hex. Default: one made in mcp-oauth.key beside it (mode 0600).'),
+    redirectUrl: Schema.string().role('link').description('Where authorization servers send the person back. Default: the console server\'s /dogu/mcp/oauth/callback.'),
+  }).description('OAuth of servers with `auth`: tokens, encrypted at rest, never in the grant store or the logs.'),
 }) as Schema<Config>
 
 export const name = 'dogu-mcp-client'
@@ -63,23 +84,40 @@ export const inject = { tools: { required: true } }
  */
 export function apply(ctx: McpPluginHost, config: Config) {
   const logger = hostLogger(ctx)
+  const servers = Object.entries(config?.servers ?? {})
+  const oauth = servers.some(([, server]) => server && 'auth' in server && server.auth !== undefined) ? oauthOf(ctx, config.oauth) : undefined
   // Every server's config is checked before any starts: one bad entry loads none.
-  const connections = Object.entries(config?.servers ?? {}).map(([name, server]) => new McpClientConnection({
+  const connections = servers.map(([name, server]) => new McpClientConnection({
     name,
     server,
     define: (tool) => ctx.tools.define(tool),
     logger,
     reconnect: config.reconnect,
+    oauth,
+    // Tokens are secrets like headers: `[redacted]` wherever a tool would echo them.
+    onTokens: (tokens) => ctx.tools.redact(tokens),
   }))
   // A server's tool may echo the request's headers (an error page, a debug tool): their
   // values never reach the model, the log or the console. Tied to this plugin's lifetime.
   ctx.tools.redact(Object.values(config?.servers ?? {}).flatMap((server) => server && 'headers' in server ? headerSecrets(server.headers) : []))
   for (const connection of connections) {
+    ctx.tools.addSource?.(connection)
     ctx.effect(() => {
       connection.start()
       // Returned, not dropped: Cordis waits for it, so the child has exited when disposal ends.
       return () => connection.close()
     }, `dogu-mcp-client: server "${connection.name}"`)
+  }
+}
+
+/** The token store and the default redirect: the console server's callback path, where a server plugin is loaded. */
+function oauthOf(ctx: McpPluginHost, config: McpOAuthPluginConfig = {}) {
+  const storePath = resolve(config.storePath ?? join('data', 'dogu', 'mcp-oauth.json'))
+  const server = (ctx as McpPluginHost & { server?: { selfUrl?: string; config?: { selfUrl?: string }; host?: string; port?: number } }).server
+  const base = server?.config?.selfUrl ?? server?.selfUrl ?? (server?.port ? `http://${server.host && server.host !== '0.0.0.0' && server.host !== '::' ? server.host : '127.0.0.1'}:${server.port}` : undefined)
+  return {
+    store: new EncryptedFileOAuthStore({ path: storePath, key: config.key }),
+    redirectUrl: config.redirectUrl ?? (base ? new URL(OAUTH_CALLBACK_PATH, base).href : undefined),
   }
 }
 

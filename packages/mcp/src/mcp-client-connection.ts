@@ -1,4 +1,4 @@
-import { type Logger, type LogLevel, type ToolCall, type ToolOptions, traceMeta } from '@dogu/core'
+import { type Logger, type LogLevel, type ToolCall, type ToolOptions, type ToolSource, traceMeta } from '@dogu/core'
 import { fromJsonSchema, type JsonSchema, type Loosening } from '@dogu/schema'
 import type Schema from 'schemastery'
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js'
@@ -60,6 +60,8 @@ export interface McpClientConnectionOptions {
   oauth?: { store: McpOAuthStore; redirectUrl?: string }
   /** A person has to open `pending.url` to authorize this server (`authorize` takes the code back). */
   onAuthorization?: (pending: PendingAuthorization) => void
+  /** Gets each access and refresh token as it is loaded or received: the plugin redacts them. */
+  onTokens?: (tokens: string[]) => void
 }
 
 /** `needs-authorization`: the server wants OAuth and nobody has authorized it yet (or its tokens were revoked); its tools are absent, and nothing retries until `authorize`. */
@@ -82,6 +84,8 @@ interface Running {
 const silent: Logger = { debug() {}, warn() {} }
 // Authorizations in a row the server may refuse before Dogu stops passing them on (the conformance suite's limit).
 const MAX_AUTHORIZATIONS = 3
+// How long `startAuthorization` waits for the server's discovery to give a URL.
+const START_TIMEOUT = 30_000
 // The SDK's own request timer never fires first (Dogu's `timeout` bounds every call): the
 // silence deadline is Dogu's, which holds while a person answers the server's elicitation.
 // setTimeout's largest delay; a larger one would fire at once.
@@ -92,8 +96,9 @@ const NO_SDK_TIMEOUT = 2 ** 31 - 1
  * server, imports its tools (`<server>_<tool>`), follows `list_changed`, reconnects with
  * backoff when the connection drops, and on `close` ends the child process.
  */
-export class McpClientConnection {
+export class McpClientConnection implements ToolSource {
   readonly name: string
+  readonly kind = 'mcp'
   private client: Client | undefined
   private transport: Transport | undefined
   /** Every transport made and not yet closed: one still connecting is closed by `close` too. */
@@ -117,6 +122,8 @@ export class McpClientConnection {
   private _lastError: string | undefined
   /** Authorizations completed since the last connection that held: a server that refuses each one is not asked forever. */
   private authorizations = 0
+  /** `startAuthorization` waiting for the URL the SDK makes. */
+  private starting: ((url: string) => void) | undefined
 
   constructor(private options: McpClientConnectionOptions) {
     const { name, server } = options
@@ -131,10 +138,16 @@ export class McpClientConnection {
       const auth = server.auth === 'oauth' ? {} : server.auth
       const redirectUrl = auth.redirectUrl ?? options.oauth?.redirectUrl
       if (!options.oauth || !redirectUrl) throw new McpError('INVALID_OPTIONS', `servers.${name}.auth needs a token store and a redirect URL (the console's callback, or auth.redirectUrl)`)
-      this.oauth = new McpOAuthProvider(name, { ...auth, redirectUrl }, options.oauth.store, (pending) => {
-        if (this.authorizations >= MAX_AUTHORIZATIONS) return
-        this.logger.warn('MCP server "%s" needs authorization: open the MCP servers view of the console (or send dogu.mcp.auth %s)', name, name)
-        options.onAuthorization?.(pending)
+      this.oauth = new McpOAuthProvider(name, { ...auth, redirectUrl }, options.oauth.store, {
+        onAuthorization: (pending) => {
+          const starting = this.starting
+          this.starting = undefined
+          if (starting) return starting(pending.url)
+          if (this.authorizations >= MAX_AUTHORIZATIONS) return
+          this.logger.warn('MCP server "%s" needs authorization: open the MCP servers view of the console (or send dogu.mcp.auth %s)', name, name)
+          options.onAuthorization?.(pending)
+        },
+        onTokens: options.onTokens,
       })
     }
   }
@@ -142,6 +155,37 @@ export class McpClientConnection {
   /** The authorization a person has to complete while the status is `needs-authorization`. */
   get authorization(): PendingAuthorization | undefined {
     return this._status === 'needs-authorization' ? this.oauth?.authorization : undefined
+  }
+
+  /** Whether a person has to authorize the server (OAuth) before it has tools. */
+  get needsAuthorization(): boolean {
+    return this._status === 'needs-authorization'
+  }
+
+  /**
+   * Starts a fresh authorization for the operator `by` (the one pressing "Authorize") and
+   * gives the URL to open: the state in it is bound to them, and the one made before is
+   * dropped. Only while the status is `needs-authorization`.
+   */
+  async startAuthorization(by?: string): Promise<string> {
+    if (!this.oauth) throw new McpError('INVALID_OPTIONS', `MCP server "${this.name}" has no auth in its config`)
+    if (this._status !== 'needs-authorization') throw new McpError('INVALID_AUTHORIZATION', `MCP server "${this.name}" does not need authorization (it is ${this._status})`)
+    const previous = this.unauthorized
+    this.unauthorized = undefined
+    this.oauth.settle()
+    this.oauth.begin(by)
+    // A person asks: the retry limit starts over.
+    this.authorizations = 0
+    const url = new Promise<string>((resolve) => { this.starting = resolve })
+    await previous?.close().catch(() => {})
+    this._status = 'connecting'
+    void this.connect()
+    const timeout = new Promise<never>((_, reject) => setTimeout(() => reject(new McpError('NEEDS_AUTHORIZATION', `MCP server "${this.name}" made no authorization URL within ${START_TIMEOUT / 1000} s: ${this._lastError ?? this._status}`)), START_TIMEOUT).unref())
+    try {
+      return await Promise.race([url, timeout])
+    } finally {
+      this.starting = undefined
+    }
   }
 
   /** Why the last connection attempt failed, while it is not connected. */
@@ -283,7 +327,7 @@ export class McpClientConnection {
     } catch (error) {
       if (this.client === client) this.client = undefined
       if (error instanceof UnauthorizedError && this.oauth && (this._status as McpClientStatus) !== 'closed') {
-        await this.needsAuthorization(client, transport)
+        await this.requireAuthorization(client, transport)
         return
       }
       this._lastError = error instanceof Error ? error.message : String(error)
@@ -324,7 +368,7 @@ export class McpClientConnection {
    * and the SDK made an authorization URL: a person has to act, so the tools go away and
    * nothing retries until `authorize`.
    */
-  private async needsAuthorization(client: Client, transport: Transport): Promise<void> {
+  private async requireAuthorization(client: Client, transport: Transport): Promise<void> {
     this._status = 'needs-authorization'
     this._lastError = 'needs authorization'
     if (this.authorizations >= MAX_AUTHORIZATIONS) {
@@ -477,7 +521,7 @@ export class McpClientConnection {
         throw new Error(`the MCP server "${this.name}" sent neither a result nor progress for ${this.requestTimeout} ms`)
       }
       if (error instanceof UnauthorizedError && this.oauth && this.transport) {
-        void this.needsAuthorization(client, this.transport)
+        void this.requireAuthorization(client, this.transport)
         throw new Error(`the MCP server "${this.name}" needs authorization (more scope, or its tokens were revoked); an operator can authorize it in the console's MCP servers view`)
       }
       // Over HTTP nothing closes when a server goes away or restarts: a request that fails

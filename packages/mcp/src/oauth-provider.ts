@@ -29,7 +29,7 @@ export class McpOAuthProvider implements OAuthClientProvider {
     private readonly server: string,
     private readonly config: McpOAuthConfig,
     private readonly store: McpOAuthStore,
-    private readonly onAuthorization: (pending: PendingAuthorization) => void,
+    private readonly events: { onAuthorization(pending: PendingAuthorization): void; onTokens?(tokens: string[]): void },
   ) {}
 
   get redirectUrl(): string {
@@ -96,6 +96,7 @@ export class McpOAuthProvider implements OAuthClientProvider {
   }
 
   async saveTokens(tokens: OAuthTokens): Promise<void> {
+    this.tell(tokens)
     await this.save({ tokens })
   }
 
@@ -103,7 +104,7 @@ export class McpOAuthProvider implements OAuthClientProvider {
     const state = url.searchParams.get('state') ?? ''
     this.pending = { url: url.href, state, ...this.by !== undefined ? { by: this.by } : {} }
     this.by = undefined
-    this.onAuthorization(this.pending)
+    this.events.onAuthorization(this.pending)
   }
 
   async saveCodeVerifier(codeVerifier: string): Promise<void> {
@@ -125,8 +126,16 @@ export class McpOAuthProvider implements OAuthClientProvider {
     await this.store.set(this.server, record)
   }
 
+  private tell(tokens: OAuthTokens | undefined): void {
+    const values = [tokens?.access_token, tokens?.refresh_token].filter((value): value is string => typeof value === 'string' && value.length > 0)
+    if (values.length) this.events.onTokens?.(values)
+  }
+
   private load(): Promise<McpOAuthRecord> {
-    this.record ??= this.store.get(this.server).then((record) => record ?? {})
+    this.record ??= this.store.get(this.server).then((record) => {
+      this.tell(record?.tokens)
+      return record ?? {}
+    })
     // A failed read is tried again next time, not kept.
     this.record.catch(() => { this.record = undefined })
     return this.record

@@ -1,4 +1,4 @@
-import type { Asker, CallInfo, LogLevel, Tool, ToolOptions, Toolset, ToolsetOptions } from '@dogu/core'
+import type { Asker, CallInfo, LogLevel, Tool, ToolOptions, Toolset, ToolsetOptions, ToolSource } from '@dogu/core'
 
 /**
  * The part of a Cordis 4 or Koishi context the MCP plugins use: `ctx.tools`, Dogu's
@@ -10,6 +10,8 @@ export interface McpPluginHost {
     toolset(options: ToolsetOptions): Toolset
     /** Declares secrets the plugin holds (headers, tokens): `[redacted]` in every result while it is loaded. */
     redact(values: Iterable<string>): () => void
+    /** Lists an imported server in the consoles and in `toolset.unavailable()` (hosts of this version have it). */
+    addSource?(source: ToolSource): () => void
   }
   permissions?: { asker?(asker: Asker): () => void }
   on(name: 'tools/changed', listener: () => void): () => void
