@@ -23,6 +23,13 @@ export interface ToolSource {
   startAuthorization?(by?: string): Promise<string>
   /** Completes an authorization with what the redirect brought back (`state` binds it to the one started, and to `by`). */
   authorize?(code: string, state: string, by?: string): Promise<void>
+  /**
+   * Who started the authorization under way whose state is `state`: `{ by }` (no `by` when
+   * nobody in particular did), or `undefined` when none with this state is. For a redirect
+   * route that cannot tell who opens it (Koishi's server): there, holding the state (a
+   * random secret given only to the one who started it) is the binding.
+   */
+  authorizationBy?(state: string): { by?: string } | undefined
 }
 
 /** A source whose tools a toolset does not have, and why: what `toolset.unavailable()` lists. */

@@ -3,6 +3,7 @@ import { type Argv, type Context, h, Schema, type Session as KoishiSession } fro
 import { clipText } from './clip-text'
 import { durationIn, durationUpIn } from './format-duration'
 import { configDescriptions, defineLocales } from './locales'
+import { mcpCommand } from './mcp-command'
 import { quotaCommand } from './quota-command'
 import { doguSession, toolsetFor } from './session'
 
@@ -20,6 +21,10 @@ export interface CommandAuthority {
   revoke?: number
   /** `dogu.mode`, to show and to set. @default 4 (the approver authority: `trust` approves everything) */
   mode?: number
+  /** `dogu.mcp`, the imported MCP servers (their errors name hosts and accounts). @default 3 */
+  mcp?: number
+  /** `dogu.mcp.auth`: the bot then acts on the server as the authorizing account. @default 4 (as `mode`) */
+  mcpAuth?: number
 }
 
 export interface CommandsConfig {
@@ -32,7 +37,7 @@ export interface CommandsConfig {
   listLimit?: number
 }
 
-const AUTHORITY: Readonly<Required<CommandAuthority>> = Object.freeze({ tools: 1, tasks: 1, run: 3, grants: 3, revoke: 3, mode: 4 })
+const AUTHORITY: Readonly<Required<CommandAuthority>> = Object.freeze({ tools: 1, tasks: 1, run: 3, grants: 3, revoke: 3, mode: 4, mcp: 3, mcpAuth: 4 })
 
 export const CommandsConfig: Schema<CommandsConfig> = Schema.object({
   enabled: Schema.boolean().default(true),
@@ -43,6 +48,8 @@ export const CommandsConfig: Schema<CommandsConfig> = Schema.object({
     grants: Schema.natural().default(AUTHORITY.grants),
     revoke: Schema.natural().default(AUTHORITY.revoke),
     mode: Schema.natural().default(AUTHORITY.mode),
+    mcp: Schema.natural().default(AUTHORITY.mcp),
+    mcpAuth: Schema.natural().default(AUTHORITY.mcpAuth),
   }),
   maxOutput: Schema.natural().min(1).default(1000),
   listLimit: Schema.natural().min(1).default(20),
@@ -53,7 +60,8 @@ const MODES = Object.keys(PERMISSION_MODES).join(', ')
 /**
  * The `dogu.*` commands, for the people in a chat: list and search tools, call one as
  * yourself, follow background tasks, list and revoke grants, show or set the session's
- * permission mode, see what is left of your quotas. Texts come from the locale files; each
+ * permission mode, see what is left of your quotas, list the imported MCP servers and
+ * authorize one. Texts come from the locale files; each
  * command needs an authority (see `CommandAuthority`), checked by Koishi against its user
  * table when a database is loaded and, in any case, against the authority Dogu itself sees
  * for the caller.
@@ -189,6 +197,7 @@ export function commands(ctx: Context, config: CommandsConfig = {}): void {
     })
 
   quotaCommand(ctx, authority.tools, gate('tools'))
+  mcpCommand(ctx, { list: authority.mcp, auth: authority.mcpAuth }, { list: gate('mcp'), auth: gate('mcpAuth') })
 }
 
 /** Grants that apply here: this session's, and the caller's own `always` grants. */

@@ -6,6 +6,7 @@ import { chatApprovals, ChatApprovalsConfig } from './chat-approvals'
 import { chatlunaBridge, ChatLunaBridgeConfig } from './chatluna-bridge'
 import { commands, CommandsConfig } from './commands'
 import { consolePage, ConsolePageConfig } from './console-page'
+import { mcpOAuthCallback } from './mcp-oauth-callback'
 import { defaultAuthoritySchema, PermissionService, permissionsFields } from './permissions-service'
 import { described } from './schema-text'
 import { taskNotices, TaskNoticesConfig } from './task-notices'
@@ -19,6 +20,7 @@ export { chatlunaBridge, ChatLunaBridgeConfig } from './chatluna-bridge'
 export { type CommandAuthority, commands, CommandsConfig } from './commands'
 export { consolePage, ConsolePageConfig } from './console-page'
 export type { KoishiDoguSession } from './koishi-permission'
+export { mcpOAuthCallback, OAUTH_CALLBACK_PATH } from './mcp-oauth-callback'
 export { type DoguPermissions, type KoishiPermissionRule, PermissionService } from './permissions-service'
 export { type DoguSessionOptions, doguSession, localeOf, toolsetFor } from './session'
 export { taskNotices, TaskNoticesConfig } from './task-notices'
@@ -96,6 +98,8 @@ export function apply(ctx: Context, config: Config = {}) {
   ctx.plugin({ name: 'dogu-chatluna', inject: ['tools', 'chatluna'], apply: chatlunaBridge }, config.chatluna)
   // Dogu's page in Koishi's console, when @koishijs/plugin-console is loaded.
   ctx.plugin({ name: 'dogu-console', inject: ['tools', 'console'], apply: consolePage }, config.console)
+  // Where OAuth authorizations of imported MCP servers come back, when Koishi's server is loaded.
+  ctx.plugin({ name: 'dogu-mcp-oauth-callback', inject: ['tools', 'server'], apply: mcpOAuthCallback })
   // Last: a stopping app disposes plugins in load order, so the audit trail stops after the
   // services whose calls it records, and writes what is queued.
   const { authority: auditAuthority, ...audit } = config.audit ?? {}

@@ -228,19 +228,19 @@ describe('command texts', () => {
   it('config: defaults, and every field described in Chinese and English', () => {
     expect(CommandsConfig({})).toEqual({
       enabled: true,
-      authority: { tools: 1, tasks: 1, run: 3, grants: 3, revoke: 3, mode: 4 },
+      authority: { tools: 1, tasks: 1, run: 3, grants: 3, revoke: 3, mode: 4, mcp: 3, mcpAuth: 4 },
       maxOutput: 1000,
       listLimit: 20,
     })
     expect(descriptions(CommandsConfig)).toEqual(inBothLanguages([
       '$', '$.enabled', '$.authority', '$.authority.tools', '$.authority.tasks', '$.authority.run',
-      '$.authority.grants', '$.authority.revoke', '$.authority.mode', '$.maxOutput', '$.listLimit',
+      '$.authority.grants', '$.authority.revoke', '$.authority.mode', '$.authority.mcp', '$.authority.mcpAuth', '$.maxOutput', '$.listLimit',
     ]))
   })
 
   it('describe every command in both languages', async () => {
     await setup()
-    const names = ['dogu', 'dogu.tools', 'dogu.run', 'dogu.tasks', 'dogu.grants', 'dogu.revoke', 'dogu.mode']
+    const names = ['dogu', 'dogu.tools', 'dogu.run', 'dogu.tasks', 'dogu.grants', 'dogu.revoke', 'dogu.mode', 'dogu.mcp', 'dogu.mcp.auth']
     for (const locale of ['zh-CN', 'en-US']) {
       for (const name of names) {
         const path = `commands.${name}.description`

@@ -35,7 +35,7 @@ describe('the Dogu plugin for Koishi', () => {
       permissions: { rules: [], mode: 'default', askTimeout: 300_000, approverAuthority: 4, callerMayApprove: true, syncInterval: 5_000 },
       background: { maxTasks: 200, maxAgeMs: 7 * 24 * 3600_000, maxResultLength: 50_000, leaseMs: 30_000, syncInterval: 5_000 },
       approvals: { enabled: true, buttons: ['discord', 'telegram'], route: 'channel', approvers: [] },
-      commands: { enabled: true, authority: { tools: 1, tasks: 1, run: 3, grants: 3, revoke: 3, mode: 4 }, maxOutput: 1000, listLimit: 20 },
+      commands: { enabled: true, authority: { tools: 1, tasks: 1, run: 3, grants: 3, revoke: 3, mode: 4, mcp: 3, mcpAuth: 4 }, maxOutput: 1000, listLimit: 20 },
       notices: { enabled: true, preview: 200 },
       audit: { enabled: true, hashArguments: false, maxRecords: 10_000, maxAgeMs: 30 * 24 * 3600_000, authority: 3 },
       chatluna: { enabled: true, include: [], exclude: [], groups: [], mode: 'eager', eager: [], images: false },

@@ -75,7 +75,9 @@ export const Config: Schema<Config> = Schema.object({
 
 export const name = 'dogu-mcp-client'
 // The form both cordis 3 (Koishi) and cordis 4 read.
-export const inject = { tools: { required: true } }
+// `server` (optional): the console server whose callback is the default OAuth redirect;
+// Cordis 4 refuses to read it undeclared.
+export const inject = { tools: { required: true }, server: { required: false } }
 
 /**
  * Imports the tools of the configured MCP servers as Dogu tools while loaded: they go

@@ -1,9 +1,9 @@
 import { type Logger, type LogLevel, type ToolCall, type ToolOptions, type ToolSource, traceMeta } from '@dogu/core'
 import { fromJsonSchema, type JsonSchema, type Loosening } from '@dogu/schema'
 import type Schema from 'schemastery'
-import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js'
+import { auth as sdkAuth, UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { type StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import type { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import {
@@ -124,6 +124,8 @@ export class McpClientConnection implements ToolSource {
   private authorizations = 0
   /** `startAuthorization` waiting for the URL the SDK makes. */
   private starting: ((url: string) => void) | undefined
+  /** A call was refused for too little scope and a refresh brought no more: the next authorization asks afresh for the server's scopes. */
+  private stepUp = false
 
   constructor(private options: McpClientConnectionOptions) {
     const { name, server } = options
@@ -178,8 +180,20 @@ export class McpClientConnection implements ToolSource {
     this.authorizations = 0
     const url = new Promise<string>((resolve) => { this.starting = resolve })
     await previous?.close().catch(() => {})
-    this._status = 'connecting'
-    void this.connect()
+    if (this.stepUp && this.options.server.url !== undefined) {
+      // The tokens still work for what they have, so connecting would just succeed: they are
+      // dropped (a refresh keeps their scope) and the authorization asks for the server's
+      // scopes (its `scopes_supported`, else auth.scopes), the wider one the call needed.
+      this.stepUp = false
+      await this.oauth.invalidateCredentials('tokens')
+      this.unauthorized = this.makeTransport() as StreamableHTTPClientTransport
+      void sdkAuth(this.oauth, { serverUrl: this.options.server.url }).catch((error) => {
+        this._lastError = error instanceof Error ? error.message : String(error)
+      })
+    } else {
+      this._status = 'connecting'
+      void this.connect()
+    }
     const timeout = new Promise<never>((_, reject) => setTimeout(() => reject(new McpError('NEEDS_AUTHORIZATION', `MCP server "${this.name}" made no authorization URL within ${START_TIMEOUT / 1000} s: ${this._lastError ?? this._status}`)), START_TIMEOUT).unref())
     try {
       return await Promise.race([url, timeout])
@@ -213,6 +227,13 @@ export class McpClientConnection implements ToolSource {
     if (this._status !== 'needs-authorization') return
     this._status = 'connecting'
     await this.connect()
+  }
+
+  /** Who started the authorization under way with this `state` (`{}` when nobody in particular did), or `undefined` when none with it is. */
+  authorizationBy(state: string): { by?: string } | undefined {
+    const pending = this.authorization
+    if (!pending || !this.oauth?.matches(state, pending.by)) return undefined
+    return pending.by === undefined ? {} : { by: pending.by }
   }
 
   get status(): McpClientStatus {
@@ -370,7 +391,8 @@ export class McpClientConnection implements ToolSource {
    */
   private async requireAuthorization(client: Client, transport: Transport): Promise<void> {
     this._status = 'needs-authorization'
-    this._lastError = 'needs authorization'
+    // The status says it; a last error is only what went wrong besides.
+    this._lastError = undefined
     if (this.authorizations >= MAX_AUTHORIZATIONS) {
       // Asking again would loop (the SDK's own step-up memory is per transport): a person
       // has to look at the server's scopes first. Whoever waits for a connection is told.
@@ -520,8 +542,14 @@ export class McpClientConnection implements ToolSource {
       if (idle?.expired || (error instanceof SdkError && error.code === ErrorCode.RequestTimeout)) {
         throw new Error(`the MCP server "${this.name}" sent neither a result nor progress for ${this.requestTimeout} ms`)
       }
-      if (error instanceof UnauthorizedError && this.oauth && this.transport) {
-        void this.requireAuthorization(client, this.transport)
+      const stepUp = error instanceof StreamableHTTPError && error.code === 403 && /upscoping/.test(error.message)
+      if ((error instanceof UnauthorizedError || stepUp) && this.oauth && this.transport) {
+        if (stepUp) this.stepUp = true
+        const transport = this.transport
+        // Once this call has settled: removing its tool now would end it `cancelled`, without this reason.
+        setImmediate(() => {
+          if (this.client === client && this._status !== 'closed') void this.requireAuthorization(client, transport)
+        })
         throw new Error(`the MCP server "${this.name}" needs authorization (more scope, or its tokens were revoked); an operator can authorize it in the console's MCP servers view`)
       }
       // Over HTTP nothing closes when a server goes away or restarts: a request that fails

@@ -10,7 +10,8 @@ if (fromHash) {
   history.replaceState(null, '', location.pathname)
 }
 
-const base = location.pathname.replace(/\/(index\.html)?$/, '')
+// The OAuth callback page (`/dogu/mcp/oauth/callback`) is the console too: its API is at `/dogu/api`.
+const base = location.pathname.replace(/\/(index\.html|mcp\/oauth\/callback)?$/, '')
 const app = createApp(ConsoleApp)
 installConsole(app, httpTransport(base, () => sessionStorage.getItem('dogu-console-token') ?? undefined))
 app.mount('#app')

@@ -19,6 +19,7 @@ import {
   type ToolRegistry,
   type ToolResult,
   ToolSearchIndex,
+  type ToolSource,
   TOOL_STATUSES,
   type ToolStatus,
 } from '@dogu/core'
@@ -123,6 +124,20 @@ export interface SessionQuotas {
   session: Session
   quotas: QuotaStatus[]
   maxRunning: MaxRunning
+}
+
+/** One source of tools (an imported MCP server) as `sources.list` sends it. */
+export interface SourceSummary {
+  kind: string
+  name: string
+  /** `connected`, `connecting`, `reconnecting`, `needs-authorization` or `closed`. */
+  status: string
+  /** The Dogu names of its tools now; none while it is not connected. */
+  tools: string[]
+  toolCount: number
+  lastError?: string
+  /** A person has to authorize it (`sources.authorize`) before it has tools. */
+  needsAuthorization: boolean
 }
 
 interface Method<P, R> {
@@ -349,6 +364,47 @@ const METHODS = {
       throw new ConsoleError('NOT_FOUND', `no file change with id ${id}`)
     },
   }),
+  'sources.list': method({
+    kind: 'read',
+    payload: Schema.object({}),
+    run: (host): SourceSummary[] => host.registry.sources().map(summarizeSource),
+  }),
+  'sources.authorize': method({
+    kind: 'write',
+    payload: Schema.object({ kind: ID.required(), name: ID.required() }),
+    // The URL is bound to this operator: only they can complete it (`sources.complete`).
+    async run(host, { kind, name }, { operator }): Promise<{ url: string }> {
+      const source = host.registry.sources().find((entry) => entry.kind === kind && entry.name === name)
+      if (!source) throw new ConsoleError('NOT_FOUND', `no ${kind} source named "${name}"`)
+      if (!source.startAuthorization) throw new ConsoleError('INVALID_AUTHORIZATION', `${kind} source "${name}" has no authorization to start (no auth in its config)`)
+      if (!source.needsAuthorization) throw new ConsoleError('INVALID_AUTHORIZATION', `${kind} source "${name}" does not need authorization (it is ${source.status})`)
+      try {
+        return { url: await source.startAuthorization(operatorId(operator)) }
+      } catch (error) {
+        throw new ConsoleError('AUTHORIZATION_FAILED', `${kind} source "${name}": ${error instanceof Error ? error.message : String(error)}`)
+      }
+    },
+  }),
+  'sources.complete': method({
+    kind: 'write',
+    // What the authorization server's redirect brought to the console's callback page.
+    payload: Schema.object({ code: Schema.string().min(1).max(4096).required(), state: Schema.string().min(1).max(512).required() }),
+    async run(host, { code, state }, { operator }): Promise<{ kind: string; name: string; status: string }> {
+      const by = operatorId(operator)
+      for (const source of host.registry.sources()) {
+        if (!source.authorize) continue
+        try {
+          await source.authorize(code, state, by)
+        } catch (error) {
+          // Not this source's state (or not this operator's): the next may own it.
+          if (isForeignState(error)) continue
+          throw new ConsoleError('AUTHORIZATION_FAILED', `${source.kind} source "${source.name}": ${error instanceof Error ? error.message : String(error)}`)
+        }
+        return { kind: source.kind, name: source.name, status: source.status }
+      }
+      throw new ConsoleError('INVALID_AUTHORIZATION', 'no authorization with this state is under way (it was completed already, started by another operator, replaced by a newer one, or never started)')
+    },
+  }),
 } satisfies Record<string, Method<any, any>>
 
 /** A method name of the console API. */
@@ -435,6 +491,34 @@ function fillForm(host: ConsoleHost, request: Readonly<PermissionRequest>, answe
   if (status === 'invalid') throw new ConsoleError('INVALID_FORM', 'the values do not fit the form')
   if (status === 'not-allowed') throw new ConsoleError('NOT_ALLOWED', 'you may not answer this form')
   return { status }
+}
+
+function summarizeSource(source: ToolSource): SourceSummary {
+  return {
+    kind: source.kind,
+    name: source.name,
+    status: source.status,
+    tools: [...source.tools],
+    toolCount: source.tools.length,
+    ...(source.lastError !== undefined ? { lastError: source.lastError } : {}),
+    needsAuthorization: source.needsAuthorization === true,
+  }
+}
+
+/**
+ * Who starts and completes an authorization: the logged-in user a transport names, or the
+ * standalone console's one operator (the id its asker answers as).
+ */
+function operatorId(operator: Approver | undefined): string {
+  return operator?.id ?? CONSOLE_PLATFORM
+}
+
+/**
+ * A source refuses a state that is not its own with a coded `INVALID_AUTHORIZATION`
+ * (`McpError` of `@dogu/mcp`, which the console does not depend on): matched by code.
+ */
+function isForeignState(error: unknown): boolean {
+  return error instanceof Error && (error as { code?: unknown }).code === 'INVALID_AUTHORIZATION'
 }
 
 function editableInput(input: Readonly<InputQuestion>): EditableInput {

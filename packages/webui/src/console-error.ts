@@ -12,6 +12,8 @@ export class ConsoleError extends codedError('ConsoleError', {
   UNAVAILABLE: 'the service this method needs is not loaded',
   UNAUTHORIZED: 'the request lacks the console token',
   FORBIDDEN: 'the request comes from another site or names another host',
+  INVALID_AUTHORIZATION: 'no authorization with this state is under way for this operator',
+  AUTHORIZATION_FAILED: 'the authorization could not be started or completed',
 }) {}
 
 export namespace ConsoleError {
@@ -30,4 +32,6 @@ export const HTTP_STATUS: Readonly<Record<ConsoleError.Code, number>> = Object.f
   UNAVAILABLE: 503,
   UNAUTHORIZED: 401,
   FORBIDDEN: 403,
+  INVALID_AUTHORIZATION: 400,
+  AUTHORIZATION_FAILED: 502,
 })

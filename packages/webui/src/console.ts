@@ -2,7 +2,7 @@
 // asker, its live log and its errors. Nothing here imports cordis or a server, so a host
 // other than Cordis 4 (koishi-plugin-dogu, over Koishi's console socket) bundles this entry
 // alone; `@dogu/webui`'s own entry adds the Cordis 4 service and its HTTP transport.
-export { type CallOutcome, CONSOLE_PLATFORM, ConsoleApi, type ConsoleHost, type ConsoleMethod, type ConsoleRequestOptions, type FileChangeSummary, type SessionQuotas, type ToolSummary } from './console-api'
+export { type CallOutcome, CONSOLE_PLATFORM, ConsoleApi, type ConsoleHost, type ConsoleMethod, type ConsoleRequestOptions, type FileChangeSummary, type SessionQuotas, type SourceSummary, type ToolSummary } from './console-api'
 export { ConsoleAsker, type FormAnswer } from './console-asker'
 export { ConsoleError } from './console-error'
 export { ConsoleLog, type LogEntry } from './console-log'

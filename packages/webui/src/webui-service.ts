@@ -23,6 +23,13 @@ declare module 'cordis' {
 /** Where the page and its API are served. */
 export const BASE = '/dogu'
 
+/**
+ * Where OAuth authorization servers send the operator back after they authorize an imported
+ * MCP server: `OAUTH_CALLBACK_PATH` of `@dogu/mcp` (its client plugin's default redirect
+ * URL), repeated here because the console does not depend on `@dogu/mcp`.
+ */
+export const OAUTH_CALLBACK_PATH = '/dogu/mcp/oauth/callback'
+
 // `/dogu/api/<method>`, with or without a query string (the router matches the whole URL).
 const API_ROUTE = /^\/dogu\/api\/([\w.]+)(?:\?.*)?$/
 
@@ -172,6 +179,14 @@ export class WebUI extends Service {
       res.headers.set('content-type', file.type)
       res.body = file.body as unknown as BodyInit
     }
+    // The OAuth redirect: the page itself, which completes the authorization through the
+    // API as the operator logged in to it (sources.complete). The route acts on nothing: a
+    // link someone else opens completes nothing. The code in its address goes nowhere else.
+    server.get(new RegExp(`^${OAUTH_CALLBACK_PATH}(?:\\?.*)?$`), async (_req, res) => {
+      await page('', res)
+      res.headers.set('referrer-policy', 'no-referrer')
+      res.headers.set('cache-control', 'no-store')
+    })
     server.get(/^\/dogu(?:\?.*)?$/, async (_req, res) => page('', res))
     server.get(/^\/dogu\/([^?]*)(?:\?.*)?$/, async (req, res) => page(req.params[1], res))
   }

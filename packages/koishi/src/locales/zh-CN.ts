@@ -216,6 +216,47 @@ export const zhCN = {
       },
     },
   },
+  // `dogu.mcp` and `dogu.mcp.auth`, registered with the commands; `callback`: the page the OAuth redirect shows.
+  mcp: {
+    list: {
+      description: '列出导入的 MCP 服务器：状态、工具数、最近的错误',
+      messages: {
+        header: '导入的 MCP 服务器（{count} 个）：',
+        item: '{name}：{status} · {tools} 个工具',
+        'item-error': '{name}：{status} · {tools} 个工具 · 最近的错误：{error}',
+        'needs-authorization': '⚠ 需要授权（管理员发送 dogu.mcp.auth {name}）',
+        none: '没有导入的 MCP 服务器。',
+        status: {
+          connected: '已连接',
+          connecting: '连接中',
+          reconnecting: '重新连接中',
+          closed: '已关闭',
+        },
+      },
+    },
+    auth: {
+      description: '授权一个需要 OAuth 的 MCP 服务器：授权链接私信发给你',
+      messages: {
+        'no-server': '请指定服务器：dogu.mcp.auth &lt;服务器&gt;。需要授权的：{servers}',
+        unknown: '没有名为 {server} 的 MCP 服务器。导入的有：{servers}',
+        nothing: '（无）',
+        'not-needed': 'MCP 服务器 {server} 不需要授权（它{status}）。',
+        failed: '无法开始 MCP 服务器 {server} 的授权：{reason}',
+        link: '打开此链接授权 MCP 服务器 {server}（只发给了你，请勿转发）：\n{url}',
+        'sent-privately': '已私信发送授权链接给你。',
+        'dm-failed': '无法私信你，授权链接没有发出。请在与机器人的私聊中发送 dogu.mcp.auth {server}。',
+      },
+    },
+    callback: {
+      title: 'Dogu：MCP 服务器授权',
+      authorized: '已授权 {server}。可以关闭此页面了。',
+      'authorized-not-connected': '已授权 {server}，但它还没有连接（{status}：{reason}）。可以关闭此页面了。',
+      denied: '授权服务器没有授权：{error}',
+      'missing-code': '这个链接缺少 code 或 state 参数：请从 Dogu 给出的授权链接重新开始。',
+      'no-match': '没有与此 state 对应的授权在进行中（已经完成、被更新的授权取代，或从未开始）。没有授权任何服务器。',
+      failed: '无法完成 {server} 的授权：{reason}',
+    },
+  },
   notices: {
     settled: '后台任务 {id}（{tool}）{status}。',
     'settled-preview': '后台任务 {id}（{tool}）{status}：{preview}',
@@ -351,6 +392,8 @@ export const zhCN = {
         grants: 'dogu.grants：查看授权。',
         revoke: 'dogu.revoke：撤销授权。',
         mode: 'dogu.mode：查看或设置会话的权限模式。',
+        mcp: 'dogu.mcp：查看导入的 MCP 服务器。',
+        mcpAuth: 'dogu.mcp.auth：授权需要 OAuth 的 MCP 服务器（授权后机器人以该账户访问服务器）。',
       },
       maxOutput: 'dogu.run 在聊天中显示的结果最大字数。',
       listLimit: '列表最多显示的条目数。',
