@@ -47,6 +47,12 @@ function hasLiveMember(pgid: number): boolean {
  * `/proc/<pid>/stat` after the command name: state is [0], ppid [1], pgrp [2], start time
  * [19]. "pid (comm) state …": comm may contain spaces and parentheses. Undefined when gone.
  */
+/** Whether process `pid` runs: it exists and is not a zombie. */
+export function processRunning(pid: number): boolean {
+  const fields = statFields(pid)
+  return fields !== undefined && fields[0] !== 'Z' && fields[0] !== 'X'
+}
+
 export function statFields(pid: number | string): string[] | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'latin1')

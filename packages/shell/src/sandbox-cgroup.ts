@@ -1,6 +1,7 @@
 import { mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs'
 import { rmdir } from 'node:fs/promises'
 import { join } from 'node:path'
+import { processRunning } from './process-group'
 
 /**
  * A pids cgroup per sandboxed command, for a bot running as root: the kernel does not hold
@@ -127,18 +128,9 @@ function unescapeMount(field: string): string {
 function removeStale(base: string): void {
   for (const name of readdirSync(base)) {
     const pid = /^dogu-(\d+)-\d+$/.exec(name)?.[1]
-    if (!pid || running(Number(pid))) continue
+    if (!pid || processRunning(Number(pid))) continue
     try {
       rmdirSync(join(base, name))
     } catch {}
-  }
-}
-
-function running(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM'
   }
 }

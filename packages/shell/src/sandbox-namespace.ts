@@ -1,5 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs'
-import { statFields } from './process-group'
+import { processRunning, statFields } from './process-group'
 
 /**
  * One running sandbox seen from outside: bubblewrap's child is the init of the sandbox's
@@ -58,7 +58,7 @@ export class SandboxNamespace {
    */
   async killSoon(within = 1000): Promise<void> {
     const until = Date.now() + within
-    while (this.initPid() === undefined && Date.now() < until && running(this.bwrapPid)) {
+    while (this.initPid() === undefined && Date.now() < until && processRunning(this.bwrapPid)) {
       await new Promise((resolve) => setTimeout(resolve, 2))
     }
     this.kill()
@@ -79,11 +79,6 @@ export class SandboxNamespace {
     const fields = statFields(init)
     return fields !== undefined && fields[19] === this.started && fields[0] !== 'Z' && fields[0] !== 'X'
   }
-}
-
-function running(pid: number): boolean {
-  const fields = statFields(pid)
-  return fields !== undefined && fields[0] !== 'Z' && fields[0] !== 'X'
 }
 
 function startTime(pid: number): string | undefined {
