@@ -88,6 +88,7 @@ export function apply(ctx: McpPluginHost, config: Config) {
   const logger = hostLogger(ctx)
   const servers = Object.entries(config?.servers ?? {})
   const oauth = servers.some(([, server]) => server && 'auth' in server && server.auth !== undefined) ? oauthOf(ctx, config.oauth) : undefined
+  const redactedTokens = new Map<string, (() => void)[]>()
   // Every server's config is checked before any starts: one bad entry loads none.
   const connections = servers.map(([name, server]) => new McpClientConnection({
     name,
@@ -96,8 +97,15 @@ export function apply(ctx: McpPluginHost, config: Config) {
     logger,
     reconnect: config.reconnect,
     oauth,
-    // Tokens are secrets like headers: `[redacted]` wherever a tool would echo them.
-    onTokens: (tokens) => ctx.tools.redact(tokens),
+    // Tokens are secrets like headers: `[redacted]` wherever a tool would echo them. Every
+    // refresh brings new ones, and each secret costs every result a scan: the set before
+    // stays (a call in flight may still echo it), older ones are dropped.
+    onTokens: (tokens) => {
+      const kept = redactedTokens.get(name) ?? []
+      kept.push(ctx.tools.redact(tokens))
+      while (kept.length > 2) kept.shift()!()
+      redactedTokens.set(name, kept)
+    },
   }))
   // A server's tool may echo the request's headers (an error page, a debug tool): their
   // values never reach the model, the log or the console. Tied to this plugin's lifetime.
