@@ -1,9 +1,10 @@
 import { join, resolve } from 'node:path'
-import { LOG_LEVELS, type Logger } from '@dogu/core'
+import { LOG_LEVELS, type Logger, type MinatoDatabase } from '@dogu/core'
 import Schema from 'schemastery'
 import { headerSecrets } from './header-secrets'
 import { McpClientConnection, type McpServerConfig } from './mcp-client-connection'
 import type { McpPluginHost } from './plugin-host'
+import { FollowingOAuthStore } from './following-oauth-store'
 import { EncryptedFileOAuthStore } from './oauth-token-store'
 
 /** Where the consoles take the authorization server's redirect back. */
@@ -87,7 +88,7 @@ export const inject = { tools: { required: true }, server: { required: false } }
 export function apply(ctx: McpPluginHost, config: Config) {
   const logger = hostLogger(ctx)
   const servers = Object.entries(config?.servers ?? {})
-  const oauth = servers.some(([, server]) => server && 'auth' in server && server.auth !== undefined) ? oauthOf(ctx, config.oauth) : undefined
+  const oauth = servers.some(([, server]) => server && 'auth' in server && server.auth !== undefined) ? oauthOf(ctx, config.oauth, logger) : undefined
   const redactedTokens = new Map<string, (() => void)[]>()
   // Every server's config is checked before any starts: one bad entry loads none.
   const connections = servers.map(([name, server]) => new McpClientConnection({
@@ -120,13 +121,28 @@ export function apply(ctx: McpPluginHost, config: Config) {
   }
 }
 
-/** The token store and the default redirect: the console server's callback path, where a server plugin is loaded. */
-function oauthOf(ctx: McpPluginHost, config: McpOAuthPluginConfig = {}) {
+/**
+ * The token store and the default redirect: the console server's callback path, where a
+ * server plugin is loaded. The store is the file, or the host's database (`dogu_mcp_oauth`)
+ * while one is loaded: a driver that starts late, is reloaded or goes switches it.
+ */
+function oauthOf(ctx: McpPluginHost, config: McpOAuthPluginConfig = {}, logger: Logger) {
   const storePath = resolve(config.storePath ?? join('data', 'dogu', 'mcp-oauth.json'))
+  const store = new FollowingOAuthStore(new EncryptedFileOAuthStore({ path: storePath, key: config.key }), logger)
+  // Read without declaring it: a declared service, even an optional one, would restart this
+  // plugin (and every connection) on Cordis 4 when a driver starts.
+  const database = () => (ctx.get?.('database') ?? undefined) as MinatoDatabase | undefined
+  let using = database()
+  if (using) void store.use(using)
+  ctx.on('internal/service', (name: string) => {
+    if (name !== 'database' || database() === using) return
+    using = database()
+    void store.use(using)
+  })
   const server = (ctx as McpPluginHost & { server?: { selfUrl?: string; config?: { selfUrl?: string }; host?: string; port?: number } }).server
   const base = server?.config?.selfUrl ?? server?.selfUrl ?? (server?.port ? `http://${server.host && server.host !== '0.0.0.0' && server.host !== '::' ? server.host : '127.0.0.1'}:${server.port}` : undefined)
   return {
-    store: new EncryptedFileOAuthStore({ path: storePath, key: config.key }),
+    store,
     redirectUrl: config.redirectUrl ?? (base ? new URL(OAUTH_CALLBACK_PATH, base).href : undefined),
   }
 }

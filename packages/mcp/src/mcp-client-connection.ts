@@ -124,6 +124,8 @@ export class McpClientConnection implements ToolSource {
   private authorizations = 0
   /** `startAuthorization` waiting for the URL the SDK makes. */
   private starting: ((url: string) => void) | undefined
+  /** A connection attempt with a new store's tokens is under way (its refusal is not warned of twice). */
+  private retriedStore = false
   /** A call was refused for too little scope and a refresh brought no more: the next authorization asks afresh for the server's scopes. */
   private stepUp = false
 
@@ -146,10 +148,16 @@ export class McpClientConnection implements ToolSource {
           this.starting = undefined
           if (starting) return starting(pending.url)
           if (this.authorizations >= MAX_AUTHORIZATIONS) return
+          // Still unauthorized after trying a new store's tokens: it was said already.
+          if (this.retriedStore) {
+            this.retriedStore = false
+            return
+          }
           this.logger.warn('MCP server "%s" needs authorization: open the MCP servers view of the console (or send dogu.mcp.auth %s)', name, name)
           options.onAuthorization?.(pending)
         },
         onTokens: options.onTokens,
+        onStoreSwitch: () => this.retryWithStore(),
       })
     }
   }
@@ -227,6 +235,24 @@ export class McpClientConnection implements ToolSource {
     if (this._status !== 'needs-authorization') return
     this._status = 'connecting'
     await this.connect()
+  }
+
+  /**
+   * The token store switched (a database driver started after this server was found
+   * unauthorized): the tokens may be in the new store, so it connects once more with them,
+   * unless a person already started an authorization.
+   */
+  private retryWithStore(): void {
+    if (this._status !== 'needs-authorization' || this.starting || this.oauth?.authorization?.by !== undefined) return
+    const previous = this.unauthorized
+    this.unauthorized = undefined
+    this.oauth?.settle()
+    this.retriedStore = true
+    this._status = 'connecting'
+    void (async () => {
+      await previous?.close().catch(() => {})
+      await this.connect()
+    })()
   }
 
   /** Who started the authorization under way with this `state` (`{}` when nobody in particular did), or `undefined` when none with it is. */
@@ -361,6 +387,7 @@ export class McpClientConnection implements ToolSource {
     if (this.client !== client) return
     this.attempt = 0
     this.authorizations = 0
+    this.retriedStore = false
     this._status = 'connected'
     for (const { resolve } of this.waiters.splice(0)) resolve()
   }

@@ -29,8 +29,14 @@ export class McpOAuthProvider implements OAuthClientProvider {
     private readonly server: string,
     private readonly config: McpOAuthConfig,
     private readonly store: McpOAuthStore,
-    private readonly events: { onAuthorization(pending: PendingAuthorization): void; onTokens?(tokens: string[]): void },
-  ) {}
+    private readonly events: { onAuthorization(pending: PendingAuthorization): void; onTokens?(tokens: string[]): void; onStoreSwitch?(): void },
+  ) {
+    // The records moved (a database was loaded): the next request reads this server's anew.
+    store.onSwitch?.(() => {
+      this.record = undefined
+      this.events.onStoreSwitch?.()
+    })
+  }
 
   get redirectUrl(): string {
     return this.config.redirectUrl

@@ -17,6 +17,10 @@ export interface McpPluginHost {
   on(name: 'tools/changed', listener: () => void): () => void
   on(name: 'tools/call-progress', listener: (info: CallInfo, message: string) => void): () => void
   on(name: 'tools/call-log', listener: (info: CallInfo, level: LogLevel, data: unknown) => void): () => void
+  /** A service appeared or went (the database a driver provides). */
+  on(name: 'internal/service', listener: (name: string) => void): () => void
+  /** The named service, if loaded (both hosts' `ctx.get`). */
+  get?(name: string): unknown
   effect(execute: () => () => unknown, label?: string): unknown
   emit?(...args: any[]): void
   /** Runs `callback` in a child context while the named services are loaded (Cordis). */

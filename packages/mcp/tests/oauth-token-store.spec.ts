@@ -50,13 +50,13 @@ describe('EncryptedFileOAuthStore', () => {
     const file = JSON.parse(await readFile(path, 'utf8'))
     file.records = { beta: file.records.alpha }
     await writeFile(path, JSON.stringify(file))
-    await expect(new EncryptedFileOAuthStore({ path }).get('beta')).rejects.toSatisfy(invalid(/OAuth record of MCP server "beta" does not open .*authorize the server again/))
+    await expect(new EncryptedFileOAuthStore({ path }).get('beta')).rejects.toSatisfy(invalid(/OAuth record of MCP server "beta" in .*mcp-oauth.json does not open .*authorize the server again/))
   })
 
   it('another key refuses to open the records, saying to authorize again', async () => {
     await new EncryptedFileOAuthStore({ path, key: randomBytes(32).toString('base64') }).set('vault', RECORD)
     await expect(new EncryptedFileOAuthStore({ path, key: randomBytes(32).toString('base64') }).get('vault'))
-      .rejects.toSatisfy(invalid(/does not open with this key \(the key changed, or the file was edited\); authorize the server again/))
+      .rejects.toSatisfy(invalid(/does not open with this key \(the key changed, or the record was edited\); authorize the server again/))
   })
 
   it('a key of the wrong length is refused, saying what a key is', async () => {
