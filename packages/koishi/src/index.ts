@@ -6,6 +6,7 @@ import { chatApprovals, ChatApprovalsConfig } from './chat-approvals'
 import { chatlunaBridge, ChatLunaBridgeConfig } from './chatluna-bridge'
 import { commands, CommandsConfig } from './commands'
 import { consolePage, ConsolePageConfig } from './console-page'
+import { mcpImport, McpImportConfig } from './mcp-import'
 import { mcpOAuthCallback } from './mcp-oauth-callback'
 import { defaultAuthoritySchema, PermissionService, permissionsFields } from './permissions-service'
 import { described } from './schema-text'
@@ -20,6 +21,7 @@ export { chatlunaBridge, ChatLunaBridgeConfig } from './chatluna-bridge'
 export { type CommandAuthority, commands, CommandsConfig } from './commands'
 export { consolePage, ConsolePageConfig } from './console-page'
 export type { KoishiDoguSession } from './koishi-permission'
+export { mcpImport, McpImportConfig } from './mcp-import'
 export { mcpOAuthCallback, OAUTH_CALLBACK_PATH } from './mcp-oauth-callback'
 export { type DoguPermissions, type KoishiPermissionRule, PermissionService } from './permissions-service'
 export { type DoguSessionOptions, doguSession, localeOf, toolsetFor } from './session'
@@ -48,6 +50,8 @@ export interface Config {
   notices?: TaskNoticesConfig
   chatluna?: ChatLunaBridgeConfig
   console?: ConsolePageConfig
+  /** MCP servers whose tools to import (needs @dogu/mcp installed): @dogu/mcp's client config. */
+  mcp?: McpImportConfig
 }
 
 export const Config: Schema<Config> = Schema.object({
@@ -66,6 +70,7 @@ export const Config: Schema<Config> = Schema.object({
   notices: TaskNoticesConfig,
   chatluna: ChatLunaBridgeConfig,
   console: ConsolePageConfig,
+  mcp: McpImportConfig,
 }) as Schema<Config>
 
 /**
@@ -100,6 +105,8 @@ export function apply(ctx: Context, config: Config = {}) {
   ctx.plugin({ name: 'dogu-console', inject: ['tools', 'console'], apply: consolePage }, config.console)
   // Where OAuth authorizations of imported MCP servers come back, when Koishi's server is loaded.
   ctx.plugin({ name: 'dogu-mcp-oauth-callback', inject: ['tools', 'server'], apply: mcpOAuthCallback })
+  // Imported MCP servers, when configured (and @dogu/mcp is installed).
+  ctx.plugin({ name: 'dogu-mcp', inject: ['tools'], apply: mcpImport }, config.mcp)
   // Last: a stopping app disposes plugins in load order, so the audit trail stops after the
   // services whose calls it records, and writes what is queued.
   const { authority: auditAuthority, ...audit } = config.audit ?? {}

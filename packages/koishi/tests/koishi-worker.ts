@@ -1,7 +1,12 @@
 // A Koishi instance that Koishi's own worker runs (what `koishi start` forks), driven by the
 // test over the worker's IPC channel through the probe plugin (loader-instance/probe: its
-// header has the protocol). Used by loader.spec.ts and install.tarball.spec.ts.
-import type { ChildProcess } from 'node:child_process'
+// header has the protocol). Used by loader.spec.ts, loader-mcp-oauth.spec.ts and install.tarball.spec.ts.
+import { type ChildProcess, fork } from 'node:child_process'
+import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises'
+import { createRequire } from 'node:module'
+import { tmpdir } from 'node:os'
+import { dirname, join, resolve } from 'node:path'
+import { afterEach } from 'vitest'
 import { within as withinMs } from '../../../test-support/within'
 
 /** How long any one wait on the instance may take. */
@@ -97,4 +102,73 @@ export class Instance {
       throw error
     }
   }
+}
+
+const require = createRequire(import.meta.url)
+const KOISHI_PACKAGE = resolve(__dirname, '..')
+const FIXTURES = resolve(__dirname, 'loader-instance')
+/** Koishi's worker: the process `koishi start` runs, with the loader. */
+const WORKER = require.resolve('koishi/lib/worker', { paths: [KOISHI_PACKAGE] })
+
+/** The instance's packages, by name, and where they are in this workspace. */
+export const LINKS: Record<string, string> = {
+  'koishi-plugin-dogu': KOISHI_PACKAGE,
+  'koishi-plugin-notes': join(FIXTURES, 'notes'),
+  'koishi-plugin-owner-probe': join(FIXTURES, 'probe'),
+  '@koishijs/plugin-database-sqlite': join(FIXTURES, 'database-sqlite'),
+  '@koishijs/plugin-mock': dirname(require.resolve('@koishijs/plugin-mock/package.json', { paths: [KOISHI_PACKAGE] })),
+}
+
+const instances: Instance[] = []
+const dirs: string[] = []
+afterEach(async () => {
+  for (const instance of instances.splice(0)) await instance.stop('SIGKILL')
+  for (const dir of dirs.splice(0)) await rm(dir, { recursive: true, force: true })
+})
+
+/** A Koishi instance folder: package.json, koishi.yml with `plugins` in this order, and node_modules links (`LINKS` and `more`). */
+export async function instanceDir(plugins: string, more: Record<string, string> = {}) {
+  const links = { ...LINKS, ...more }
+  const dir = await mkdtemp(join(tmpdir(), 'dogu-koishi-instance-'))
+  dirs.push(dir)
+  for (const [name, target] of Object.entries(links)) {
+    const link = join(dir, 'node_modules', name)
+    await mkdir(dirname(link), { recursive: true })
+    await symlink(target, link, 'dir')
+  }
+  await writeFile(join(dir, 'package.json'), JSON.stringify({
+    name: 'owner-bot',
+    private: true,
+    dependencies: Object.fromEntries(Object.keys(links).map((name) => [name, '*'])),
+  }, null, 2))
+  await writeFile(join(dir, 'koishi.yml'), plugins)
+  // A new instance has it (create-koishi makes it); the SQLite driver does not create it.
+  await mkdir(join(dir, 'data'))
+  return dir
+}
+
+export interface InstanceStatus {
+  database: boolean
+  background: boolean
+  tools: string[]
+}
+
+/** Starts Koishi's worker in `dir`, as `koishi start` would; resolves once `ready` holds of the probe's status. Stopped after the test. */
+export async function startInstance(dir: string, ready: (status: InstanceStatus) => boolean, what: string) {
+  const child = fork(WORKER, [], {
+    cwd: dir,
+    // Only NODE_PATH differs from an installed instance: the loader resolves plugins from its own folder.
+    env: { ...process.env, NODE_PATH: join(dir, 'node_modules'), KOISHI_LOG_LEVEL: '2' },
+    // Not the test runner's flags (its `--conditions source` would load TypeScript sources).
+    execArgv: [],
+    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+  })
+  const instance = new Instance(child)
+  instances.push(instance)
+  await within(new Promise<void>((resolve, reject) => {
+    child.on('message', (message: any) => { if (message?.type === 'start') resolve() })
+    child.once('exit', (code) => reject(new Error(`the instance exited (${code}) while starting\n${instance.output.join('')}`)))
+  }), 'the instance starting')
+  await instance.until(async () => ready(await instance.op<InstanceStatus>('status')), what)
+  return instance
 }

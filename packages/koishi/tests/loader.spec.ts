@@ -3,78 +3,11 @@
 // the mock adapter and a tool plugin by their package names, and a chat approval goes through
 // it. The instance's node_modules links this workspace's packages; NODE_PATH points the
 // loader there (docs/testing.md). Installing from the tarballs is tested separately.
-import { fork } from 'node:child_process'
-import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises'
-import { createRequire } from 'node:module'
-import { tmpdir } from 'node:os'
-import { dirname, join, resolve } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
-import { Instance, within } from './koishi-worker'
+import { describe, expect, it } from 'vitest'
+import { type Instance, instanceDir, startInstance } from './koishi-worker'
 
-const require = createRequire(import.meta.url)
-const KOISHI_PACKAGE = resolve(__dirname, '..')
-const FIXTURES = resolve(__dirname, 'loader-instance')
-/** Koishi's worker: the process `koishi start` runs, with the loader. */
-const WORKER = require.resolve('koishi/lib/worker', { paths: [KOISHI_PACKAGE] })
-
-/** The instance's packages, by name, and where they are in this workspace. */
-const LINKS: Record<string, string> = {
-  'koishi-plugin-dogu': KOISHI_PACKAGE,
-  'koishi-plugin-notes': join(FIXTURES, 'notes'),
-  'koishi-plugin-owner-probe': join(FIXTURES, 'probe'),
-  '@koishijs/plugin-database-sqlite': join(FIXTURES, 'database-sqlite'),
-  '@koishijs/plugin-mock': dirname(require.resolve('@koishijs/plugin-mock/package.json', { paths: [KOISHI_PACKAGE] })),
-}
-
-const instances: Instance[] = []
-const dirs: string[] = []
-afterEach(async () => {
-  for (const instance of instances.splice(0)) await instance.stop('SIGKILL')
-  for (const dir of dirs.splice(0)) await rm(dir, { recursive: true, force: true })
-})
-
-/** A Koishi instance folder: package.json, koishi.yml with `plugins` in this order, and node_modules links. */
-async function instanceDir(plugins: string) {
-  const dir = await mkdtemp(join(tmpdir(), 'dogu-koishi-instance-'))
-  dirs.push(dir)
-  for (const [name, target] of Object.entries(LINKS)) {
-    const link = join(dir, 'node_modules', name)
-    await mkdir(dirname(link), { recursive: true })
-    await symlink(target, link, 'dir')
-  }
-  await writeFile(join(dir, 'package.json'), JSON.stringify({
-    name: 'owner-bot',
-    private: true,
-    dependencies: Object.fromEntries(Object.keys(LINKS).map((name) => [name, '*'])),
-  }, null, 2))
-  await writeFile(join(dir, 'koishi.yml'), plugins)
-  // A new instance has it (create-koishi makes it); the SQLite driver does not create it.
-  await mkdir(join(dir, 'data'))
-  return dir
-}
-
-/** Starts Koishi's worker in `dir`, as `koishi start` would; resolves once the app is ready. */
-async function start(dir: string) {
-  const child = fork(WORKER, [], {
-    cwd: dir,
-    // Only NODE_PATH differs from an installed instance: the loader resolves plugins from its own folder.
-    env: { ...process.env, NODE_PATH: join(dir, 'node_modules'), KOISHI_LOG_LEVEL: '2' },
-    // Not the test runner's flags (its `--conditions source` would load TypeScript sources).
-    execArgv: [],
-    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
-  })
-  const instance = new Instance(child)
-  instances.push(instance)
-  await within(new Promise<void>((resolve, reject) => {
-    child.on('message', (message: any) => { if (message?.type === 'start') resolve() })
-    child.once('exit', (code) => reject(new Error(`the instance exited (${code}) while starting\n${instance.output.join('')}`)))
-  }), 'the instance starting')
-  await instance.until(async () => {
-    const status = await instance.op<{ database: boolean; background: boolean; tools: string[] }>('status')
-    return status.database && status.background && status.tools.includes('save_note')
-  }, 'the database, ctx.background and the notes tool')
-  return instance
-}
+/** Started once the database, ctx.background and the notes tool are there. */
+const start = (dir: string) => startInstance(dir, (status) => status.database && status.background && status.tools.includes('save_note'), 'the database, ctx.background and the notes tool')
 
 /** Alice (authority 3) runs `save_note` with `dogu.run`; `answer` is her reply to the question, if one comes. */
 async function runNote(instance: Instance, text: string, answer?: string) {

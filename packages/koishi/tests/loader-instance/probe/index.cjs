@@ -3,7 +3,7 @@
 //
 //   test → instance: { probe: { id, op: 'status' } }                     → { probe: { id, result: { database, background, tools } } }
 //                    { probe: { id, op: 'initUser', userId, authority } } → { probe: { id, result: true } }
-//                    { probe: { id, op: 'receive', userId, text } }      → { probe: { id, result: replies[] } }
+//                    { probe: { id, op: 'receive', userId, text, private? } } → { probe: { id, result: replies[] } } (in 'room', or a private chat)
 //   instance → test: { probe: { event: 'sent', channelId, text } }       a message the bot sent on its own (a question)
 //                    { probe: { event: 'log', type, name, content } }    every error and warning line of any logger
 //
@@ -50,7 +50,7 @@ exports.apply = (ctx) => {
       await ctx.mock.initUser(userId, authority)
       return true
     },
-    receive: ({ userId, text }) => ctx.mock.client(userId, 'room').receive(text),
+    receive: ({ userId, text, private: privately }) => ctx.mock.client(userId, privately ? undefined : 'room').receive(text),
   }
   const onMessage = async (message) => {
     const request = message?.probe

@@ -1,0 +1,50 @@
+import { type Context, Schema } from 'koishi'
+import { described } from './schema-text'
+
+/**
+ * `mcp` of the Dogu plugin's config: the config of @dogu/mcp's client plugin (docs/mcp.md),
+ * which imports MCP servers' tools. Koishi's loader resolves plugin names to
+ * `koishi-plugin-*` packages, so @dogu/mcp cannot be named in koishi.yml; here it is loaded
+ * from there, when it is installed beside this plugin.
+ */
+export interface McpImportConfig {
+  /** MCP servers by name: `{ command, args }` (stdio) or `{ url, headers?, auth? }` (Streamable HTTP). */
+  servers?: Record<string, unknown>
+  reconnect?: { initialDelay?: number; maxDelay?: number }
+  oauth?: { storePath?: string; key?: string; redirectUrl?: string }
+}
+
+// Checked in full by @dogu/mcp's own schema when its plugin starts: this one only shapes the form.
+export const McpImportConfig: Schema<McpImportConfig> = described(Schema.object({
+  servers: described(Schema.dict(Schema.any()).default({}),
+    'MCP servers by name: { command, args } or { url, auth: oauth }. Needs @dogu/mcp installed.',
+    'MCP 服务器（按名称）：{ command, args } 或 { url, auth: oauth }。需另行安装 @dogu/mcp。'),
+  reconnect: Schema.object({
+    initialDelay: Schema.natural().role('ms'),
+    maxDelay: Schema.natural().role('ms'),
+  }),
+  oauth: Schema.object({
+    storePath: Schema.string(),
+    key: Schema.string().role('secret'),
+    redirectUrl: Schema.string().role('link'),
+  }),
+}), 'Imported MCP servers (@dogu/mcp): their tools become Dogu tools.', '导入的 MCP 服务器（@dogu/mcp）：其工具成为 Dogu 工具。') as Schema<McpImportConfig>
+
+/** Loads @dogu/mcp's client plugin with `config` when servers are configured. */
+export async function mcpImport(ctx: Context, config: McpImportConfig = {}): Promise<void> {
+  if (!Object.keys(config.servers ?? {}).length) return
+  let mcp: { McpClientPlugin: Parameters<Context['plugin']>[0] }
+  try {
+    mcp = await import('@dogu/mcp') as never
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    if ((code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') && String((error as Error).message).includes('@dogu/mcp')) {
+      ctx.logger('dogu').warn('mcp.servers needs the package @dogu/mcp: install it in this Koishi instance (npm install @dogu/mcp), then reload dogu')
+      return
+    }
+    throw error
+  }
+  // Unloaded while the package loaded: nothing to start.
+  if (ctx.scope.uid === null) return
+  ctx.plugin(mcp.McpClientPlugin, config)
+}
