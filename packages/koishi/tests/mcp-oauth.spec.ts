@@ -213,6 +213,31 @@ describe('dogu.mcp with sources of other states', () => {
 })
 
 describe('the Dogu plugin and Koishi\'s server', () => {
+  it('a client loaded with the server, before it listens, finds the callback URL once an authorization needs it', async () => {
+    const fixture = await startOAuthMcpServer()
+    const dir = await mkdtemp(join(tmpdir(), 'dogu-koishi-mcp-redirect-'))
+    const { app, guard } = await koishiApp()
+    const port = await freePort()
+    // Koishi's server knows its port only once it listens, after both plugins are applied.
+    const server = app.plugin(ServerPlugin, { host: '127.0.0.1', port })
+    guard.expect('[dogu-mcp] MCP server "docs" needs authorization')
+    const client = app.plugin(McpClientPlugin as any, { servers: { docs: { url: fixture.url, auth: 'oauth' } }, oauth: { storePath: join(dir, 'mcp-oauth.json') } })
+    try {
+      await settle(app)
+      const docs = () => app.tools.sources().find((source) => source.name === 'docs')
+      await until(() => docs()?.status === 'needs-authorization', 'docs to need authorization')
+      const url = new URL(await docs()!.startAuthorization!('admin'))
+      expect(url.searchParams.get('redirect_uri')).toBe(`http://127.0.0.1:${port}${OAUTH_CALLBACK_PATH}`)
+    } finally {
+      app.server._http.closeAllConnections()
+      client.dispose()
+      server.dispose()
+      await settle(app)
+      await fixture.close()
+      await rm(dir, { recursive: true, force: true })
+    }
+  })
+
   it('serves the callback once @koishijs/plugin-server is loaded after it', async () => {
     const { app } = await koishiApp()
     const port = await freePort()

@@ -139,11 +139,30 @@ function oauthOf(ctx: McpPluginHost, config: McpOAuthPluginConfig = {}, logger: 
     using = database()
     void store.use(using)
   })
-  const server = (ctx as McpPluginHost & { server?: { selfUrl?: string; config?: { selfUrl?: string }; host?: string; port?: number } }).server
-  const base = server?.config?.selfUrl ?? server?.selfUrl ?? (server?.port ? `http://${server.host && server.host !== '0.0.0.0' && server.host !== '::' ? server.host : '127.0.0.1'}:${server.port}` : undefined)
+  const server = (ctx as McpPluginHost & { server?: ConsoleServer }).server
   return {
     store,
-    redirectUrl: config.redirectUrl ?? (base ? new URL(OAUTH_CALLBACK_PATH, base).href : undefined),
+    // Found when an authorization needs it, not now: Koishi's server learns its port only once it listens.
+    redirectUrl: config.redirectUrl ?? (server ? () => callbackOf(server) : undefined),
+  }
+}
+
+interface ConsoleServer {
+  selfUrl?: string
+  config?: { selfUrl?: string }
+  host?: string
+  port?: number
+}
+
+/** The console server's callback URL: its configured selfUrl, else its address once it listens. */
+function callbackOf(server: ConsoleServer): string | undefined {
+  const host = server.host && server.host !== '0.0.0.0' && server.host !== '::' ? server.host : '127.0.0.1'
+  const base = server.config?.selfUrl || (server.port ? `http://${host}:${server.port}` : undefined)
+  if (!base) return undefined
+  try {
+    return new URL(OAUTH_CALLBACK_PATH, base).href
+  } catch {
+    return undefined
   }
 }
 

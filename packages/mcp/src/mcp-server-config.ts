@@ -49,9 +49,9 @@ export interface McpOAuthOptions {
   clientName?: string
 }
 
-/** `McpOAuthOptions` with the redirect settled. */
-export interface McpOAuthConfig extends McpOAuthOptions {
-  redirectUrl: string
+/** `McpOAuthOptions` with the redirect settled: a URL, or how to find it once the console's server listens. */
+export interface McpOAuthConfig extends Omit<McpOAuthOptions, 'redirectUrl'> {
+  redirectUrl: string | (() => string | undefined)
 }
 
 /** Refuses a config no connection could use, naming the entry: `servers.<name>.url is not a URL`. */

@@ -2,6 +2,7 @@ import { randomBytes, timingSafeEqual } from 'node:crypto'
 import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js'
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js'
 import type { McpOAuthConfig } from './mcp-server-config'
+import { McpError } from './mcp-error'
 import type { McpOAuthRecord, McpOAuthStore } from './oauth-token-store'
 
 /** An authorization a person has to complete: open `url`, and the redirect brings `state` back. */
@@ -39,7 +40,11 @@ export class McpOAuthProvider implements OAuthClientProvider {
   }
 
   get redirectUrl(): string {
-    return this.config.redirectUrl
+    const { redirectUrl } = this.config
+    const url = typeof redirectUrl === 'function' ? redirectUrl() : redirectUrl
+    // The console's server has no address yet (Koishi's learns its port once it listens): the attempt fails and is retried.
+    if (url === undefined) throw new McpError('INVALID_OPTIONS', `MCP server "${this.server}": no OAuth redirect URL yet (the console's server is not listening); set oauth.redirectUrl or the server's selfUrl`)
+    return url
   }
 
   get clientMetadataUrl(): string | undefined {
@@ -49,7 +54,7 @@ export class McpOAuthProvider implements OAuthClientProvider {
   get clientMetadata(): OAuthClientMetadata {
     return {
       client_name: this.config.clientName ?? 'Dogu',
-      redirect_uris: [this.config.redirectUrl],
+      redirect_uris: [this.redirectUrl],
       grant_types: ['authorization_code', 'refresh_token'],
       response_types: ['code'],
       token_endpoint_auth_method: this.config.clientSecret !== undefined ? 'client_secret_basic' : 'none',

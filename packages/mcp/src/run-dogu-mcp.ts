@@ -18,8 +18,8 @@ export interface DoguMcpConfig {
 /**
  * `dogu-mcp [config.json]`: a Cordis 4 app with Dogu's services and the listed plugins,
  * serving their tools over stdio (and Streamable HTTP when `mcp.http` is set). Returns a
- * function that stops the app. Loads cordis and @dogu/cordis only when called, so hosts
- * that import this package (Koishi) need neither.
+ * function that stops the app. Loads cordis and @dogu/cordis (optional peers of this
+ * package) only when called, so hosts that import this package (Koishi) need neither.
  */
 export async function runDoguMcp(argv: readonly string[] = process.argv.slice(2)): Promise<() => Promise<void>> {
   const file = resolve(argv[0] ?? 'dogu-mcp.json')
@@ -36,7 +36,13 @@ export async function runDoguMcp(argv: readonly string[] = process.argv.slice(2)
   // stdout carries the protocol: anything printed goes to stderr.
   console.log = console.error
   console.info = console.error
-  const [{ Context }, { DoguPlugin }, server] = await Promise.all([import('cordis'), import('@dogu/cordis'), import('./server-plugin')])
+  const [{ Context }, { DoguPlugin }, server] = await Promise.all([import('cordis'), import('@dogu/cordis'), import('./server-plugin')]).catch((error) => {
+    // Optional peers, so a Koishi instance can install @dogu/mcp without Cordis 4: the command needs them.
+    if ((error as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND' && /'(@dogu\/cordis|cordis)'/.test(String(error.message))) {
+      throw new McpError('INVALID_OPTIONS', `dogu-mcp runs on Cordis 4: install @dogu/cordis and cordis 4.0.0-beta.5 beside @dogu/mcp (docs/mcp.md): ${error.message}`)
+    }
+    throw error
+  })
   const ctx = new Context()
   await ctx.plugin(DoguPlugin, config.dogu ?? {})
   const require = createRequire(file)
