@@ -5,7 +5,8 @@
 // plain npm, as Koishi's market adds a plugin: no workspace, no hoisting limits, no
 // --legacy-peer-deps, no overrides, no NODE_PATH. npm must resolve no cordis 4 anywhere (npm ≥ 7
 // installs required peers, so one in the graph would pull it in), and Koishi's own worker,
-// started from koishi.yml, must load Dogu, a tool plugin and the packs, carry a chat approval
+// started from koishi.yml, must load Dogu, a tool plugin, the packs and (through @dogu/mcp, from
+// the Dogu plugin's `mcp` config) a stdio MCP server's tool, carry a chat approval
 // through, serve Dogu's console page and answer its API over Koishi's console socket, and log
 // no error or warning. One install per run: it takes a while (npm's cache helps).
 //
@@ -23,8 +24,8 @@ import { freePort } from '../../../test-support/free-port'
 
 const KOISHI_PACKAGE = resolve(__dirname, '..')
 const FIXTURES = resolve(__dirname, 'loader-instance')
-/** The packs a Koishi bot installs next to the plugin; they must not bring cordis 4 either. */
-const PACKS = ['@dogu/fs', '@dogu/shell', '@dogu/http']
+/** The packs a Koishi bot installs next to the plugin, and @dogu/mcp for `mcp.servers`; they must not bring cordis 4 either. */
+const PACKS = ['@dogu/fs', '@dogu/shell', '@dogu/http', '@dogu/mcp']
 const INSTALL_TIMEOUT = 10 * 60_000
 const KEEP = process.env.DOGU_KEEP_INSTALL === '1'
 
@@ -108,6 +109,15 @@ exports.apply = (ctx) => {
 }
 `
 
+/** A stdio MCP server of the bot's own, on the SDK that @dogu/mcp brought along. */
+const ECHO_SERVER = `import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
+
+const server = new McpServer({ name: 'echo', version: '1.0.0' })
+server.registerTool('say', { description: 'Says hello', annotations: { readOnlyHint: true } }, async () => ({ content: [{ type: 'text', text: 'hello from MCP' }] }))
+await server.connect(new StdioServerTransport())
+`
+
 const koishiYml = (port: number) => `plugins:
   owner-probe: {}
   server:
@@ -121,6 +131,12 @@ const koishiYml = (port: number) => `plugins:
   dogu:
     notices:
       enabled: false
+    mcp:
+      servers:
+        echo:
+          command: node
+          args: [local/echo-mcp.mjs]
+          trusted: true
   notes: {}
   dogu-packs: {}
 `
@@ -194,6 +210,7 @@ beforeAll(async () => {
   await mkdir(join(bot, 'local/dogu-packs'))
   await writeFile(join(bot, 'local/dogu-packs/package.json'), JSON.stringify({ name: 'koishi-plugin-dogu-packs', version: '0.0.0', private: true, main: 'index.cjs', peerDependencies: { koishi: '^4.18.0' } }, null, 2))
   await writeFile(join(bot, 'local/dogu-packs/index.cjs'), PACKS_PLUGIN)
+  await writeFile(join(bot, 'local/echo-mcp.mjs'), ECHO_SERVER)
   const dogu = await npmInstall(bot, [...files, './local/notes', './local/owner-probe', './local/dogu-packs'], { timeoutMs: INSTALL_TIMEOUT })
   installed = { koishi, dogu }
 
@@ -258,7 +275,7 @@ describe('koishi-plugin-dogu installed from its tarballs with plain npm in a Koi
     expect(Object.keys(manifest.dependencies).sort()).toEqual(['@dogu/core', 'schemastery'])
   })
 
-  it('Koishi\'s worker starts it from koishi.yml: Dogu, a tool plugin and the packs load, and a chat approval completes', async () => {
+  it('Koishi\'s worker starts it from koishi.yml: Dogu, a tool plugin, the packs and an MCP server\'s tools load, and a chat approval completes', async () => {
     port = await freePort()
     await writeFile(join(bot, 'koishi.yml'), koishiYml(port))
     const child = fork(join(bot, 'node_modules/koishi/lib/worker'), [], {
@@ -278,8 +295,8 @@ describe('koishi-plugin-dogu installed from its tarballs with plain npm in a Koi
     await running.until(async () => {
       const status = await running.op<{ database: boolean; background: boolean; tools: string[] }>('status')
       tools = status.tools
-      return status.database && status.background && ['save_note', 'http_fetch', 'bash', 'read'].every((name) => tools.includes(name))
-    }, 'the database, ctx.background, the notes tool and the packs\' tools')
+      return status.database && status.background && ['save_note', 'http_fetch', 'bash', 'read', 'echo_say'].every((name) => tools.includes(name))
+    }, 'the database, ctx.background, the notes tool, the packs\' tools and the MCP server\'s')
 
     await running.op('initUser', { userId: 'alice', authority: 3 })
     const replies = running.op<string[]>('receive', { userId: 'alice', text: 'dogu.run save_note {"text":"hi"}' })
@@ -292,6 +309,8 @@ describe('koishi-plugin-dogu installed from its tarballs with plain npm in a Koi
     expect(running.sent[0]).toContain('save_note(text=hi)')
     await running.op('receive', { userId: 'alice', text: 'y' })
     expect((await replies).join('\n')).toContain('saved “hi”')
+    // The MCP server's tool, imported through @dogu/mcp from `dogu.mcp.servers` (read: no question).
+    expect((await running.op<string[]>('receive', { userId: 'alice', text: 'dogu.run echo_say {}' })).join('\n')).toContain('hello from MCP')
     expect(running.problems()).toEqual([])
   }, 4 * WAIT)
 
