@@ -30,12 +30,19 @@ export const McpImportConfig: Schema<McpImportConfig> = described(Schema.object(
   }),
 }), 'Imported MCP servers (@dogu/mcp): their tools become Dogu tools.', '导入的 MCP 服务器（@dogu/mcp）：其工具成为 Dogu 工具。') as Schema<McpImportConfig>
 
+type McpModule = { McpClientPlugin: Parameters<Context['plugin']>[0] }
+
 /** Loads @dogu/mcp's client plugin with `config` when servers are configured. */
-export async function mcpImport(ctx: Context, config: McpImportConfig = {}): Promise<void> {
+export function mcpImport(ctx: Context, config: McpImportConfig = {}): Promise<void> {
+  return importWith(ctx, config, () => import('@dogu/mcp') as Promise<never>)
+}
+
+/** `mcpImport` with the package loaded by `load` (a test's stand-in for a missing install). */
+export async function importWith(ctx: Context, config: McpImportConfig, load: () => Promise<McpModule>): Promise<void> {
   if (!Object.keys(config.servers ?? {}).length) return
-  let mcp: { McpClientPlugin: Parameters<Context['plugin']>[0] }
+  let mcp: McpModule
   try {
-    mcp = await import('@dogu/mcp') as never
+    mcp = await load()
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code
     if ((code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') && String((error as Error).message).includes('@dogu/mcp')) {
