@@ -5,6 +5,7 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { type BrowserContext, chromium } from 'playwright-core'
+import { afterAll, beforeAll } from 'vitest'
 
 /** Debian's chromium package (`apt-get install -y chromium`), or `DOGU_CHROMIUM`. */
 export const CHROMIUM = process.env.DOGU_CHROMIUM ?? '/usr/lib/chromium/chromium'
@@ -34,6 +35,26 @@ export async function openChromium(options: { locale?: string } = {}): Promise<{
     async close() {
       await context.close()
       await rm(profile, { recursive: true, force: true })
+    },
+  }
+}
+
+/**
+ * One Chromium for the calling test file: opened before its tests, closed after them.
+ * `browser.context` is the profile while they run.
+ */
+export function chromiumForFile(options: { locale?: string } = {}): { readonly context: BrowserContext } {
+  let opened: Awaited<ReturnType<typeof openChromium>> | undefined
+  beforeAll(async () => {
+    opened = await openChromium(options)
+  })
+  afterAll(async () => {
+    await opened?.close()
+  })
+  return {
+    get context() {
+      if (!opened) throw new Error('Chromium is open only while the file\'s tests run')
+      return opened.context
     },
   }
 }

@@ -8,29 +8,19 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { ToolSource } from '@dogu/core'
-import type { BrowserContext, Page } from 'playwright-core'
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import type { Page } from 'playwright-core'
+import { afterEach, describe, expect, it } from 'vitest'
 import { McpClientPlugin } from '../../mcp/src'
 import { type OAuthMcpServer, startOAuthMcpServer } from '../../mcp/tests/fixtures/oauth-mcp-server'
-import { openChromium } from '../../../test-support/chromium'
+import { chromiumForFile } from '../../../test-support/chromium'
 import { mcpOAuthCallback, OAUTH_CALLBACK_PATH } from '../src/mcp-oauth-callback'
 import { consoleApp } from './console-app'
 
-let browser: Awaited<ReturnType<typeof openChromium>>
-let context: BrowserContext
+const browser = chromiumForFile()
 let t: Awaited<ReturnType<typeof consoleApp>> | undefined
 let fixture: OAuthMcpServer | undefined
 let dir: string | undefined
 let page: Page | undefined
-
-beforeAll(async () => {
-  browser = await openChromium()
-  context = browser.context
-})
-
-afterAll(async () => {
-  await browser?.close()
-})
 
 afterEach(async () => {
   await page?.close()
@@ -78,7 +68,7 @@ async function openMcpView(page: Page) {
 describe('the MCP servers view in Koishi\'s console, in Chromium', () => {
   it('shows the server needing authorization; Authorize goes through the authorization server to Koishi\'s callback, and it connects', async () => {
     const { source } = await deploy()
-    page = await context.newPage()
+    page = await browser.context.newPage()
     const errors: string[] = []
     page.on('pageerror', (error) => errors.push(error.message))
     await openMcpView(page)

@@ -1,24 +1,14 @@
 import { join } from 'node:path'
-import type { BrowserContext, Page } from 'playwright-core'
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import type { Page } from 'playwright-core'
+import { afterEach, describe, expect, it } from 'vitest'
 import { defineTool } from '@dogu/core'
 import { type Context, Schema } from 'koishi'
-import { openChromium } from '../../../test-support/chromium'
+import { chromiumForFile } from '../../../test-support/chromium'
 import { consoleApp } from './console-app'
 
-let browser: Awaited<ReturnType<typeof openChromium>>
-let context: BrowserContext
+const browser = chromiumForFile()
 let t: Awaited<ReturnType<typeof consoleApp>> | undefined
 let page: Page | undefined
-
-beforeAll(async () => {
-  browser = await openChromium()
-  context = browser.context
-})
-
-afterAll(async () => {
-  await browser?.close()
-})
 
 afterEach(async () => {
   await page?.close()
@@ -42,7 +32,7 @@ const field = (page: Page, key: string) =>
 /** Koishi's console, opened on the Dogu page. */
 async function open() {
   t = await consoleApp()
-  page = await context.newPage()
+  page = await browser.context.newPage()
   const errors: string[] = []
   page.on('pageerror', (error) => errors.push(error.message))
   await page.goto(`${t.base}/dogu`)
