@@ -139,11 +139,12 @@ function oauthOf(ctx: McpPluginHost, config: McpOAuthPluginConfig = {}, logger: 
     using = database()
     void store.use(using)
   })
-  const server = (ctx as McpPluginHost & { server?: ConsoleServer }).server
+  const server = () => (ctx as McpPluginHost & { server?: ConsoleServer }).server
   return {
     store,
-    // Found when an authorization needs it, not now: Koishi's server learns its port only once it listens.
-    redirectUrl: config.redirectUrl ?? (server ? () => callbackOf(server) : undefined),
+    // Found when an authorization needs it, not now: Koishi's server learns its port only once
+    // it listens, and a server plugin may be loaded after this one.
+    redirectUrl: config.redirectUrl ?? (() => callbackOf(server())),
   }
 }
 
@@ -155,7 +156,8 @@ interface ConsoleServer {
 }
 
 /** The console server's callback URL: its configured selfUrl, else its address once it listens. */
-function callbackOf(server: ConsoleServer): string | undefined {
+function callbackOf(server: ConsoleServer | undefined): string | undefined {
+  if (!server) return undefined
   const host = server.host && server.host !== '0.0.0.0' && server.host !== '::' ? server.host : '127.0.0.1'
   const base = server.config?.selfUrl || (server.port ? `http://${host}:${server.port}` : undefined)
   if (!base) return undefined

@@ -55,9 +55,9 @@ export interface McpClientConnectionOptions {
   killGrace?: number
   /**
    * For a server with `auth`: where its tokens are kept, and the redirect URL its config
-   * does not name (the console's callback).
+   * does not name (the console's callback): a URL, or how to find it once the console's
+   * server listens.
    */
-  /** The token store, and the redirect of servers whose `auth` names none (a URL, or how to find it once the console's server listens). */
   oauth?: { store: McpOAuthStore; redirectUrl?: string | (() => string | undefined) }
   /** A person has to open `pending.url` to authorize this server (`authorize` takes the code back). */
   onAuthorization?: (pending: PendingAuthorization) => void

@@ -43,7 +43,7 @@ export class McpOAuthProvider implements OAuthClientProvider {
     const { redirectUrl } = this.config
     const url = typeof redirectUrl === 'function' ? redirectUrl() : redirectUrl
     // The console's server has no address yet (Koishi's learns its port once it listens): the attempt fails and is retried.
-    if (url === undefined) throw new McpError('INVALID_OPTIONS', `MCP server "${this.server}": no OAuth redirect URL yet (the console's server is not listening); set oauth.redirectUrl or the server's selfUrl`)
+    if (url === undefined) throw new McpError('INVALID_OPTIONS', `MCP server "${this.server}": no OAuth redirect URL (no console server is loaded, or it is not listening yet); set oauth.redirectUrl, or load a server plugin (its selfUrl is used)`)
     return url
   }
 

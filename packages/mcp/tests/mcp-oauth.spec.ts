@@ -289,3 +289,26 @@ describe('MCP import behind OAuth: config refused at load', () => {
     expect(ctx.tools.sources()).toEqual([])
   })
 })
+
+describe('MCP import behind OAuth without a redirect URL or a console server', () => {
+  it('says where the redirect must come from, and only retries with backoff', async () => {
+    const { server, dir } = await fixture()
+    const ctx = new Context()
+    const guard = guardLogs(ctx)
+    guard.expect(`MCP server "${NAME}": cannot connect: MCP server "${NAME}": no OAuth redirect URL (no console server is loaded, or it is not listening yet)`)
+    closers.push(() => ctx.fiber.dispose())
+    await ctx.plugin(DoguPlugin, { audit: { storePath: join(dir, 'audit.jsonl') }, permissions: { storePath: join(dir, 'permissions.json') } })
+    await ctx.plugin(McpClientPlugin as any, {
+      servers: { [NAME]: { url: server.url, auth: 'oauth' } },
+      // Long enough that a test run sees the first attempt only: a loop would show as a second.
+      reconnect: { initialDelay: 60_000, maxDelay: 60_000 },
+      oauth: { storePath: join(dir, 'mcp-oauth.json') },
+    })
+    const source = ctx.tools.sources().find((source) => source.name === NAME)!
+    await until('the attempt to fail', () => source.lastError !== undefined)
+    expect(source.lastError).toMatch(/set oauth\.redirectUrl, or load a server plugin/)
+    expect(source.status).toBe('reconnecting')
+    expect(source.tools).toEqual([])
+    expect(server.counts.authorizations).toBe(0)
+  })
+})
