@@ -40,6 +40,8 @@ describe('the Dogu plugin for Koishi', () => {
       audit: { enabled: true, hashArguments: false, maxRecords: 10_000, maxAgeMs: 30 * 24 * 3600_000, authority: 3 },
       chatluna: { enabled: true, include: [], exclude: [], groups: [], mode: 'eager', eager: [], images: false },
       console: { enabled: true, authority: 4, logSize: 200 },
+      // No servers: @dogu/mcp is not loaded (its own schema fills the rest when it is).
+      mcp: { servers: {}, reconnect: {}, oauth: {} },
     })
     expect(() => Dogu.Config({ tools: { maxContentLength: 0 } })).toThrow(/maxContentLength/)
     expect(() => Dogu.Config({ permissions: { mode: 'yolo' as never } })).toThrow(/mode/)
