@@ -153,6 +153,9 @@ async function main() {
   const stop = () => stopping ??= (async () => {
     const grants = app.permissions.engine
     const tasks = app.background.engine
+    // As `koishi start` does on SIGINT: `exit` first, while the driver is open (the audit log
+    // writes its queue then; a batch still in flight when the driver closes would fail in it).
+    await app.parallel('exit', 'SIGINT')
     // The mock bot first: disposed by the app's stop, after the bots service, it throws.
     mock.dispose()
     await app.stop()
