@@ -544,7 +544,7 @@ export class McpClientConnection implements ToolSource {
     const client = this.client
     if (!client) throw new Error(`the MCP server "${this.name}" is not connected (${this._status})`)
     // Its reason is what the server is told when it passes, as the SDK's own timer would say.
-    const idle = asTask ? undefined : new IdleDeadline(this.requestTimeout, () => new SdkError(ErrorCode.RequestTimeout, 'Request timed out', { timeout: this.requestTimeout }))
+    const idle = asTask ? undefined : new IdleDeadline(this.requestTimeout, () => new SdkError(ErrorCode.RequestTimeout, 'Request timed out', { timeout: this.requestTimeout }), call.signal)
     const running: Running = idle ? { call, idle } : { call }
     this.running.push(running)
     let result: Awaited<ReturnType<Client['callTool']>>
@@ -556,7 +556,7 @@ export class McpClientConnection implements ToolSource {
       result = !idle
         ? await callImportedTask(client, tool, input, call, { server: this.name, requestTimeout: this.requestTimeout, ...(meta ? { meta } : {}) })
         : await client.callTool({ name: tool, arguments: input, ...(meta ? { _meta: meta } : {}) }, undefined, {
-          signal: AbortSignal.any([call.signal, idle.signal]),
+          signal: idle.signal,
           timeout: NO_SDK_TIMEOUT,
           onprogress: ({ progress, total, message }) => {
             idle.touch()

@@ -239,6 +239,27 @@ describe('imported servers: elicitation, logging, rich results, output schemas',
     deadline.dispose()
   })
 
+  it('IdleDeadline: its signal also aborts with the call\'s, with that reason, without counting as passed; disposed, it no longer follows it', async () => {
+    vi.useFakeTimers()
+    const call = new AbortController()
+    const deadline = new IdleDeadline(1000, () => 'silent', call.signal)
+    call.abort('cancelled by the user')
+    expect(deadline.signal.reason).toBe('cancelled by the user')
+    expect(deadline.expired).toBe(false)
+    await vi.advanceTimersByTimeAsync(2000)
+    expect(deadline.signal.reason).toBe('cancelled by the user')
+
+    const aborted = new AbortController()
+    aborted.abort('gone already')
+    expect(new IdleDeadline(1000, () => 'silent', aborted.signal).signal.reason).toBe('gone already')
+
+    const later = new AbortController()
+    const done = new IdleDeadline(1000, () => 'silent', later.signal)
+    done.dispose()
+    later.abort('after the result')
+    expect(done.signal.aborted).toBe(false)
+  })
+
   describe('logging', () => {
     it('sets the server\'s level (info unless configured); a line during a call is the call\'s log', async () => {
       await start()
