@@ -27,10 +27,10 @@ export class FollowingOAuthStore implements McpOAuthStore {
     }).catch((error) => {
       this.logger.warn('moving MCP OAuth records into the table %s failed (they stay in the file): %s', OAUTH_TABLE, error instanceof Error ? error.message : String(error))
       this.current = this.file
+    }).then(() => {
+      for (const listener of this.listeners) listener()
     })
-    const moved = this.moving
-    void moved.then(() => { for (const listener of this.listeners) listener() })
-    return moved
+    return this.moving
   }
 
   /** `listener` runs after each switch; the returned function removes it. */
