@@ -6,13 +6,16 @@ import { jsonChanges } from './json-changes'
 import type { ArgumentEditor, RevisedCall } from './permission-gate'
 import { maskSecrets, restoreSecrets } from './secret-fields'
 import type { PermissionSpec } from './tool'
+import { describeUnknownEditKey, findUnknownEditKey } from './unknown-edit-key'
 
 /**
  * What lets an approver edit a call's arguments before approving it: the edited arguments
  * go through what the model's went through (the tool's validator, its `permission()`), so
- * an edit can never run what the model could not have asked for. `undefined` for a tool
- * without fields to edit. Each edited call it returns is remembered: the pipeline runs only
- * an edit its own editor produced, whatever a gate hands back.
+ * an edit can never run what the model could not have asked for. An edit may set only the
+ * fields the schema names (`findUnknownEditKey`): schemastery would keep a misspelled key,
+ * and the call would run with the field the person meant to change unchanged. `undefined`
+ * for a tool without fields to edit. Each edited call it returns is remembered: the pipeline
+ * runs only an edit its own editor produced, whatever a gate hands back.
  */
 export function editorFor(call: ActiveCall, maxArgumentsLength: number, produced: WeakSet<RevisedCall>): ArgumentEditor | undefined {
   const schema = call.tool.args
@@ -20,6 +23,8 @@ export function editorFor(call: ActiveCall, maxArgumentsLength: number, produced
   return {
     schema,
     revise(value) {
+      const unknown = value && typeof value === 'object' ? findUnknownEditKey(schema, value, call.args) : undefined
+      if (unknown) return { error: describeUnknownEditKey(unknown) }
       const checked = checkRevision(call, value, maxArgumentsLength)
       if ('problem' in checked) {
         switch (checked.problem) {

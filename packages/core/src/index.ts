@@ -94,6 +94,7 @@ export {
   type PermissionEngineOptions,
   PermissionError,
   type PermissionMode,
+  type EditedArguments,
   type InputQuestion,
   type PermissionRequest,
   type PermissionRule,

@@ -68,11 +68,26 @@ export interface InputQuestion {
    */
   check(value: unknown): string | undefined
   /**
+   * On an approval request's edit: the call as it would run with `value`, its arguments
+   * after the tool's validation (defaults filled in, secret fields `••••`) and what changed,
+   * or why it cannot run (`check`'s reason). What an asker shows the person as the edit is
+   * accepted, so they see what runs, not only what they typed.
+   */
+  resolve?(value: unknown): EditedArguments | { error: string }
+  /**
    * For an elicitation: the form as MCP's `requestedSchema` (a flat object of primitive
    * fields), what an MCP client is sent. The tool's own JSON when it gave one.
    */
   requestedSchema?: Readonly<ElicitationJsonSchema>
 }
+/** An approver's edit as the call will run with it (`InputQuestion.resolve`). */
+export interface EditedArguments {
+  /** The edited call's arguments after validation: defaults filled in, secret fields `••••`. */
+  args: unknown
+  /** What changed from the call as asked, one line per path (`$.env: "prod" → "staging"`); empty when nothing did. */
+  changes: readonly string[]
+}
+
 /** How a person answered; askers name their channel, any other string is kept as given. */
 export type AnswerVia = 'text' | 'button' | 'console' | 'mcp' | 'terminal' | (string & {})
 

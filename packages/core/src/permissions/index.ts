@@ -1,6 +1,6 @@
 // The permission engine's surface for the rest of core and its tests (src/index.ts picks
 // the public names); compiling, indexing and keys stay internal.
-export type { AnswerVia, Approver, ApproverPolicy, AskAnswer, Asker, AskerContext, AskScope, InputQuestion, PermissionRequest, RespondStatus } from './asker'
+export type { AnswerVia, Approver, ApproverPolicy, AskAnswer, Asker, AskerContext, AskScope, EditedArguments, InputQuestion, PermissionRequest, RespondStatus } from './asker'
 export { describeApprovers, mayAnswer } from './may-answer'
 export { type AskedMessage, askedMessage } from './asked-message'
 export type { Grant, GrantSubject } from './grant'

@@ -397,6 +397,10 @@ function inputQuestion(edit: ArgumentEditor, args: unknown): Readonly<InputQuest
       const revised = reviseSafely(edit, value)
       return 'error' in revised ? revised.error : undefined
     },
+    resolve(value: unknown) {
+      const revised = reviseSafely(edit, value)
+      return 'error' in revised ? { error: revised.error } : { args: revised.request.args, changes: revised.changes }
+    },
   })
 }
 
