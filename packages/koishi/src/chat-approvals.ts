@@ -196,7 +196,8 @@ export function chatApprovals(ctx: Context, config: ChatApprovalsConfig = {}): v
     if (decided?.source.kind === 'answer' && decided.source.edited) {
       const changes = editedChanges(request.args, decided.request.args)
       if (decided.decision === 'deny') return text(locales, 'edit-denied', { number, summary: request.summary, reason: decided.reason ?? '' })
-      return text(locales, 'edit-allowed', { number, summary: request.summary, scope: text(locales, `scope.${decided.source.scope}`), changes })
+      // The call as it runs (the schema's defaults filled in, secrets masked), not only what was typed.
+      return text(locales, 'edit-allowed', { number, summary: request.summary, scope: text(locales, `scope.${decided.source.scope}`), changes, args: shownArgs(decided.request.args) })
     }
     if (answer.decision === 'deny') return text(locales, 'denied', { number, summary: request.summary })
     const scope = request.confirm === 'always' ? 'once' : answer.scope
@@ -397,6 +398,15 @@ function approversToReach(request: Readonly<PermissionRequest>, configured: read
 function editedChanges(before: unknown, after: unknown): string {
   const lines = jsonChanges(before, after)
   return lines.length ? lines.join('\n') : '—'
+}
+
+/** Longest arguments text the reply to an edit shows: the rest is in the console and the audit log. */
+const SHOWN_ARGS_LENGTH = 1500
+
+/** An edited call's arguments (secrets already `••••`) as the reply to the edit shows them: JSON, long ones cut. */
+function shownArgs(args: unknown): string {
+  const json = JSON.stringify(args) ?? '{}'
+  return json.length > SHOWN_ARGS_LENGTH ? `${json.slice(0, SHOWN_ARGS_LENGTH - 1)}…` : json
 }
 
 /** `discord:42` as the chat shows who answered: the id, with its platform when it has one. */

@@ -102,7 +102,7 @@ describe('chat approvals: editing before approving', () => {
     // The example uses the call's first field; the secret is never shown.
     expect(question).toContain('\n要先改参数再允许，回复 e {"table": "logs"}（只写要改的字段，JSON）。\n')
     expect(question).not.toContain('tok-123')
-    expect(await t!.client('alice').receive('e {"limit": 5}')).toEqual(['已按修改后的参数允许 [1] purge(table=logs, limit=50, token="••••") — db.purge "logs"（仅此一次）。改动：\n$.limit: 50 → 5'])
+    expect(await t!.client('alice').receive('e {"limit": 5}')).toEqual(['已按修改后的参数允许 [1] purge(table=logs, limit=50, token="••••") — db.purge "logs"（仅此一次）。改动：\n$.limit: 50 → 5\n实际运行的参数：{"table":"logs","limit":5,"token":"••••"}'])
     const done = await result
     expect(done.status).toBe('ok')
     expect(done.content).toBe('A person changed your arguments before approving this call; it ran with these changes:\n$.limit: 50 → 5\n\npurged 5 rows of logs')
@@ -162,12 +162,34 @@ describe('chat approvals: editing before approving', () => {
     expect(await t!.client('alice').receive('n')).toEqual([expect.stringContaining('已拒绝')])
   })
 
+  it('refuses a misspelled field with a "did you mean" (the original call would run otherwise), in both languages', async () => {
+    const { outbox, app, runs } = await setup()
+    const result = purge()
+    await outbox.next()
+    // `Limit` passes the schema (schemastery keeps unknown keys): approved, `limit: 50` would run.
+    expect(await t!.client('alice').receive('e {"Limit": 5}')).toEqual([
+      '修改没有生效，请求 [1] 仍在等待：the edited arguments set `Limit` at $.Limit, which is not a field of this tool\'s arguments — did you mean `limit`? The fields there are: `table`, `limit`, `token`.',
+    ])
+    expect(app.permissions.pending()).toHaveLength(1)
+    expect(await t!.client('alice').receive('e {"limit": 5}')).toEqual([expect.stringContaining('实际运行的参数：{"table":"logs","limit":5,"token":"••••"}')])
+    expect((await result).status).toBe('ok')
+    expect(runs).toEqual([{ table: 'logs', limit: 5, token: 'tok-123' }])
+
+    await app.mock.initChannel('room', '514', { locales: ['en-US'] })
+    const second = purge()
+    await outbox.next()
+    expect(await t!.client('alice').receive('e {"tabel": "users"}')).toEqual([expect.stringMatching(/^The edit did not apply; request \[\d+\] is still waiting: the edited arguments set `tabel` at \$\.tabel, .*did you mean `table`\?/)])
+    expect(await t!.client('alice').receive('n')).toEqual([expect.stringContaining('Denied')])
+    expect((await second).status).toBe('denied')
+    expect(runs).toHaveLength(1)
+  })
+
   it('in English', async () => {
     const { outbox, app } = await setup()
     await app.mock.initChannel('room', '514', { locales: ['en-US'] })
     const result = purge()
     expect((await outbox.next()).text).toContain('\nTo change the arguments first, reply e {"table": "logs"} (only the fields to change, as JSON).\n')
-    expect(await t!.client('alice').receive('e {"limit": 7}')).toEqual(['Allowed [1] purge(table=logs, limit=50, token="••••") — db.purge "logs" with edited arguments (once). Changes:\n$.limit: 50 → 7'])
+    expect(await t!.client('alice').receive('e {"limit": 7}')).toEqual(['Allowed [1] purge(table=logs, limit=50, token="••••") — db.purge "logs" with edited arguments (once). Changes:\n$.limit: 50 → 7\nIt runs with: {"table":"logs","limit":7,"token":"••••"}'])
     expect((await result).status).toBe('ok')
   })
 })

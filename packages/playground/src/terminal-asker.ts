@@ -251,7 +251,12 @@ export function terminalAsker({ ask, print, approver, tries = 3 }: TerminalAsker
       }
       if (edit && typeof edit === 'object') {
         const problem = input!.check(edit.value)
-        if (!problem) return { decision: 'allow', scope: 'once', by: approver, value: edit.value }
+        if (!problem) {
+          // The call as it runs (the schema's defaults filled in, secrets masked), shown before it runs.
+          const resolved = input!.resolve?.(edit.value)
+          if (resolved && 'args' in resolved) print(`  runs with: ${visible(JSON.stringify(resolved.args))}`)
+          return { decision: 'allow', scope: 'once', by: approver, value: edit.value }
+        }
         print(`  the edit did not apply: ${visible(problem)}`)
         i++
         continue

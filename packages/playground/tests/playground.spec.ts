@@ -363,10 +363,19 @@ describe('permission questions', () => {
       `${question} e {text: 1}`,
     ].join('\n'))
     expect(transcript).toContain('  the changes are not JSON (')
-    expect(transcript).toContain(`${question} e {"text": "milk"}\n  ← notes ok in # ms`)
+    // Shown back as it runs, before it runs.
+    expect(transcript).toContain(`${question} e {"text": "milk"}\n  runs with: {"action":"add","text":"milk"}\n  ← notes ok in # ms`)
     // The model reads that a person changed its call, and what.
     expect(transcript).toContain('"content": "A person changed your arguments before approving this call; it ran with these changes:\\n$.text: \\"x\\" → \\"milk\\"\\n\\nAdded note #1."')
     expect(transcript).toContain('#1 milk')
+  })
+
+  it('refuses an edit of a field the tool does not have, naming the one meant, and runs nothing', async () => {
+    const transcript = await run([add('x'), 'e {"Text": "milk"}', 'n', 'call notes {"action":"list"}'].join('\n'))
+    const question = `Allow notes(action=add, text=x) — notes "add"? ${CHOICES}`
+    expect(transcript).toContain(`${question} e {"Text": "milk"}\n  the edit did not apply: the edited arguments set \`Text\` at $.Text, which is not a field of this tool's arguments — did you mean \`text\`?`)
+    expect(transcript).toContain('  ← notes denied in # ms')
+    expect(transcript).not.toContain('#1 ')
   })
 
   it('asks again after an answer it cannot read, and denies after three', async () => {

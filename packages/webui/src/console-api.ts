@@ -256,6 +256,23 @@ const METHODS = {
       return { status }
     },
   }),
+  /**
+   * An edit as the call would run with it, before it is approved: the arguments after the
+   * tool's validation (defaults filled in, secrets `••••`) and what changed. The edit form
+   * shows it under the changes, so the person approves what runs, not only what they typed.
+   */
+  'approvals.resolve': method({
+    kind: 'read',
+    payload: Schema.object({ id: ID.required(), value: Schema.any() }),
+    run(host, { id, value }) {
+      const request = host.asker.list().find((entry) => entry.id === id && entry.kind !== 'elicitation')
+      if (!request) throw new ConsoleError('NOT_FOUND', `question ${id} is not waiting: it was answered elsewhere, timed out or never existed`)
+      if (!request.input?.resolve) throw new ConsoleError('INVALID_EDIT', `question ${id} offers no edit: approve or deny the call as it is`)
+      const resolved = request.input.resolve(value)
+      if ('error' in resolved) throw new ConsoleError('INVALID_EDIT', resolved.error)
+      return { args: resolved.args, changes: [...resolved.changes] }
+    },
+  }),
   'tasks.list': method({
     kind: 'read',
     payload: Schema.object({ sessionId: ID }),

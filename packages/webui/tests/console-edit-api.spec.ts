@@ -118,6 +118,38 @@ describe('editing a call before approving it, through the console API', () => {
     expect((await result).content).toContain('7 lines')
   })
 
+  it('refuses an "Edit as JSON" with a field the tool does not have, naming the one meant; the call does not run', async () => {
+    const { call, pending, api, refusal, runs } = setup()
+    const result = call('tail', { path: '/var/log/app.log', limit: 50 })
+    const question = await pending()
+    // The attack: `Limit` passes schemastery, and the call would run with `limit: 50`.
+    const typo = await refusal({ id: question.id, decision: 'allow', value: { ...question.input.initial, Limit: 1 } })
+    expect(typo.code).toBe('INVALID_EDIT')
+    expect(typo.message).toBe('the edited arguments set `Limit` at $.Limit, which is not a field of this tool\'s arguments — did you mean `limit`? The fields there are: `path`, `limit`, `token`.')
+    expect(runs).toEqual([])
+    await api.handle('approvals.answer', { id: question.id, decision: 'deny' })
+    expect((await result).status).toBe('denied')
+    expect(runs).toEqual([])
+  })
+
+  it('shows an edit as it will run before it is approved: defaults filled in, secrets masked (`approvals.resolve`)', async () => {
+    const { call, pending, api, refusal, runs } = setup()
+    const result = call('tail', { path: '/var/log/app.log', limit: 50, token: TOKEN })
+    const question = await pending()
+    // The person clears `limit`; the call runs with the schema's default, and the form says so.
+    expect(await api.handle('approvals.resolve', { id: question.id, value: { path: '/tmp/x', token: '••••' } })).toEqual({
+      args: { path: '/tmp/x', limit: 10, token: '••••' },
+      changes: ['$.path: "/var/log/app.log" → "/tmp/x"', '$.limit: 50 → 10'],
+    })
+    const typo = await api.handle('approvals.resolve', { id: question.id, value: { pth: '/tmp/x' } }).then(() => undefined, (e) => e)
+    expect(typo).toMatchObject({ code: 'INVALID_EDIT', message: expect.stringContaining('did you mean `path`?') })
+    expect(runs).toEqual([])
+    await api.handle('approvals.answer', { id: question.id, decision: 'allow', value: { path: '/tmp/x', token: '••••' } })
+    expect((await result).content).toContain('10 lines of /tmp/x')
+    expect(runs).toEqual([{ path: '/tmp/x', limit: 10, token: TOKEN }])
+    expect((await refusal({ id: question.id, decision: 'allow', value: {} })).code).toBe('NOT_FOUND')
+  })
+
   it('refuses a value for a question that offers no edit, and a value with a denial', async () => {
     const { call, pending, api, refusal } = setup()
     const result = call('ping', {})

@@ -43,7 +43,7 @@ export const enUS: Locale = {
     repaired: '(The model\'s arguments were not valid JSON; Dogu repaired them: {steps}. Shown above are the repaired arguments.)',
     // Editing a call before approving it: `e {json}` / `改 {json}`.
     'edit-hint': 'To change the arguments first, reply e {example} (only the fields to change, as JSON).',
-    'edit-allowed': 'Allowed [{number}] {summary} with edited arguments ({scope}). Changes:\n{changes}',
+    'edit-allowed': 'Allowed [{number}] {summary} with edited arguments ({scope}). Changes:\n{changes}\nIt runs with: {args}',
     'edit-denied': '[{number}] {summary}: the edited call is denied: {reason}',
     'edit-invalid': 'The edit did not apply; request [{number}] is still waiting: {reason}',
     'edit-not-allowed': 'You may not approve request [{number}] as edited (it needs other approvers); it is still waiting.',

@@ -45,7 +45,7 @@ export const zhCN = {
     repaired: '（模型发来的参数不是合法 JSON，Dogu 已修复：{steps}。上面显示的是修复后的参数。）',
     // Editing a call before approving it: `e {json}` / `改 {json}`.
     'edit-hint': '要先改参数再允许，回复 e {example}（只写要改的字段，JSON）。',
-    'edit-allowed': '已按修改后的参数允许 [{number}] {summary}（{scope}）。改动：\n{changes}',
+    'edit-allowed': '已按修改后的参数允许 [{number}] {summary}（{scope}）。改动：\n{changes}\n实际运行的参数：{args}',
     'edit-denied': '[{number}] {summary}：修改后的调用被拒绝：{reason}',
     'edit-invalid': '修改没有生效，请求 [{number}] 仍在等待：{reason}',
     'edit-not-allowed': '你不能批准修改后的请求 [{number}]（它需要其他审批人），请求仍在等待。',
