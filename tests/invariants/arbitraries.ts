@@ -1,0 +1,114 @@
+import type { PermissionRule } from '@dogu/core'
+import fc from 'fast-check'
+import { type Answer, BAD_SECRET_PREFIX, type CallSpec, type SandboxSpec, type Scenario, SECRET_PREFIX } from './scenario'
+
+// fast-check generators of scenarios. Each dimension is one arbitrary; a failure shrinks
+// each towards its first (simplest) choice: fewer calls, no rules, default mode.
+
+const secret = (prefix = SECRET_PREFIX) => fc.stringMatching(/^[a-f0-9]{10}$/).map((hex) => `${prefix}${hex}`)
+const word = fc.constantFrom('alpha', 'beta', 'hello world', 'x')
+
+/** The rules a user writes, from the docs: allow, ask, deny, approvers and `sandboxed`. */
+export const ruleArb: fc.Arbitrary<PermissionRule> = fc.constantFrom<PermissionRule>(
+  { permission: 'deploy:run', target: 'staging', decision: 'allow', name: 'staging deploys' },
+  { permission: 'deploy:run', target: 'prod', decision: 'deny', name: 'no prod' },
+  { permission: 'deploy:run', decision: 'ask', approvers: { authority: 4 }, name: 'admins approve deploys' },
+  { permission: 'tool:note', decision: 'allow' },
+  { permission: 'tool:note', decision: 'deny' },
+  { permission: 'fs.write', target: '**', decision: 'allow', name: 'writes anywhere' },
+  { permission: 'fs.write', target: 'sub/**', decision: 'ask' },
+  { permission: 'shell', sandboxed: true, decision: 'allow', name: 'sandboxed shell' },
+  { permission: 'shell', command: '*rm -rf*', decision: 'deny' },
+  { permission: 'tool:*', decision: 'ask' },
+)
+
+export const answerArb: fc.Arbitrary<Answer> = fc.oneof(
+  fc.record({ kind: fc.constant('allow' as const), scope: fc.constantFrom('once' as const, 'session' as const) }),
+  fc.constant({ kind: 'deny' as const }),
+  fc.constant({ kind: 'silent' as const }),
+  fc.constant({ kind: 'cancel' as const }),
+  fc.record({ kind: fc.constant('edit' as const), edit: fc.constantFrom('valid' as const, 'unknown-key' as const, 'invalid' as const, 'permission' as const) }),
+)
+
+/** Arguments as an object, or as text: strict JSON, or malformed in a way repair fixes or refuses. */
+function asSent(args: Record<string, unknown>): fc.Arbitrary<Record<string, unknown> | string> {
+  const json = JSON.stringify(args)
+  return fc.constantFrom<Record<string, unknown> | string>(
+    args,
+    json,
+    // Repairable: single quotes and a trailing comma.
+    `${json.replaceAll('"', "'").slice(0, -1)},}`,
+    // Not repairable without a guess: cut off inside a string.
+    json.slice(0, Math.max(2, json.length - 4)),
+  )
+}
+
+const deployCall = fc.record({
+  env: fc.constantFrom('staging', 'prod', 'dev'),
+  token: fc.oneof({ weight: 4, arbitrary: secret() }, { weight: 1, arbitrary: secret(BAD_SECRET_PREFIX) }),
+  ref: word,
+}).chain((args) => asSent(args).map((sent) => ({ tool: 'deploy', arguments: sent })))
+
+const noteCall = fc.record({ text: word, count: fc.constantFrom(1, 2, 3, 7) })
+  .chain((args) => asSent(args).map((sent) => ({ tool: 'note', arguments: sent })))
+
+const peekCall = fc.record({ q: word }).map((args) => ({ tool: 'peek', arguments: args as Record<string, unknown> | string }))
+
+/** Paths inside the workspace, protected ones at any depth, and outside it. */
+export const PATHS = ['a.txt', 'sub/b.txt', '.git/config', '.git/hooks/pre-commit', '.env', 'sub/.env.local', 'sub/.git/config', '../outside/x.txt', '/tmp/dogu-invariants-abs.txt']
+const writeCall = fc.record({ path: fc.constantFrom(...PATHS), content: word })
+  .map((args) => ({ tool: 'write', arguments: args as Record<string, unknown> | string }))
+
+/** Commands that write inside, into protected paths, outside, or only read. */
+export const COMMANDS = [
+  'echo hi',
+  'echo x > a.txt',
+  'echo x >> .git/config',
+  'mkdir -p .git/hooks && printf "#!/bin/sh\\n" > .git/hooks/pre-commit',
+  'echo y > .env.production',
+  'mkdir -p deep/.git && echo z > deep/.git/config',
+  'echo out > ../outside/y.txt',
+  'rm -rf sub',
+]
+const bashCall = fc.constantFrom(...COMMANDS).map((command) => ({ tool: 'bash', arguments: { command } as Record<string, unknown> | string }))
+
+/** Calls nobody authorizes: an unknown tool, arguments the schema refuses. */
+const refusedCall = fc.constantFrom(
+  { tool: 'nope', arguments: {} as Record<string, unknown> | string },
+  { tool: 'note', arguments: { count: 2 } as Record<string, unknown> | string },
+)
+
+function withIds(calls: fc.Arbitrary<Omit<CallSpec, 'id'>[]>, duplicates: fc.Arbitrary<boolean>): fc.Arbitrary<CallSpec[]> {
+  return fc.tuple(calls, duplicates).map(([list, dup]) => list.map((call, i) => ({ id: dup ? `c${i % 2}` : `c${i}`, ...call })))
+}
+
+export interface ScenarioOptions {
+  /** Include `bash` calls (the sandbox property). */
+  bash?: boolean
+  maxCalls?: number
+}
+
+export function scenarioArb(options: ScenarioOptions = {}): fc.Arbitrary<Scenario> {
+  const kinds = [deployCall, noteCall, peekCall, writeCall, refusedCall, ...(options.bash ? [bashCall, bashCall] : [])]
+  const calls = fc.array(fc.oneof(...kinds), { minLength: 1, maxLength: options.maxCalls ?? 4 })
+  // A second batch of refused calls after the first: they must not evict what was authorized (I5).
+  const flood = fc.oneof({ weight: 4, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: fc.integer({ min: 10, max: 40 }) })
+  return fc.record({
+    mode: fc.constantFrom('default' as const, 'readOnly' as const, 'acceptEdits' as const, 'trust' as const),
+    rules: fc.uniqueArray(ruleArb, { maxLength: 3, selector: (rule) => JSON.stringify(rule) }),
+    repair: fc.boolean(),
+    answer: answerArb,
+    middleware: fc.constantFrom('none' as const, 'rewrite' as const, 'end' as const),
+    quotas: fc.oneof(fc.constant([]), fc.constant([{ name: 'two deploys', tools: 'deploy', per: 'session' as const, max: 2, window: 60_000 }])),
+    maxRunning: fc.option(fc.constant({ session: 1 }), { nil: undefined }),
+    maxRecords: fc.constantFrom(10_000, 8),
+    cancelBefore: fc.oneof({ weight: 9, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }),
+    calls: withIds(calls, fc.boolean()),
+    flood,
+  }, { requiredKeys: ['mode', 'rules', 'repair', 'answer', 'middleware', 'quotas', 'maxRecords', 'cancelBefore', 'calls', 'flood'] })
+}
+
+export const sandboxArb: fc.Arbitrary<SandboxSpec> = fc.record({
+  sandbox: fc.constantFrom('full' as const, 'unavailable' as const, 'off' as const),
+  network: fc.constantFrom<SandboxSpec['network']>('none', 'host', ['example.com']),
+})

@@ -1,0 +1,73 @@
+import type { AuditRecord, DecisionEvent, ToolResult } from '@dogu/core'
+import type { ReadableSpan } from '@opentelemetry/sdk-trace-base'
+import type { LogLine } from '../../test-support/log-guard'
+
+// Everything a person, a log, an event, the audit log, a span or the model can see of a run,
+// collected so the invariants can read it afterwards. Each channel is kept as it arrived.
+
+/** What the scripted approver did with one question. */
+export interface ApproverAction {
+  callId?: string
+  tool: string
+  /** What it answered, and with which edited arguments (masked, as it was shown them). */
+  answer: 'allow' | 'deny' | 'silent' | 'cancel' | 'edit'
+  value?: Record<string, unknown>
+  /** What `respond` returned for it. */
+  verdict?: string
+}
+
+/** A middleware's rewrite: the arguments it passed to `next` (masked, as it saw them). */
+export interface Rewrite {
+  callId: string
+  tool: string
+  args: Record<string, unknown>
+}
+
+export interface Observations {
+  /** Every question shown to an asker, as serialized text (what a person sees). */
+  questions: string[]
+  approver: ApproverAction[]
+  rewrites: Rewrite[]
+  decisions: DecisionEvent[]
+  /** Every `tools/*` and `permissions/*` event, serialized. */
+  events: string[]
+  results: ToolResult[]
+  /** The flood batch's results (calls nobody authorized). */
+  floodResults: ToolResult[]
+  /** What `execute` threw, if it did. */
+  thrown: unknown[]
+  audit: AuditRecord[]
+  logs: LogLine[]
+  spans: ReadableSpan[]
+  errors: unknown[]
+}
+
+export function emptyObservations(): Observations {
+  return { questions: [], approver: [], rewrites: [], decisions: [], events: [], results: [], floodResults: [], thrown: [], audit: [], logs: [], spans: [], errors: [] }
+}
+
+/** JSON of anything a channel carries: functions dropped, schemas as their JSON, cycles cut. */
+export function serialize(value: unknown): string {
+  const seen = new WeakSet<object>()
+  return JSON.stringify(value, (_key, item) => {
+    if (typeof item === 'function') return undefined
+    if (typeof item === 'bigint') return String(item)
+    if (item && typeof item === 'object') {
+      if (seen.has(item)) return '[cycle]'
+      seen.add(item)
+    }
+    return item
+  }) ?? ''
+}
+
+/** Each channel as named text, for I2: where a secret would have been seen. */
+export function channelTexts(observations: Observations): [channel: string, text: string][] {
+  const texts: [string, string][] = []
+  observations.questions.forEach((text, i) => texts.push([`question #${i}`, text]))
+  observations.events.forEach((text, i) => texts.push([`event #${i}`, text]))
+  observations.results.forEach((result, i) => texts.push([`result #${i} (${result.name}, shown to the model)`, serialize(result)]))
+  observations.audit.forEach((record, i) => texts.push([`audit record #${i}`, serialize(record)]))
+  observations.logs.forEach((line, i) => texts.push([`log line #${i}`, line.text]))
+  observations.spans.forEach((span, i) => texts.push([`span #${i} ${span.name}`, serialize({ attributes: span.attributes, events: span.events, status: span.status })]))
+  return texts
+}

@@ -1,0 +1,116 @@
+import { join } from 'node:path'
+import type { AuditRecord, ModelToolCall, PermissionRule, QuotaRule, MaxRunning, PermissionMode, ToolResult, ExecuteOptions, ToolsetOptions } from '@dogu/core'
+import { createRequire } from 'node:module'
+import { Context } from 'cordis'
+import DoguCordis from '../../packages/cordis/src'
+import * as DoguKoishi from '../../packages/koishi/src'
+import type { HostPlugin } from '../../test-support/conformance'
+import { guardLogs, type LogGuard } from '../../test-support/log-guard'
+import type { HostName } from './scenario'
+
+// The two hosts as a user loads them: Cordis 4 with the `Dogu` plugin (docs/getting-started.md),
+// Koishi with the mock adapter, a database (minato's memory driver) and koishi-plugin-dogu.
+// A run gets a fresh app; `plugin` loads the harness's own plugin into it.
+
+// Koishi 4 and its plugins are installed in packages/koishi/node_modules only: loaded from
+// there, through require, as Koishi apps load them (vitest.config.ts says why).
+const requireKoishi = createRequire(new URL('../../packages/koishi/package.json', import.meta.url))
+const { App } = requireKoishi('koishi') as typeof import('../../packages/koishi/node_modules/koishi')
+const { MockBot } = requireKoishi('@koishijs/plugin-mock') as typeof import('../../packages/koishi/node_modules/@koishijs/plugin-mock')
+const Memory = requireKoishi('@koishijs/plugin-database-memory')
+
+export interface DoguConfig {
+  dir: string
+  mode: PermissionMode
+  rules: PermissionRule[]
+  askTimeout: number
+  repair: boolean
+  quotas: QuotaRule[]
+  maxRunning?: MaxRunning
+  maxRecords: number
+}
+
+export interface RunApp {
+  readonly guard: LogGuard
+  /** What `internal/error` carried. */
+  readonly errors: unknown[]
+  execute(calls: ModelToolCall[], options: ToolsetOptions & ExecuteOptions): Promise<ToolResult[]>
+  audit(): Promise<AuditRecord[]>
+  plugin(plugin: HostPlugin): Promise<void>
+  on(name: string, listener: (...args: any[]) => void): void
+  stop(): Promise<void>
+}
+
+function sections(config: DoguConfig) {
+  return {
+    tools: { repair: config.repair, quotas: config.quotas, ...(config.maxRunning ? { maxRunning: config.maxRunning } : {}) },
+    permissions: { storePath: join(config.dir, 'permissions.json'), mode: config.mode, rules: config.rules, askTimeout: config.askTimeout },
+    background: { storePath: join(config.dir, 'background.json') },
+    audit: { storePath: join(config.dir, 'audit.jsonl'), maxRecords: config.maxRecords },
+  }
+}
+
+async function cordisApp(config: DoguConfig): Promise<RunApp> {
+  const ctx = new Context()
+  const guard = guardLogs(ctx)
+  const errors: unknown[] = []
+  ctx.on('internal/error', (error) => { errors.push(error) })
+  await ctx.plugin(DoguCordis, sections(config))
+  const auditLog = ctx.audit.log
+  return {
+    guard,
+    errors,
+    execute: (calls, options) => ctx.tools.execute(calls, options),
+    audit: () => ctx.audit.query({ limit: 100_000 }),
+    async plugin(plugin) {
+      await ctx.plugin(plugin as any)
+    },
+    on: (name, listener) => void ctx.on(name as any, listener),
+    async stop() {
+      await ctx.fiber.dispose()
+      await auditLog?.stop()
+    },
+  }
+}
+
+async function koishiApp(config: DoguConfig): Promise<RunApp> {
+  const app = new App()
+  const guard = guardLogs(app)
+  const errors: unknown[] = []
+  app.on('internal/error', (error) => { errors.push(error) })
+  const mock = app.plugin(MockBot, { selfId: '514' })
+  app.plugin((Memory.default ?? Memory) as any)
+  await app.start()
+  const settle = () => app.lifecycle.flush()
+  app.plugin(DoguKoishi, {
+    approvals: { enabled: false },
+    notices: { enabled: false },
+    ...sections(config),
+  } as DoguKoishi.Config)
+  await settle()
+  const auditLog = app.get('audit')?.log
+  return {
+    guard,
+    errors,
+    execute: (calls, options) => app.tools.execute(calls, options),
+    audit: () => app.audit.query({ limit: 100_000 }),
+    async plugin(plugin) {
+      const fork = app.plugin(plugin as any)
+      await settle()
+      if (fork.runtime.error) throw fork.runtime.error
+    },
+    on: (name, listener) => void app.on(name as any, listener),
+    async stop() {
+      // The mock bot first: disposed by the app's stop, after the bots service, it throws.
+      mock.dispose()
+      const engines = [app.get('background')?.engine, typeof app.permissions.engine === 'object' ? app.permissions.engine : undefined]
+      await app.stop()
+      await Promise.all(engines.map((engine) => engine && ('stop' in engine ? engine.stop() : engine.dispose())))
+      await auditLog?.stop()
+    },
+  }
+}
+
+export function createApp(host: HostName, config: DoguConfig): Promise<RunApp> {
+  return host === 'cordis' ? cordisApp(config) : koishiApp(config)
+}

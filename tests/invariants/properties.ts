@@ -1,0 +1,77 @@
+import fc from 'fast-check'
+import type { InstalledOtel } from '../../test-support/otel'
+import { sandboxArb, scenarioArb, type ScenarioOptions } from './arbitraries'
+import { checkInvariants, type Violation } from './invariants'
+import { cleanUp, runScenario } from './run-scenario'
+import { describeScenario, type HostName, type SandboxSpec, type Scenario } from './scenario'
+
+// The properties, parameterized by host. In the suite they run a fixed seed and a bounded
+// number of runs; `yarn fuzz` (scripts/fuzz.mjs) passes a random seed and more runs through
+// the environment. A failure shrinks to the smallest scenario and reports it readably.
+
+export interface RunSettings {
+  seed: number
+  numRuns: number
+  /** `yarn fuzz --survey`: record every violation instead of stopping at the first. */
+  survey: boolean
+}
+
+const int = (value: string | undefined) => value === undefined || value === '' ? undefined : Number.parseInt(value, 10)
+
+/** The suite's fixed seed and bounded runs, or what `yarn fuzz` asked for. */
+export function settings(defaults: { seed: number; numRuns: number }): RunSettings {
+  const scale = int(process.env.DOGU_FUZZ_SCALE) ?? 1
+  return {
+    seed: int(process.env.DOGU_FUZZ_SEED) ?? defaults.seed,
+    numRuns: int(process.env.DOGU_FUZZ_RUNS) ?? defaults.numRuns * scale,
+    survey: process.env.DOGU_FUZZ_SURVEY === '1',
+  }
+}
+
+export class InvariantViolation extends Error {
+  constructor(readonly violations: Violation[], scenario: Scenario, sandbox?: SandboxSpec) {
+    super(`${violations.length} invariant violation(s):\n${violations.map((item) => `  ${item.invariant}: ${item.message}`).join('\n')}\nscenario:\n${describeScenario(scenario, sandbox)}`)
+    this.name = 'InvariantViolation'
+  }
+}
+
+/** Violations seen by a survey, one example per invariant and first words. */
+export const surveyed = new Map<string, { count: number; example: string }>()
+
+async function check(host: HostName, otel: InstalledOtel, scenario: Scenario, sandbox: SandboxSpec | undefined, survey: boolean) {
+  const outcome = await runScenario(host, scenario, otel, sandbox)
+  try {
+    const violations = checkInvariants(outcome)
+    if (!violations.length) return
+    if (!survey) throw new InvariantViolation(violations, scenario, sandbox)
+    for (const violation of violations) {
+      const key = `${host} ${violation.invariant}: ${violation.message.replace(/sk-live-\w+|pk-live-\w+/g, '<secret>').slice(0, 60)}`
+      const seen = surveyed.get(key)
+      if (seen) seen.count++
+      else surveyed.set(key, { count: 1, example: `${violation.message}\n${describeScenario(scenario, sandbox)}` })
+    }
+  } finally {
+    await cleanUp(outcome)
+  }
+}
+
+function assertProperty<T>(property: fc.IAsyncPropertyWithHooks<T>, run: RunSettings) {
+  return fc.assert(property, { seed: run.seed, numRuns: run.numRuns })
+}
+
+/** Every feature with every other, on one host, without the sandbox's real bubblewrap. */
+export function assertInvariants(host: HostName, otel: InstalledOtel, run: RunSettings, options: ScenarioOptions = {}) {
+  return assertProperty(fc.asyncProperty(scenarioArb(options), (scenario) => check(host, otel, scenario, undefined, run.survey)), run)
+}
+
+/** The same with `bash` and the sandbox's dimensions: real bubblewrap is slow, so fewer runs. */
+export function assertSandboxInvariants(host: HostName, otel: InstalledOtel, run: RunSettings) {
+  return assertProperty(fc.asyncProperty(scenarioArb({ bash: true, maxCalls: 3 }), sandboxArb, (scenario, sandbox) => check(host, otel, scenario, sandbox, run.survey)), run)
+}
+
+/** Prints what a survey found (nothing outside one). */
+export function printSurvey(): void {
+  if (!surveyed.size) return
+  const lines = [...surveyed].sort(([a], [b]) => a.localeCompare(b)).map(([key, { count, example }]) => `\n[${count}×] ${key}\n${example}`)
+  console.log(`survey: ${surveyed.size} kinds of violation${lines.join('\n')}`)
+}

@@ -1,0 +1,73 @@
+import type { MaxRunning, PermissionMode, PermissionRule, QuotaRule } from '@dogu/core'
+
+// What one run of the harness is: a configuration and a batch of calls, as plain data, so
+// fast-check can generate it, shrink it and print it. Every option a user can set that changes
+// what a call may do belongs here as a dimension (docs/invariants.md, "Adding a dimension").
+
+export type HostName = 'cordis' | 'koishi'
+
+/** How the scripted approver answers each question it is shown. */
+export type Answer =
+  | { kind: 'allow'; scope: 'once' | 'session' }
+  | { kind: 'deny' }
+  /** Says nothing: the question expires after `askTimeout`. */
+  | { kind: 'silent' }
+  /** Cancels the whole batch instead of answering. */
+  | { kind: 'cancel' }
+  /** Approves with the arguments changed: merged key by key over what it was shown, as chat's `e {json}` does. */
+  | { kind: 'edit'; edit: EditKind }
+
+/** valid: a field the schema names, same permission; unknown-key: a misspelled field; invalid: a value the schema refuses; permission: a change of target. */
+export type EditKind = 'valid' | 'unknown-key' | 'invalid' | 'permission'
+
+export type Middleware = 'none' | 'rewrite' | 'end'
+
+export interface CallSpec {
+  id: string
+  tool: string
+  /** The arguments the model sent: an object, or text (JSON, possibly malformed). */
+  arguments: Record<string, unknown> | string
+}
+
+export interface Scenario {
+  mode: PermissionMode
+  rules: PermissionRule[]
+  repair: boolean
+  answer: Answer
+  middleware: Middleware
+  quotas: QuotaRule[]
+  maxRunning?: MaxRunning
+  /** The audit log's `maxRecords`. */
+  maxRecords: number
+  /** Cancel the batch before it starts. */
+  cancelBefore: boolean
+  calls: CallSpec[]
+  /** Calls to an unknown tool sent as a second batch, after the first has ended. */
+  flood: number
+}
+
+/** The sandbox dimensions of the `bash` property. */
+export interface SandboxSpec {
+  sandbox: 'full' | 'unavailable' | 'off'
+  network: 'none' | 'host' | string[]
+}
+
+/** Every secret value the harness generates starts so; no other generated text contains it. */
+export const SECRET_PREFIX = 'sk-live-'
+/** A secret the tool's pattern refuses: it must not be echoed by the validation error either. */
+export const BAD_SECRET_PREFIX = 'pk-live-'
+
+/** The scenario as a person reads it in a failure report: one line per part. */
+export function describeScenario(scenario: Scenario, sandbox?: SandboxSpec): string {
+  const lines = [
+    `mode: ${scenario.mode}   repair: ${scenario.repair ? 'on' : 'off'}   middleware: ${scenario.middleware}   audit maxRecords: ${scenario.maxRecords}`,
+    `approver: ${JSON.stringify(scenario.answer)}   cancel before: ${scenario.cancelBefore}`,
+    `rules: ${scenario.rules.length ? scenario.rules.map((rule) => JSON.stringify(rule)).join(', ') : 'none'}`,
+    `quotas: ${scenario.quotas.length ? JSON.stringify(scenario.quotas) : 'none'}   maxRunning: ${scenario.maxRunning ? JSON.stringify(scenario.maxRunning) : 'none'}`,
+  ]
+  if (sandbox) lines.push(`sandbox: ${sandbox.sandbox}   network: ${JSON.stringify(sandbox.network)}`)
+  lines.push(`calls (${scenario.calls.length}):`)
+  if (scenario.flood) lines.push(`then a second batch: ${scenario.flood} calls to an unknown tool`)
+  for (const call of scenario.calls) lines.push(`  ${call.id}  ${call.tool}(${typeof call.arguments === 'string' ? `raw ${JSON.stringify(call.arguments)}` : JSON.stringify(call.arguments)})`)
+  return lines.join('\n')
+}
