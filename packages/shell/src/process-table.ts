@@ -22,7 +22,7 @@ export interface ProcessOutcome {
   pid?: number
   /** The shell exited but left processes in its group; they were terminated. */
   leftovers: boolean
-  /** Why a `watch` stopped it (`limit_exceeded`). */
+  /** Why a `watch` stopped it (`limit_exceeded`), also when the shell exited before the watch could stop it. */
   limit?: string
 }
 
@@ -43,8 +43,8 @@ export interface RunRequest {
   tailBytes?: number
   /**
    * Follows processes that belong to the run outside its process group (a sandbox's pid
-   * namespace), given the started process's pid. `check` runs every `interval` ms while the command runs and before each
-   * kill; a reason it returns stops the command as `limit_exceeded`. The run is not over
+   * namespace), given the started process's pid. `check` runs every `interval` ms while the command runs, and once more when
+   * the shell exits; a reason it returns stops the command as `limit_exceeded`. The run is not over
    * while `alive` says so.
    */
   watch?: (pid: number) => RunWatch
@@ -250,6 +250,10 @@ export class ProcessTable {
       request.signal?.removeEventListener('abort', onAbort)
     }
     let status: ProcessStatus = 'exited'
+    // A limit the kernel enforced just before the shell exited (the OOM killer ended one of
+    // its processes) is found once more here, so the result says why.
+    if (exit && watch && !limit) limit = watch.check()
+    if (limit) status = 'limit_exceeded'
     let leftovers = false
     let confirmed = true
     if (!exit) {

@@ -18,6 +18,8 @@ export interface SandboxLimits {
   addressSpace: number
   /** Size of the private `/tmp`, in bytes. */
   tmpSize: number
+  /** Memory of the whole command, all its processes together (and what they keep in its tmpfs), in bytes. */
+  memory: number
 }
 
 export interface SandboxConfig {
@@ -45,6 +47,8 @@ export const SANDBOX_LIMITS: Readonly<SandboxLimits> = Object.freeze({
   cpuTime: 600,
   addressSpace: 4 * GiB,
   tmpSize: 512 * MiB,
+  // Room for a compiler or a test run, and not more than a small bot host has to spare.
+  memory: GiB,
 })
 
 export const SandboxLimits: Schema<Partial<SandboxLimits>, SandboxLimits> = Schema.object({
@@ -53,6 +57,7 @@ export const SandboxLimits: Schema<Partial<SandboxLimits>, SandboxLimits> = Sche
   cpuTime: Schema.natural().role('s').default(SANDBOX_LIMITS.cpuTime).description('CPU seconds per process (0: no limit).'),
   addressSpace: Schema.natural().role('byte').default(SANDBOX_LIMITS.addressSpace).description('Address space per process (0: no limit). WebAssembly runtimes reserve more than 4 GiB.'),
   tmpSize: Schema.natural().role('byte').min(MiB).default(SANDBOX_LIMITS.tmpSize).description('Size of the private /tmp.'),
+  memory: Schema.natural().role('byte').default(SANDBOX_LIMITS.memory).description('Memory of a whole command, all its processes together (0: no limit). A memory cgroup where one can be made, else a watchdog.'),
 })
 
 /** What a user writes: every field optional, `limits` field by field. */

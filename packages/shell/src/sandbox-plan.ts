@@ -10,7 +10,8 @@ import type { RunWatch } from './process-table'
 import { SandboxConfig, type SandboxOptions } from './sandbox-config'
 import { forwarderListen, sandboxCommand, type SandboxCommand } from './sandbox-command'
 import { SandboxNamespace } from './sandbox-namespace'
-import { PidsCgroups, type RunCgroup } from './sandbox-cgroup'
+import { CgroupParent, createRunCgroup, type CgroupController, type RunCgroup } from './sandbox-cgroup'
+import { residentBytes } from './namespace-memory'
 import { ShellError } from './shell-error'
 
 /** What `data.sandbox` says of a call: confined by bubblewrap, unconfined because it could not be, or unconfined by config. */
@@ -19,15 +20,22 @@ export type SandboxState = 'full' | 'unavailable' | 'off'
 // How often the process count of a root bot's sandbox is checked (see SANDBOX_UID).
 const WATCH_INTERVAL = 20
 
-// Detected once per process, and only for a root bot: an ordinary user has RLIMIT_NPROC.
-let pidsCgroups: PidsCgroups | undefined | null = null
-function rootPidsCgroups(): PidsCgroups | undefined {
-  if (pidsCgroups === null) pidsCgroups = process.getuid?.() === 0 ? PidsCgroups.detect() : undefined
-  return pidsCgroups
+// Detected once per process and controller (pids only for a root bot: an ordinary user has RLIMIT_NPROC).
+const cgroupParents = new Map<CgroupController, CgroupParent | undefined>()
+function cgroupParent(controller: CgroupController): CgroupParent | undefined {
+  if (!cgroupParents.has(controller)) cgroupParents.set(controller, CgroupParent.detect(controller))
+  return cgroupParents.get(controller)
 }
 
-// Runs bubblewrap inside the command's pids cgroup: the shell enters it, then becomes bubblewrap.
-const ENTER_CGROUP = 'echo $$ > "$0" || { echo "dogu sandbox: could not enter its pids cgroup $0" >&2; exit 125; }; exec "$@"'
+// Runs bubblewrap inside the command's cgroups: the shell enters each (the files up to
+// `--`), then becomes bubblewrap.
+const ENTER_CGROUP = 'while [ "$1" != -- ]; do echo $$ > "$1" || { echo "dogu sandbox: could not enter its cgroup $1" >&2; exit 125; }; shift; done; shift; exec "$@"'
+
+const GiB = 1024 ** 3
+const MiB = 1024 ** 2
+function formatBytes(n: number): string {
+  return n % GiB === 0 ? `${n / GiB} GiB` : n % MiB === 0 ? `${n / MiB} MiB` : `${n} bytes`
+}
 
 /**
  * The sandbox of one `bash` tool: config resolved, bubblewrap detected once, and per call
@@ -47,10 +55,15 @@ export class ShellSandbox {
    * pids cgroup for root where one can be made), or by a watchdog counting from outside.
    */
   readonly processLimit: 'rlimit' | 'cgroup' | 'watchdog' | 'none'
-  private readonly cgroups: PidsCgroups | undefined
+  /**
+   * How `limits.memory` is held: by a memory cgroup (the kernel's limit, its OOM killer
+   * inside the command only), or by a watchdog summing the processes' resident memory.
+   */
+  readonly memoryLimit: 'cgroup' | 'watchdog' | 'none'
+  private readonly cgroups: CgroupParent[]
 
-  /** `internal.pidsCgroups: false` leaves a root bot to the watchdog, for its tests. */
-  constructor(config: SandboxOptions | undefined, internal: { pidsCgroups?: boolean } = {}) {
+  /** `internal.pidsCgroups` / `memoryCgroups: false` leave that limit to its watchdog, for its tests. */
+  constructor(config: SandboxOptions | undefined, internal: { pidsCgroups?: boolean; memoryCgroups?: boolean } = {}) {
     try {
       this.config = SandboxConfig(config ?? {})
     } catch (error) {
@@ -67,8 +80,12 @@ export class ShellSandbox {
     const support = this.support
     this.allow = Array.isArray(network) && support.available && support.socat ? network : undefined
     const root = process.getuid?.() === 0
-    this.cgroups = root && support.available && this.config.limits.processes > 0 && internal.pidsCgroups !== false ? rootPidsCgroups() : undefined
-    this.processLimit = !support.available || this.config.limits.processes === 0 ? 'none' : !root ? (support.prlimit ? 'rlimit' : 'none') : this.cgroups ? 'cgroup' : 'watchdog'
+    const { processes, memory } = this.config.limits
+    const pids = root && support.available && processes > 0 && internal.pidsCgroups !== false ? cgroupParent('pids') : undefined
+    const memoryCgroup = support.available && memory > 0 && internal.memoryCgroups !== false ? cgroupParent('memory') : undefined
+    this.cgroups = [pids, memoryCgroup].filter((parent) => parent !== undefined)
+    this.processLimit = !support.available || processes === 0 ? 'none' : !root ? (support.prlimit ? 'rlimit' : 'none') : pids ? 'cgroup' : 'watchdog'
+    this.memoryLimit = !support.available || memory === 0 ? 'none' : memoryCgroup ? 'cgroup' : 'watchdog'
     if (support.available) {
       if (!support.prlimit) this.caveats.push('resource limits are not applied (util-linux prlimit was not found)')
       if (Array.isArray(network) && !support.socat) this.caveats.push('the network allowlist needs socat, which was not found, so there is no network')
@@ -119,7 +136,15 @@ export class ShellSandbox {
     }
     const network = this.allow ? `network only to ${this.allow.join(', ')} through HTTP(S)_PROXY` : this.config.network === 'host' ? 'the host\'s network' : 'no network'
     const caveats = this.caveats.length ? ` Note: ${this.caveats.join('; ')}.` : ''
-    return `- sandbox: full (bubblewrap). Only the workspace and a private /tmp are writable, credentials are hidden, ${network}; the bot's other processes are out of reach.${caveats}`
+    return `- sandbox: full (bubblewrap). Only the workspace and a private /tmp are writable, credentials are hidden, ${network}; the bot's other processes are out of reach.${this.describeMemory()}${caveats}`
+  }
+
+  /** The memory sentence of the description: what holds `limits.memory` here. */
+  private describeMemory(): string {
+    const { memory } = this.config.limits
+    if (this.memoryLimit === 'cgroup') return ` A command's processes together may use ${formatBytes(memory)} of memory (a memory cgroup); past it the command is stopped.`
+    if (this.memoryLimit === 'watchdog') return ` A command's processes together may use about ${formatBytes(memory)} of resident memory (checked every ${WATCH_INTERVAL} ms, no memory cgroup here); past it the command is stopped.`
+    return ' No limit on a command\'s total memory (sandbox.limits.memory is 0).'
   }
 
   /**
@@ -174,16 +199,35 @@ export class ShellSandbox {
       // A root bot's sandbox maps to root outside, where RLIMIT_NPROC does not hold: a pids
       // cgroup holds it instead (besides the command: bubblewrap and the namespace's init),
       // or else a watchdog counts in the pid namespace and stops it past the limit.
-      if (this.cgroups) cgroup = this.cgroups.create(limit + 2)
-      const run = cgroup ? { ...command, file: '/bin/sh', args: ['-c', ENTER_CGROUP, cgroup.procs, command.file, ...command.args] } : command
+      // The memory cgroup holds everything bubblewrap starts, itself included (a few MB).
+      const memory = this.config.limits.memory
+      if (this.cgroups.length) cgroup = createRunCgroup(this.cgroups, { pids: limit + 2, memory })
+      const run = cgroup ? { ...command, file: '/bin/sh', args: ['-c', ENTER_CGROUP, 'dogu-sandbox', ...cgroup.procs, '--', command.file, ...command.args] } : command
       const counts = this.processLimit === 'watchdog'
+      const weighs = this.memoryLimit === 'watchdog'
+      const cgroupMemory = this.memoryLimit === 'cgroup' ? cgroup : undefined
+      const memoryExceeded = `more than ${formatBytes(memory)} of memory, all its processes together (sandbox.limits.memory)`
       const watch = (pid: number): RunWatch => {
         const namespace = new SandboxNamespace(pid)
         forwarder?.start(namespace)
         return {
           interval: WATCH_INTERVAL,
           check: () => {
-            if (!counts) return void namespace.observe()
+            namespace.observe()
+            // The kernel's OOM killer ended a process of the command: the rest goes too, and
+            // the result says why (on cgroup v1 it kills one process, not the command).
+            if (cgroupMemory && cgroupMemory.oomKills() > 0) {
+              namespace.kill()
+              return memoryExceeded
+            }
+            if (weighs) {
+              const init = namespace.initPid()
+              if (init !== undefined && namespace.alive() && residentBytes(init) > memory) {
+                namespace.kill()
+                return memoryExceeded
+              }
+            }
+            if (!counts) return undefined
             const n = namespace.count()
             if (n === undefined || n <= limit + 1) return undefined
             // Killed now, not after the table's SIGTERM grace: a fork bomb grows meanwhile.

@@ -13,7 +13,7 @@ import { networkInterfaces, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { expect } from 'vitest'
 import { createShellTool, ProcessTable, type ShellToolOptions } from '../src'
-import { PidsCgroups } from '../src/sandbox-cgroup'
+import { CgroupParent } from '../src/sandbox-cgroup'
 import type { SandboxConfig } from '../src/sandbox-config'
 import { git, writeFiles } from './attack-helpers'
 import { fakeCall, processesMatching, sleepMarker } from './helpers'
@@ -334,7 +334,7 @@ const SETUID_PROGRAMS = ['su', 'passwd', 'mount', 'newgrp', 'chfn', 'gpasswd']
 /** Whether the test runs as root: then the sandbox maps its uid to root outside. */
 const root = process.getuid?.() === 0
 /** Whether the kernel holds the sandbox to `limits.processes`: always for an ordinary user, for root where a pids cgroup can be made. */
-const kernelProcessLimit = !root || PidsCgroups.detect() !== undefined
+const kernelProcessLimit = !root || CgroupParent.detect('pids') !== undefined
 
 /**
  * A fork bomb's outcome. Held by the kernel, its forks fail ("Resource temporarily
@@ -345,6 +345,27 @@ function forkBombStopped(r: Outcome): void {
   if (!kernelProcessLimit) return void expect(r.data.status).toBe('limit_exceeded')
   expect(['timed_out', 'exited']).toContain(r.data.status)
   expect(r.output).toContain('Resource temporarily unavailable')
+}
+
+/**
+ * `n` processes each writing `mib` MiB (so it is resident); with `hold` each then sleeps
+ * 30 s, so all of it is resident at once; the parent waits and prints `done`.
+ */
+function fillMemory(n: number, mib: number, hold = false): string {
+  return `python3 -c "
+import os, time
+kids = []
+for i in range(${n}):
+    pid = os.fork()
+    if pid == 0:
+        b = bytearray(b'x') * (${mib} * 1024 * 1024)
+        time.sleep(${hold ? 30 : 0})
+        os._exit(0)
+    kids.append(pid)
+for pid in kids:
+    os.waitpid(pid, 0)
+print('done')
+"`
 }
 
 export const ATTACKS: Attack[] = [
@@ -715,6 +736,31 @@ sys.exit(0 if r == 0 else 1)
       failed(r)
       expect(r.output).toContain('MemoryError')
       expect(r.data.stdout.text).not.toContain('allocated')
+    },
+  },
+  {
+    // The review's case: each process is within addressSpace, together they held 1.3 GiB.
+    // As root a memory cgroup holds it here; as `nobody` (no cgroup it may write) the watchdog.
+    name: 'eight processes of 160 MiB each, within limits.addressSpace (256 MiB), past limits.memory (512 MiB)',
+    class: 'processes',
+    sandbox: () => ({ limits: { addressSpace: 256 * 1024 * 1024, memory: 512 * 1024 * 1024 } as SandboxConfig['limits'] }),
+    timeout: 60_000,
+    command: () => fillMemory(8, 160, true),
+    check: (r) => {
+      expect(r.data.status, r.output).toBe('limit_exceeded')
+      expect(r.data.limit).toBe('more than 512 MiB of memory, all its processes together (sandbox.limits.memory)')
+      expect(r.text).toContain('Stopped by the sandbox: more than 512 MiB of memory')
+      expect(r.data.stdout.text).not.toContain('done')
+    },
+  },
+  {
+    name: 'limits.memory (512 MiB) lets three processes of 64 MiB each finish (the control)',
+    class: 'processes',
+    sandbox: () => ({ limits: { memory: 512 * 1024 * 1024 } as SandboxConfig['limits'] }),
+    command: () => fillMemory(3, 64),
+    check: (r) => {
+      expect(r.data.status, r.output).toBe('exited')
+      expect(r.data.stdout.text).toContain('done')
     },
   },
   {

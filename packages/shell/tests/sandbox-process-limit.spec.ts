@@ -7,12 +7,12 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createShellTool, ProcessTable } from '../src'
-import { PidsCgroups } from '../src/sandbox-cgroup'
+import { CgroupParent } from '../src/sandbox-cgroup'
 import { ShellSandbox } from '../src/sandbox-plan'
 import { fakeCall } from './helpers'
 
 const ROOT = process.getuid?.() === 0
-const cgroups = ROOT ? PidsCgroups.detect() : undefined
+const cgroups = ROOT ? CgroupParent.detect('pids') : undefined
 let workspace: string
 
 beforeAll(() => {
