@@ -1,7 +1,9 @@
+import { lstat, readlink } from 'node:fs/promises'
+import { join } from 'node:path'
 import { FsError } from './errors'
 import { type FileChange, isFileChange } from './file-change'
 import type { FileLocks } from './file-locks'
-import { commitFile, currentDigest, removeFile } from './fs-backend'
+import { type FileIdentity, type Mismatch, removeFile, restoreFile } from './fs-backend'
 import type { PathResolver } from './path-resolver'
 
 /** What happened to one change in `ChangeLog.undo`. */
@@ -9,7 +11,8 @@ export interface UndoOutcome {
   id: string
   path?: string
   /**
-   * `undone`; `conflict` (the file no longer holds what the change wrote; nothing touched);
+   * `undone`; `conflict` (the path no longer holds the very file the change wrote: other
+   * content, `CONFLICT`, or a link or another file in its place, `REPLACED`; nothing touched);
    * `skipped` (an later change to the same path in this batch could not be undone);
    * `already_undone`; `unknown` (no such change id); `error` (the path is refused now, I/O).
    */
@@ -31,8 +34,9 @@ export interface ChangeLogOptions {
 
 /**
  * The file changes made by `write` and `edit`, and their undo. Undo goes through the same
- * resolver and per-file lock as the tools, and restores only when the file still has the
- * exact content (SHA-256) the change produced.
+ * resolver and per-file lock as the tools, and acts only on the very file the change wrote:
+ * reached with no symbolic link at the path or on the way, the same file (device and inode)
+ * as recorded at the change, with the exact content (SHA-256) the change produced.
  */
 export class ChangeLog {
   private changes = new Map<string, FileChange>()
@@ -103,20 +107,19 @@ export class ChangeLog {
 
   private async undoOne(change: FileChange): Promise<UndoOutcome> {
     const base = { id: change.id, path: change.path }
+    const conflict = (code: 'CONFLICT' | 'REPLACED', message: string): UndoOutcome => ({ ...base, status: 'conflict', code, message })
     try {
       const path = await this.options.resolver.resolve(change.path, undefined, { access: 'write', intent: 'create', expect: 'file' })
+      // The resolver follows links; undo may not. The path must lead to itself, the change's
+      // own (canonical) path, with no link at its end or on the way.
+      if (path.target !== change.path) return conflict('REPLACED', await this.linkedMessage(change.path, path.target))
       return await this.options.locks.run(path.target, async () => {
-        const digest = await currentDigest(path, this.options.maxBytes)
-        if (digest !== change.after) {
-          const state = digest === null ? 'no longer exists' : 'was changed since'
-          return { ...base, status: 'conflict', code: 'CONFLICT', message: `${change.path} ${state}; undo would overwrite that, so nothing was touched` } satisfies UndoOutcome
-        }
-        // The created file is deleted only while it is still the file just hashed (not a link
-        // or another file put in its place since): otherwise this is a conflict too.
-        if (change.type === 'created' && !await removeFile(path, change.after)) {
-          return { ...base, status: 'conflict', code: 'CONFLICT', message: `${change.path} was replaced since; undo would delete that, so nothing was touched` } satisfies UndoOutcome
-        }
-        if (change.type !== 'created') await commitFile(path, change.prior!)
+        const expected = { digest: change.after, ...(change.written ? { identity: change.written } : {}) }
+        const done = change.type === 'created'
+          ? await removeFile(path, expected, this.options.maxBytes)
+          : await restoreFile(path, change.prior!, expected, this.options.maxBytes)
+        if (typeof done === 'string') return conflict(done === 'link' || done === 'replaced' ? 'REPLACED' : 'CONFLICT', mismatchMessage(change.path, done))
+        if (done !== true) this.restored(change, done)
         change.undone = true
         const action = change.type === 'created' ? 'deleted' : 'restored'
         return { ...base, status: 'undone', action, message: `${change.path}: ${action}` } satisfies UndoOutcome
@@ -125,5 +128,36 @@ export class ChangeLog {
       if (!FsError.is(error)) throw error
       return { ...base, status: 'error', code: error.code, message: error.message }
     }
+  }
+
+  /**
+   * Undo of `change` put its prior content back in a new file, `identity`. The change before
+   * it at that path, if it wrote the file `change` replaced, now finds its content in that new
+   * file, so it can still be undone.
+   */
+  private restored(change: FileChange, identity: FileIdentity): void {
+    const older = [...this.changes.values()]
+    const earlier = older.slice(0, older.indexOf(change)).reverse().find((other) => other.path === change.path && !other.undone)
+    if (!earlier?.written || !change.replaced) return
+    const { dev, ino, ctime } = earlier.written
+    if (dev === change.replaced.dev && ino === change.replaced.ino && (ctime === undefined || ctime === change.replaced.ctime) && earlier.after === change.before) earlier.written = identity
+  }
+
+  /** Why a path that leads elsewhere is refused: a link at its end (and where it points), or on the way. */
+  private async linkedMessage(rel: string, target: string): Promise<string> {
+    const at = join(this.options.resolver.workspace, rel)
+    const link = await lstat(at).then((info) => info.isSymbolicLink() ? readlink(at) : undefined, () => undefined)
+    const what = link !== undefined ? `is now a symbolic link (to ${link}), not` : `now leads to ${target} through a symbolic link, not to`
+    return `${rel} ${what} the file this change wrote; undo never acts through a link, so nothing was touched`
+  }
+}
+
+function mismatchMessage(rel: string, mismatch: Mismatch): string {
+  switch (mismatch) {
+    case 'missing': return `${rel} no longer exists; undo would overwrite that, so nothing was touched`
+    case 'link': return `${rel} is now a symbolic link, not the file this change wrote; undo never acts through a link, so nothing was touched`
+    case 'replaced': return `${rel} is not the file this change wrote: another file, or a link to one, is in its place (the same content is not enough), or its metadata changed since (chmod, a hard link); nothing was touched`
+    case 'not_file':
+    case 'content': return `${rel} was changed since; undo would overwrite that, so nothing was touched`
   }
 }

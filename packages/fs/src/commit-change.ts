@@ -35,8 +35,8 @@ export async function commitChange(context: FsContext, path: CheckedPath, prior:
   if (digest !== (prior?.digest ?? null)) {
     throw new FsError('STALE', `${path.display} changed on disk after it was read (another program wrote it); nothing was written. Read it again and redo the change.`)
   }
-  await commitFile(path, next)
-  const change = createFileChange(path.target, prior, next, { tool: call.name, callId: call.id, sessionId: call.session.id })
+  const committed = await commitFile(path, next)
+  const change = createFileChange(path.target, prior, next, { tool: call.name, callId: call.id, sessionId: call.session.id }, committed)
   context.changes.record(change)
   return change
 }

@@ -27,6 +27,7 @@ export class FsError extends codedError('FsError', {
   CHANGED: 'a directory or file on the path was replaced (e.g. by a symbolic link) between the check and its use; nothing was done',
   STALE: 'the file changed between reading and committing; nothing was written',
   CONFLICT: 'undo: the file no longer has the content the change produced',
+  REPLACED: 'undo: the path no longer holds the very file the change wrote (a symbolic link, a hard link or another file is there, even with the same content)',
   UNKNOWN_CHANGE: 'undo: no change with this id is known',
   IO_ERROR: 'the operating system refused the operation',
 }) {}

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { structuredPatch } from 'diff'
 import type { ToolArtifact } from '@dogu/core'
-import { type TextFile, sha256 } from './fs-backend'
+import { type Committed, type FileIdentity, type TextFile, sha256 } from './fs-backend'
 
 /** One hunk of a unified diff with three lines of context. `lines` start with ` `, `+`, `-` or `\`. */
 export interface DiffHunk {
@@ -31,6 +31,15 @@ export interface FileChange extends ToolArtifact {
   after: string
   /** The content before the change, for undo; `null` for a created file. */
   prior: string | null
+  /**
+   * The file the change wrote (device and inode): undo acts only on this very file, not on
+   * another one (or a link) put at the path since, whatever its content. Undoing a later
+   * change to the path moves it to the file that undo put back. Absent in artifacts from
+   * before it was recorded; undo then checks the content and that no link is on the path.
+   */
+  written?: FileIdentity
+  /** The file the change replaced, for a modified file (see `written`). */
+  replaced?: FileIdentity
   /** The tool (as named in the toolset), call and session that made it. */
   tool: string
   callId?: string
@@ -47,8 +56,8 @@ export interface ChangeSource {
   sessionId?: string
 }
 
-/** Builds the artifact for replacing `prior` (the file as read, or nothing) with `next` at `path`. */
-export function createFileChange(path: string, prior: TextFile | null, next: string, source: ChangeSource): FileChange {
+/** Builds the artifact for replacing `prior` (the file as read, or nothing) with `next` at `path`; `committed` names the files. */
+export function createFileChange(path: string, prior: TextFile | null, next: string, source: ChangeSource, committed?: Committed): FileChange {
   const patch = structuredPatch(path, path, prior?.text ?? '', next, undefined, undefined, { context: 3 })
   let added = 0
   let removed = 0
@@ -73,6 +82,8 @@ export function createFileChange(path: string, prior: TextFile | null, next: str
     tool: source.tool,
     createdAt: Date.now(),
   }
+  if (committed) change.written = committed.written
+  if (committed?.replaced && prior !== null) change.replaced = committed.replaced
   if (source.callId !== undefined) change.callId = source.callId
   if (source.sessionId !== undefined) change.sessionId = source.sessionId
   return change
@@ -85,4 +96,11 @@ export function isFileChange(value: unknown): value is FileChange {
   return change.kind === 'file_change' && typeof change.id === 'string' && typeof change.path === 'string'
     && (change.type === 'created' || change.type === 'modified') && typeof change.after === 'string'
     && (change.type === 'created' ? change.prior === null : typeof change.prior === 'string')
+    && (change.written === undefined || isIdentity(change.written)) && (change.replaced === undefined || isIdentity(change.replaced))
+}
+
+function isIdentity(value: unknown): value is FileIdentity {
+  const identity = value as FileIdentity
+  return !!identity && typeof identity === 'object' && typeof identity.dev === 'string' && typeof identity.ino === 'string'
+    && /^\d+$/.test(identity.dev) && /^\d+$/.test(identity.ino) && (identity.ctime === undefined || (typeof identity.ctime === 'string' && /^\d+$/.test(identity.ctime)))
 }

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto'
-import { constants } from 'node:fs'
+import { type BigIntStats, constants } from 'node:fs'
 import { type FileHandle, lstat, mkdir, open, readdir, realpath, rename, unlink } from 'node:fs/promises'
 import { relative, sep } from 'node:path'
 import { type CheckedLocation, type CheckedPath, type EntryKind, locate } from './checked-path'
@@ -80,21 +80,71 @@ function splitLocation(location: CheckedLocation): { dirs: string[]; name: strin
 }
 
 /**
+ * Which file an entry is: its device, inode and status-change time (`ctime`, ns), as decimal
+ * strings. Two entries with the same identity are one file; the same content is not enough.
+ * The ctime tells a new file that got a deleted one's inode number from it (ext4 hands freed
+ * numbers out again at once); it also changes on chmod, a hard link, a rename.
+ */
+export interface FileIdentity {
+  dev: string
+  ino: string
+  /** Absent in artifacts recorded before it was; then only device and inode are compared. */
+  ctime?: string
+}
+
+/** What `commitFile` wrote: the new file's identity, and that of the file it replaced, if any. */
+export interface Committed {
+  written: FileIdentity
+  replaced?: FileIdentity
+}
+
+/** The file a change wrote, as undo expects to find it: its SHA-256 and, when recorded, its identity. */
+export interface WrittenFile {
+  digest: string
+  identity?: FileIdentity
+}
+
+/**
+ * Why the entry at a path is not the file a change wrote: nothing there (`missing`), a
+ * symbolic link (`link`), not a regular file (`not_file`), other content (`content`, also
+ * over `maxBytes`), or the same content in another file (`replaced`).
+ */
+export type Mismatch = 'missing' | 'link' | 'not_file' | 'content' | 'replaced'
+
+function identityOf(info: BigIntStats): FileIdentity {
+  return { dev: String(info.dev), ino: String(info.ino), ctime: String(info.ctimeNs) }
+}
+
+function sameFile(info: BigIntStats, identity: FileIdentity): boolean {
+  return String(info.dev) === identity.dev && String(info.ino) === identity.ino
+    && (identity.ctime === undefined || String(info.ctimeNs) === identity.ctime)
+}
+
+/**
+ * The identity of the file just renamed to `name` from a temporary file of identity `temp`:
+ * read after the rename, which changes the ctime on most file systems. When the name no
+ * longer holds that file (swapped at once), the temporary file's: undo will then refuse.
+ */
+async function renamedIdentity(dir: HeldDir, name: string, temp: FileIdentity): Promise<FileIdentity> {
+  const now = await lstat(dir.at(name), { bigint: true }).catch(() => undefined)
+  return now?.isFile() && String(now.dev) === temp.dev && String(now.ino) === temp.ino ? identityOf(now) : temp
+}
+
+/**
  * Replaces or creates the file atomically, keeping the permission bits of a replaced file.
  * Everything happens below a held parent directory (see `HeldDir`): missing parents are
  * created one level at a time and opened without following links, the data goes to a
  * temporary file created with `O_EXCL | O_NOFOLLOW` in that directory, then it is renamed
- * over the target's name in the same directory.
+ * over the target's name in the same directory. Returns the identity of the file written
+ * (the rename keeps it), which undo later requires to find at the path.
  */
-export async function commitFile(path: CheckedPath, text: string): Promise<void> {
+export async function commitFile(path: CheckedPath, text: string): Promise<Committed> {
   const location = locate(path)
   if (location.access !== 'write') throw new TypeError('commitFile() needs a path checked for write access')
   const { dirs, name, missing } = splitLocation(location)
   if (!name) throw new FsError('NOT_A_FILE', `${path.display} is a directory, not a file`)
   await location.step?.('open', path.target)
   let dir = await HeldDir.open(location.root, dirs, path.display)
-  let temp: string | undefined
-  let handle: FileHandle | undefined
   try {
     for (const next of missing) {
       await mkdir(dir.at(next)).catch((error: NodeJS.ErrnoException) => {
@@ -105,66 +155,146 @@ export async function commitFile(path: CheckedPath, text: string): Promise<void>
       dir = child
     }
     // A replaced file keeps its permission bits; lstat does not follow a link at the name.
-    const mode = location.missing.length
+    const replaced = location.missing.length
       ? undefined
-      : await lstat(dir.at(name)).then((info) => info.isFile() ? info.mode & 0o7777 : undefined, () => undefined)
-    temp = `.${name}.${randomBytes(6).toString('hex')}.dogu-tmp`
-    // O_EXCL | O_NOFOLLOW: nothing already at the temporary name is followed or reused.
-    handle = await open(dir.at(temp), WRITE_NEW_FLAGS, mode ?? 0o666)
-    await handle.writeFile(text, 'utf8')
-    if (mode !== undefined) await handle.chmod(mode)
-    await handle.sync()
-    await handle.close()
-    handle = undefined
-    await location.step?.('rename', path.target)
-    if (!dir.fd) await expectDirectory(dir.abs, path.display)
-    await rename(dir.at(temp), dir.at(name))
-    temp = undefined
-  } catch (error) {
-    await handle?.close().catch(() => {})
-    if (temp) await unlink(dir.at(temp)).catch(() => {})
-    throw FsError.is(error) ? error : ioError(error, path.display)
+      : await lstat(dir.at(name), { bigint: true }).then((info) => info.isFile() ? info : undefined, () => undefined)
+    const temp = await writeTemporary(dir, name, text, replaced ? Number(replaced.mode) & 0o7777 : undefined, path.display)
+    try {
+      await location.step?.('rename', path.target)
+      if (!dir.fd) await expectDirectory(dir.abs, path.display)
+      await rename(dir.at(temp.name), dir.at(name))
+    } catch (error) {
+      await unlink(dir.at(temp.name)).catch(() => {})
+      throw FsError.is(error) ? error : ioError(error, path.display)
+    }
+    const written = await renamedIdentity(dir, name, temp.identity)
+    return replaced ? { written, replaced: identityOf(replaced) } : { written }
   } finally {
     await dir.close()
   }
 }
 
 /**
- * Deletes a created file (undo of a creation), in its held parent directory, only while it
- * is still the regular file with SHA-256 `digest`: the entry is opened without following
- * a link, hashed, and deleted only if it is still that same file (device and inode) just
- * before the unlink. `false` when it is not; a file already gone is `true`.
+ * Writes `text` to a new temporary file beside `name` in the held `dir`, created with
+ * `O_EXCL | O_NOFOLLOW` (nothing already at that name is followed or reused) and synced.
  */
-export async function removeFile(path: CheckedPath, digest: string): Promise<boolean> {
+async function writeTemporary(dir: HeldDir, name: string, text: string, mode: number | undefined, display: string): Promise<{ name: string; identity: FileIdentity }> {
+  const temp = `.${name}.${randomBytes(6).toString('hex')}.dogu-tmp`
+  let handle: FileHandle | undefined
+  try {
+    handle = await open(dir.at(temp), WRITE_NEW_FLAGS, mode ?? 0o666)
+    await handle.writeFile(text, 'utf8')
+    if (mode !== undefined) await handle.chmod(mode)
+    await handle.sync()
+    const identity = identityOf(await handle.stat({ bigint: true }))
+    await handle.close()
+    return { name: temp, identity }
+  } catch (error) {
+    await handle?.close().catch(() => {})
+    if (handle) await unlink(dir.at(temp)).catch(() => {})
+    throw FsError.is(error) ? error : ioError(error, display)
+  }
+}
+
+/**
+ * Checks that `name` in the held `dir` is the file a change wrote: opened without following
+ * a link, a regular file, with the expected content, and (when recorded) the same file, by
+ * device, inode and ctime. Returns what it found, for a check right before the act.
+ */
+async function expectWritten(dir: HeldDir, name: string, expected: WrittenFile, maxBytes: number, display: string): Promise<BigIntStats | Mismatch> {
+  let handle: FileHandle
+  try {
+    handle = await open(dir.at(name), READ_FLAGS | (constants.O_NONBLOCK ?? 0))
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    if (code === 'ENOENT') return 'missing'
+    if (code === 'ELOOP') return 'link'
+    throw ioError(error, display)
+  }
+  try {
+    const info = await handle.stat({ bigint: true })
+    if (!info.isFile()) return 'not_file'
+    if (info.size > BigInt(maxBytes) || sha256(await handle.readFile()) !== expected.digest) return 'content'
+    if (expected.identity && !sameFile(info, expected.identity)) return 'replaced'
+    return info
+  } finally {
+    await handle.close()
+  }
+}
+
+/** Right before the act: the name must still be the very entry `expectWritten` checked. */
+async function stillTheSame(dir: HeldDir, name: string, held: BigIntStats): Promise<Mismatch | undefined> {
+  const now = await lstat(dir.at(name), { bigint: true }).catch(() => undefined)
+  if (!now) return 'missing'
+  if (now.isSymbolicLink()) return 'link'
+  return now.ino === held.ino && now.dev === held.dev && now.ctimeNs === held.ctimeNs ? undefined : 'replaced'
+}
+
+/**
+ * Deletes a created file (undo of a creation), by its name in its held parent directory,
+ * only while that name is still the file the change wrote (see `expectWritten`), checked
+ * again by device, inode and ctime just before the unlink. A link there is never followed: at
+ * worst, in the instant between that check and the unlink, a name swapped in is what goes,
+ * never a file a link leads to. `true` when deleted, else why not.
+ */
+export async function removeFile(path: CheckedPath, expected: WrittenFile, maxBytes: number): Promise<true | Mismatch> {
   const location = locate(path)
   if (location.access !== 'write') throw new TypeError('removeFile() needs a path checked for write access')
   const { dirs, name } = splitLocation(location)
-  if (location.missing.length || !name) return location.missing.length > 0
+  if (!name) return 'not_file'
+  if (location.missing.length) return 'missing'
   await location.step?.('open', path.target)
   const dir = await HeldDir.open(location.root, dirs, path.display)
   try {
-    let handle: FileHandle
-    try {
-      handle = await open(dir.at(name), READ_FLAGS)
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return true
-      if ((error as NodeJS.ErrnoException).code === 'ELOOP') return false
-      throw ioError(error, path.display)
-    }
-    let held
-    try {
-      held = await handle.stat()
-      if (!held.isFile() || sha256(await handle.readFile()) !== digest) return false
-    } finally {
-      await handle.close()
-    }
+    const held = await expectWritten(dir, name, expected, maxBytes, path.display)
+    if (typeof held === 'string') return held
     await location.step?.('unlink', path.target)
-    const now = await lstat(dir.at(name)).catch(() => undefined)
-    if (!now || now.ino !== held.ino || now.dev !== held.dev) return false
+    if (!dir.fd) await expectDirectory(dir.abs, path.display)
+    const changed = await stillTheSame(dir, name, held)
+    if (changed) return changed
     await unlink(dir.at(name)).catch((error: NodeJS.ErrnoException) => {
       if (error.code !== 'ENOENT') throw ioError(error, path.display)
     })
     return true
+  } finally {
+    await dir.close()
+  }
+}
+
+/**
+ * Puts `text` back at a changed file's name (undo of a change), only while that name is
+ * still the file the change wrote (see `expectWritten`): the prior content goes to a new
+ * temporary file in the held parent directory, the name is checked again by device,
+ * inode and ctime, and the temporary file is renamed over it. Nothing is written through a link at
+ * the name or at a parent, nor into the changed file itself (a hard link to it elsewhere
+ * keeps the changed content). The new file's identity, or why nothing was written.
+ */
+export async function restoreFile(path: CheckedPath, text: string, expected: WrittenFile, maxBytes: number): Promise<FileIdentity | Mismatch> {
+  const location = locate(path)
+  if (location.access !== 'write') throw new TypeError('restoreFile() needs a path checked for write access')
+  const { dirs, name } = splitLocation(location)
+  if (!name) return 'not_file'
+  if (location.missing.length) return 'missing'
+  await location.step?.('open', path.target)
+  const dir = await HeldDir.open(location.root, dirs, path.display)
+  try {
+    const held = await expectWritten(dir, name, expected, maxBytes, path.display)
+    if (typeof held === 'string') return held
+    const temp = await writeTemporary(dir, name, text, Number(held.mode) & 0o7777, path.display)
+    try {
+      await location.step?.('rename', path.target)
+      if (!dir.fd) await expectDirectory(dir.abs, path.display)
+      const changed = await stillTheSame(dir, name, held)
+      if (changed) {
+        await unlink(dir.at(temp.name)).catch(() => {})
+        return changed
+      }
+      await rename(dir.at(temp.name), dir.at(name))
+    } catch (error) {
+      await unlink(dir.at(temp.name)).catch(() => {})
+      throw FsError.is(error) ? error : ioError(error, path.display)
+    }
+    return await renamedIdentity(dir, name, temp.identity)
   } finally {
     await dir.close()
   }

@@ -1,5 +1,5 @@
 import { writeFileSync } from 'node:fs'
-import { readFile, rm, writeFile } from 'node:fs/promises'
+import { lstat, readFile, rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, test } from 'vitest'
 import { createFsTools } from '../src'
@@ -17,6 +17,11 @@ describe('edit', () => {
     await tree(box.root, { 'f.txt': SOURCE })
     const fs = createFsTools({ workspace: box.root })
     const call = fakeCall({ id: 'chat-7' })
+    const identity = async () => {
+      const info = await lstat(join(box.root, 'f.txt'), { bigint: true })
+      return { dev: String(info.dev), ino: String(info.ino), ctime: String(info.ctimeNs) }
+    }
+    const replaced = await identity()
     const output = await invoke(fs.tools.edit, { path: 'f.txt', oldText: 'e\n', newText: 'E\nE2\n' }, call)
     const next = 'a\nb\nc\nd\nE\nE2\nf\ng\nh\ni\nj\n'
     expect(await readFile(join(box.root, 'f.txt'), 'utf8')).toBe(next)
@@ -33,6 +38,9 @@ describe('edit', () => {
       before: sha256(SOURCE),
       after: sha256(next),
       prior: SOURCE,
+      // The very files undo will require (the new one) and that the change replaced.
+      written: await identity(),
+      replaced,
       tool: 'edit',
       callId: 'call-1',
       sessionId: 'chat-7',

@@ -9,5 +9,5 @@ it('FsError keeps instanceof, name, code, message and cause', () => {
   expect(error).toMatchObject({ name: 'FsError', code: 'NOT_FOUND', message: 'nothing at notes.txt', cause })
   expect(String(error)).toBe('FsError: nothing at notes.txt')
   expect([FsError.is(error, 'NOT_FOUND'), FsError.is(error, 'STALE'), FsError.is(new Error('x'))]).toEqual([true, false, false])
-  expect(Object.keys(FsError.Code)).toHaveLength(22)
+  expect(Object.keys(FsError.Code)).toHaveLength(23)
 })

@@ -163,7 +163,8 @@ describe.each(modes)('a directory swapped for a link right after the check, with
 
   test('undo of a creation: the same-named, same-content file outside is not deleted', async () => {
     const before = await snapshot()
-    for (const nth of [1, 2]) {
+    // Undo opens the path once: the check and the unlink use the one held directory.
+    for (const nth of [1]) {
       await reset()
       const { fs, swapped } = racedTools('open', 'sub', Infinity)
       // outside/new.txt holds exactly what the write creates.
@@ -216,7 +217,7 @@ describe('undo never deletes through, or instead of, what took a created file\'s
     })
     await invoke(fs.tools.write, { path: 'sub/new.txt', content: 'created\n' })
     const [outcome] = await fs.changes.undo(fs.changes.list()[0].id)
-    expect([replaced, outcome.status, outcome.code]).toEqual([true, 'conflict', 'CONFLICT'])
+    expect([replaced, outcome.status, outcome.code]).toEqual([true, 'conflict', 'REPLACED'])
     expect(await readFile(join(box.root, 'sub/new.txt'), 'utf8')).toBe('created\n')
   })
 
