@@ -2,6 +2,7 @@ import { chmod, lstat, unlink } from 'node:fs/promises'
 import { lookup as dnsLookup } from 'node:dns/promises'
 import { createServer, request, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http'
 import { BlockList, connect, isIP, type Socket } from 'node:net'
+import { networkInterfaces, type NetworkInterfaceInfo } from 'node:os'
 import { pipeline } from 'node:stream'
 import { ShellError } from './shell-error'
 
@@ -23,6 +24,8 @@ export interface NetworkProxyOptions {
   allow: readonly string[]
   /** @internal tests: resolve a name to addresses instead of DNS */
   lookup?: (host: string) => Promise<string[]>
+  /** @internal tests: the machine's interfaces instead of `os.networkInterfaces()`, read at each connect */
+  interfaces?: () => NodeJS.Dict<NetworkInterfaceInfo[]>
 }
 
 export interface NetworkProxy {
@@ -56,6 +59,12 @@ LOCAL.addSubnet('169.254.0.0', 16, 'ipv4')
 LOCAL.addAddress('::1', 'ipv6')
 LOCAL.addAddress('::', 'ipv6')
 LOCAL.addSubnet('fe80::', 10, 'ipv6')
+
+// Broadcast and multicast reach every host of a network at once, this one included.
+const GROUP = new BlockList()
+GROUP.addAddress('255.255.255.255', 'ipv4')
+GROUP.addSubnet('224.0.0.0', 4, 'ipv4')
+GROUP.addSubnet('ff00::', 8, 'ipv6')
 
 const LABEL = /^[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?$/
 
@@ -124,6 +133,7 @@ export async function startNetworkProxy(options: NetworkProxyOptions): Promise<N
   if (problem) throw new ShellError('INVALID_OPTIONS', problem)
   const allow = [...options.allow]
   const resolve = options.lookup ?? resolveName
+  const interfaces = options.interfaces ?? networkInterfaces
   const refused: { host: string; reason: string }[] = []
   // Every socket on either side, so close() can end tunnels the HTTP server no longer tracks.
   const sockets = new Set<Socket>()
@@ -153,10 +163,13 @@ export async function startNetworkProxy(options: NetworkProxyOptions): Promise<N
     }
     if (addresses.length === 0) return { status: 502, message: `dogu sandbox: ${shown} has no address` }
     // Every address is checked, not only the one used: a name that can resolve to a local
-    // address is refused outright rather than depending on which answer comes first.
-    const local = addresses.find(isLocalAddress)
-    if (local !== undefined) {
-      const reason = `resolves to ${local}, an address on the bot's own machine`
+    // address is refused outright rather than depending on which answer comes first. The
+    // interfaces are read now, not at start: addresses come and go (DHCP, a VPN, docker0).
+    const own = ownAddresses(interfaces())
+    for (const found of addresses) {
+      const why = refusedAddress(found, own)
+      if (!why) continue
+      const reason = `resolves to ${found}, ${why}`
       refuse(host, reason)
       return { status: 403, message: `dogu sandbox: host ${shown} ${reason}` }
     }
@@ -273,12 +286,51 @@ async function resolveName(host: string): Promise<string[]> {
   return found.map((entry) => entry.address)
 }
 
-function isLocalAddress(address: string): boolean {
+/**
+ * The addresses of this machine's own interfaces (all of them, up or down, any family) and
+ * the broadcast address of each IPv4 network they are on: a service bound to `0.0.0.0`
+ * answers on every one of them.
+ */
+export function ownAddresses(interfaces: NodeJS.Dict<NetworkInterfaceInfo[]>): BlockList {
+  const own = new BlockList()
+  for (const entries of Object.values(interfaces)) {
+    for (const entry of entries ?? []) {
+      const plain = entry.address.replace(/%.*$/, '')
+      if (entry.family === 'IPv4') {
+        own.addAddress(plain, 'ipv4')
+        const broadcast = ipv4Broadcast(plain, entry.netmask)
+        if (broadcast) own.addAddress(broadcast, 'ipv4')
+      } else if (isIP(plain) === 6) own.addAddress(plain, 'ipv6')
+    }
+  }
+  return own
+}
+
+/**
+ * Why the proxy does not connect to `address`, or undefined: loopback, unspecified and
+ * link-local addresses, an address of one of this machine's interfaces (`own`) or its
+ * network's broadcast, broadcast and multicast. BlockList matches the IPv4-mapped IPv6 forms
+ * (::ffff:192.0.2.2) against the IPv4 entries.
+ */
+export function refusedAddress(address: string, own: BlockList): string | undefined {
   const plain = address.replace(/%.*$/, '')
   const family = isIP(plain)
   // Something that is not an address cannot be checked, so it is not used.
-  if (family === 0) return true
-  return LOCAL.check(plain, family === 6 ? 'ipv6' : 'ipv4')
+  if (family === 0) return 'not an IP address'
+  const type = family === 6 ? 'ipv6' : 'ipv4'
+  if (LOCAL.check(plain, type)) return 'an address on the bot\'s own machine'
+  if (own.check(plain, type)) return 'an address of one of the bot\'s own machine\'s interfaces'
+  if (GROUP.check(plain, type)) return 'a broadcast or multicast address'
+  return undefined
+}
+
+/** The broadcast address of the IPv4 network `address/netmask`, or undefined for a /31 or /32 (none). */
+function ipv4Broadcast(address: string, netmask: string): string | undefined {
+  const a = address.split('.').map(Number)
+  const m = netmask.split('.').map(Number)
+  if (a.length !== 4 || m.length !== 4 || m.some((x) => !(x >= 0 && x <= 255))) return undefined
+  if (m[0] === 255 && m[1] === 255 && m[2] === 255 && m[3]! >= 254) return undefined
+  return a.map((x, i) => (x | (~m[i]! & 255)) & 255).join('.')
 }
 
 /** `host:port` of a CONNECT request; an IPv6 host is in brackets. */

@@ -8,7 +8,7 @@ import { promisify } from 'node:util'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { freePort } from '../../../test-support/free-port'
 import { within } from '../../../test-support/within'
-import { checkAllowlist, hostAllowed, startNetworkProxy, type NetworkProxy, type NetworkProxyOptions } from '../src/network-proxy'
+import { checkAllowlist, hostAllowed, ownAddresses, refusedAddress, startNetworkProxy, type NetworkProxy, type NetworkProxyOptions } from '../src/network-proxy'
 import { ShellError } from '../src/shell-error'
 
 describe('hostAllowed', () => {
@@ -75,7 +75,11 @@ describe('checkAllowlist', () => {
   })
 })
 
-/** A non-loopback address of this machine: the proxy refuses loopback, so targets listen here. */
+/**
+ * A non-loopback address of this machine. The proxy refuses the machine's own addresses, so
+ * the proxies of these tests see an interface list without it: to them the targets that
+ * listen there are another host (the refusal itself is tested with the real list).
+ */
 function machineAddress(): string {
   for (const entries of Object.values(networkInterfaces())) {
     for (const entry of entries ?? []) if (entry.family === 'IPv4' && !entry.internal) return entry.address
@@ -84,6 +88,11 @@ function machineAddress(): string {
 }
 
 const address = machineAddress()
+
+/** The machine's interfaces without `address`: what a proxy on another host would see. */
+function interfacesWithout(removed: string) {
+  return () => Object.fromEntries(Object.entries(networkInterfaces()).map(([name, entries]) => [name, (entries ?? []).filter((entry) => entry.address !== removed)]))
+}
 
 let directory: string
 let cleanups: (() => unknown)[]
@@ -107,6 +116,7 @@ async function startProxy(options: Partial<NetworkProxyOptions> = {}): Promise<N
       if (host === 'loop.example.com') return ['127.0.0.1']
       throw new Error(`getaddrinfo ENOTFOUND ${host}`)
     },
+    interfaces: interfacesWithout(address),
     ...options,
   })
   cleanups.push(() => proxy.close())
@@ -357,6 +367,56 @@ describe('startNetworkProxy: CONNECT', () => {
     expect(proxy.refused).toHaveLength(50)
     expect(proxy.refused[0]!.host).toBe('host6.example.com')
     expect(proxy.refused[49]!.host).toBe('host55.example.com')
+  })
+})
+
+describe('the machine\'s own addresses', () => {
+  it('refuses every address of this machine\'s interfaces, both families, as they are now', () => {
+    const own = ownAddresses(networkInterfaces())
+    const listed = Object.values(networkInterfaces()).flat().map((entry) => entry!.address)
+    expect(listed.length).toBeGreaterThan(1)
+    for (const found of listed) expect(refusedAddress(found, own), found).toBeDefined()
+    expect(refusedAddress(address, own)).toBe('an address of one of the bot\'s own machine\'s interfaces')
+    expect(refusedAddress(`::ffff:${address}`, own)).toBe('an address of one of the bot\'s own machine\'s interfaces')
+  })
+
+  it('refuses broadcast (limited and each interface network\'s) and multicast, and lets another host through', () => {
+    const own = ownAddresses({ eth0: [{ address: '10.1.2.3', netmask: '255.255.254.0', family: 'IPv4', mac: '', internal: false, cidr: '10.1.2.3/23' }] })
+    expect(refusedAddress('10.1.3.255', own)).toBe('an address of one of the bot\'s own machine\'s interfaces')
+    expect(refusedAddress('255.255.255.255', own)).toBe('a broadcast or multicast address')
+    expect(refusedAddress('224.0.0.251', own)).toBe('a broadcast or multicast address')
+    expect(refusedAddress('239.1.2.3', own)).toBe('a broadcast or multicast address')
+    expect(refusedAddress('ff02::1', own)).toBe('a broadcast or multicast address')
+    expect(refusedAddress('10.1.2.4', own)).toBeUndefined()
+    expect(refusedAddress('2001:db8::5', own)).toBeUndefined()
+  })
+
+  // The review's attack: an allowlist naming the host's own eth0 address reached a service
+  // bound to 0.0.0.0. The proxy here sees the real interface list.
+  it.each([
+    ['the address itself', () => address, async () => [address]],
+    ['a name that resolves to it', () => 'api.example.com', async () => [address]],
+    ['a name with another address first', () => 'api.example.com', async () => ['192.0.2.200', address]],
+  ])('refuses a CONNECT to %s; a service on 0.0.0.0 sees nothing', async (_, target, lookup) => {
+    const service = await echoServer('0.0.0.0')
+    const proxy = await startProxy({ allow: [address, 'api.example.com'], lookup, interfaces: networkInterfaces })
+    const client = sendConnect(proxy, `${target()}:${service.port}`)
+    await client.closed
+    expect(client.text).toMatch(/^HTTP\/1.1 403 /)
+    expect(client.text).toContain(`resolves to ${address}, an address of one of the bot's own machine's interfaces`)
+    expect(service.sockets).toHaveLength(0)
+    expect(proxy.refused.at(-1)?.reason).toContain('own machine\'s interfaces')
+  })
+
+  it('refuses a plain request to its own IPv6 address; a service on :: sees nothing', async () => {
+    const v6 = Object.values(networkInterfaces()).flat().find((entry) => entry!.family === 'IPv6' && !entry!.internal && !entry!.address.startsWith('fe80'))?.address
+    // Every interface address is refused (the first test); this one needs a global IPv6 address.
+    const own = v6 ?? address
+    const service = await httpTarget(v6 ? '::' : '0.0.0.0')
+    const proxy = await startProxy({ allow: [own], interfaces: networkInterfaces })
+    const answer = await proxyRequest(proxy.socketPath, `http://${v6 ? `[${own}]` : own}:${service.port}/`)
+    expect(answer.status).toBe(403)
+    expect(service.received).toHaveLength(0)
   })
 })
 

@@ -17,6 +17,7 @@ import { CgroupParent } from '../src/sandbox-cgroup'
 import type { SandboxConfig } from '../src/sandbox-config'
 import { git, writeFiles } from './attack-helpers'
 import { fakeCall, processesMatching, sleepMarker } from './helpers'
+import { REMOTE_BODY, startRemoteHost, type RemoteHost } from './remote-host'
 
 export type AttackClass =
   | 'write outside'
@@ -92,6 +93,11 @@ export interface Fixture {
   /** The machine's first non-loopback IPv4 address. */
   ip: string
   ports: { loopback: number; external: number; http: number }
+  /**
+   * `ip:port` of an HTTP server on another host (remote-host.ts), for the allowlist's
+   * control: made here as root, given by the parent (`DOGU_ESCAPE_REMOTE`) to the child.
+   */
+  remote: string | undefined
   abstractName: string
   /** A Unix socket server at a path outside /tmp (mode 0777, like the D-Bus system bus or a database's). */
   unixSocket: string
@@ -178,10 +184,14 @@ export async function createFixture(prefix: string): Promise<Fixture> {
   await listen(unixServer, unixSocket)
   chmodSync(unixSocket, 0o777)
   const servers = [loopbackServer, externalServer, abstractServer, httpServer, unixServer]
+  let made: RemoteHost | undefined
+  if (!process.env.DOGU_ESCAPE_REMOTE && process.getuid?.() === 0) made = await startRemoteHost()
+  const remote = process.env.DOGU_ESCAPE_REMOTE || made?.address
   return {
     base, dataDir, ws, outside, outsideFile: join(outside, 'file.txt'), secretDir, secretFile, grants,
-    ip, ports, abstractName, unixSocket, hits, testPid: process.pid,
+    ip, ports, remote, abstractName, unixSocket, hits, testPid: process.pid,
     async close() {
+      made?.close()
       await Promise.all(servers.map((s) => new Promise<void>((resolve) => {
         (s as HttpServer).closeAllConnections?.()
         s.close(() => resolve())
@@ -366,6 +376,11 @@ for pid in kids:
     os.waitpid(pid, 0)
 print('done')
 "`
+}
+
+function remoteOf(f: Fixture): string {
+  if (!f.remote) throw new Error('the allowlist\'s control needs another host: run the suite as root (it makes a network namespace), or set DOGU_ESCAPE_REMOTE=ip:port')
+  return f.remote
 }
 
 export const ATTACKS: Attack[] = [
@@ -646,22 +661,34 @@ export const ATTACKS: Attack[] = [
     } satisfies Attack
   })(),
   (() => {
-    let before = 0
+    const hits = unchangedHits('http')
     return {
-      name: 'allowlist: an allowlisted address works end to end (the control)',
+      // The review's attack: the host's own eth0 address, allowlisted, reached its services.
+      name: 'allowlist: the machine\'s own non-loopback address, allowlisted, is refused',
       class: 'network',
       sandbox: (f) => ({ network: [f.ip] }),
       command(f) {
-        before = f.hits.http
-        return `curl -sS --max-time 10 http://${f.ip}:${f.ports.http}/`
+        hits.mark(f)
+        return `curl -fsS --max-time 10 http://${f.ip}:${f.ports.http}/ || curl -fsS --max-time 10 -p http://${f.ip}:${f.ports.http}/`
       },
       check(r, f) {
-        expect(r.data.exitCode, r.output).toBe(0)
-        expect(r.data.stdout.text).toBe(HTTP_BODY)
-        expect(f.hits.http).toBe(before + 1)
+        hits.check(f)
+        failed(r)
+        expect(r.output).not.toContain(HTTP_BODY)
+        expect(r.data.network?.refused.map((x) => x.reason)).toContain(`resolves to ${f.ip}, an address of one of the bot's own machine's interfaces`)
       },
     } satisfies Attack
   })(),
+  {
+    name: 'allowlist: an allowlisted address of another host works end to end (the control)',
+    class: 'network',
+    sandbox: (f) => ({ network: [remoteOf(f).split(':')[0]!] }),
+    command: (f) => `curl -sS --max-time 10 http://${remoteOf(f)}/`,
+    check(r) {
+      expect(r.data.exitCode, r.output).toBe(0)
+      expect(r.data.stdout.text).toBe(REMOTE_BODY)
+    },
+  },
 
   // ---- processes ----
   {

@@ -17,6 +17,7 @@ import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createShellTool, ProcessTable } from '../src'
 import { fakeCall, killMarkedProcesses } from './helpers'
+import { startRemoteHost } from './remote-host'
 import { ATTACKS, attackContext, createFixture, type Fixture, runAttack, toolOptions } from './sandbox-attacks'
 
 const AS_CHILD = process.env.DOGU_ESCAPE_AS === 'unprivileged'
@@ -53,7 +54,17 @@ interface ChildReport {
 }
 
 /** The same file as `nobody` in a child vitest; its JSON report, keyed by test title. */
-function runUnprivilegedChild(): Promise<ChildReport> {
+async function runUnprivilegedChild(): Promise<ChildReport> {
+  // The allowlist's control needs another host, which only root can make.
+  const remote = await startRemoteHost()
+  try {
+    return await spawnUnprivilegedChild(remote.address)
+  } finally {
+    remote.close()
+  }
+}
+
+function spawnUnprivilegedChild(remote: string): Promise<ChildReport> {
   const repo = fileURLToPath(new URL('../../..', import.meta.url))
   const home = mkdtempSync(join(tmpdir(), 'dogu-escape-nobody-'))
   chownSync(home, NOBODY, NOBODY)
@@ -64,6 +75,7 @@ function runUnprivilegedChild(): Promise<ChildReport> {
     HOME: home,
     TMPDIR: home,
     DOGU_ESCAPE_AS: 'unprivileged',
+    DOGU_ESCAPE_REMOTE: remote,
     CI: process.env.CI ?? '1',
   }
   const args = [
