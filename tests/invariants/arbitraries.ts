@@ -92,17 +92,18 @@ export function scenarioArb(options: ScenarioOptions = {}): fc.Arbitrary<Scenari
   const kinds = [deployCall, noteCall, peekCall, writeCall, refusedCall, ...(options.bash ? [bashCall, bashCall] : [])]
   const calls = fc.array(fc.oneof(...kinds), { minLength: 1, maxLength: options.maxCalls ?? 4 })
   // A second batch of refused calls after the first: they must not evict what was authorized (I5).
-  const flood = fc.oneof({ weight: 4, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: fc.integer({ min: 10, max: 40 }) })
+  const flood = fc.option(fc.integer({ min: 10, max: 40 }), { nil: 0, freq: 4 })
   return fc.record({
     mode: fc.constantFrom('default' as const, 'readOnly' as const, 'acceptEdits' as const, 'trust' as const),
     rules: fc.uniqueArray(ruleArb, { maxLength: 3, selector: (rule) => JSON.stringify(rule) }),
     repair: fc.boolean(),
     answer: answerArb,
     middleware: fc.constantFrom('none' as const, 'rewrite' as const, 'end' as const),
-    quotas: fc.oneof(fc.constant([]), fc.constant([{ name: 'two deploys', tools: 'deploy', per: 'session' as const, max: 2, window: 60_000 }])),
+    // fc.option shrinks to its `nil`: a counterexample drops the quota when it does not need it.
+    quotas: fc.option(fc.constant({ name: 'two deploys', tools: 'deploy', per: 'session' as const, max: 2, window: 60_000 }), { nil: undefined }).map((quota) => quota ? [quota] : []),
     maxRunning: fc.option(fc.constant({ session: 1 }), { nil: undefined }),
     maxRecords: fc.constantFrom(10_000, 8),
-    cancelBefore: fc.oneof({ weight: 9, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }),
+    cancelBefore: fc.option(fc.constant(true), { nil: false, freq: 9 }),
     calls: withIds(calls, fc.boolean()),
     flood,
   }, { requiredKeys: ['mode', 'rules', 'repair', 'answer', 'middleware', 'quotas', 'maxRecords', 'cancelBefore', 'calls', 'flood'] })

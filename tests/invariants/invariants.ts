@@ -29,7 +29,8 @@ export function checkWhatRan({ observations, runs }: RunOutcome): Violation[] {
     const sameAction = (event: (typeof allowed)[number]) => event.request.permission.target === run.target && event.request.effect === run.effect
     const rewrite = observations.rewrites.find((item) => item.callId === run.callId && isDeepStrictEqual(item.args, shown))
     const edit = observations.approver.find((action) => action.callId === run.callId && action.answer === 'edit' && action.verdict === 'accepted')
-    if (edit?.value) {
+    // A middleware's rewrite comes after the approval, under the same permission (middleware.md).
+    if (edit?.value && !rewrite) {
       const lost = Object.keys(edit.value).filter((key) => !isDeepStrictEqual(edit.value![key], shown[key]))
       if (lost.length) violations.push({ invariant: 'I1', message: `${run.tool} ${run.callId}: the approver's edit ${serialize(edit.value)} was accepted, but it ran with ${serialize(shown)} (${lost.map((key) => `$.${key}`).join(', ')} not as approved)` })
     }
