@@ -1,10 +1,10 @@
-import { formatIssues } from '@dogu/schema'
 import type { ActiveCall } from './active-call'
 import { messageOf } from './error-message'
 import { permissionOf, requestFor } from './call-request'
 import { jsonChanges } from './json-changes'
 import type { ArgumentEditor, RevisedCall } from './permission-gate'
 import { maskSecrets, restoreSecrets } from './secret-fields'
+import { formatMaskedIssues } from './secret-issues'
 import type { PermissionSpec } from './tool'
 import { describeUnknownEditKey, findUnknownEditKey } from './unknown-edit-key'
 
@@ -66,8 +66,10 @@ export function checkRevision(call: ActiveCall, value: unknown, maxArgumentsLeng
     return { problem: 'not-json', detail: messageOf(error) }
   }
   if (json.length > maxArgumentsLength) return { problem: 'too-long', detail: `${json.length} characters long; the limit is ${maxArgumentsLength}` }
-  const checked = call.entry.validator(restoreSecrets(value, call.input, call.entry.secrets))
-  if (!checked.ok) return { problem: 'invalid', detail: formatIssues(checked.issues) }
+  const restored = restoreSecrets(value, call.input, call.entry.secrets)
+  const checked = call.entry.validator(restored)
+  // Said to the person, logged: the secrets kept under their mask, or typed anew, are not quoted.
+  if (!checked.ok) return { problem: 'invalid', detail: formatMaskedIssues(checked.issues, restored, call.entry.secrets) }
   let permission: PermissionSpec
   try {
     permission = permissionOf(call, checked.value)

@@ -1,4 +1,3 @@
-import { formatIssues } from '@dogu/schema'
 import { ABORT_STATUS, ActiveCall, type CallHooks } from './active-call'
 import type { BackgroundPort } from './background-port'
 import { closestNames } from './closest-names'
@@ -26,7 +25,9 @@ import type { Redactor } from './redaction/redactor'
 import type { QuotaBook, QuotaOutcome, QuotaRefusal } from './quotas/quota-book'
 import { formatDuration } from './quotas/duration'
 import type { RunningCaps } from './quotas/running-caps'
+import { maskRepairRecord } from './repair/mask-repaired-text'
 import { repairArguments } from './repair/repair-arguments'
+import { formatMaskedIssues, withoutQuotedText } from './secret-issues'
 import type { RepairRecord } from './repair/repair-step'
 import { telemetry } from './telemetry/call-telemetry'
 import { TOOL_STATUSES } from './tool-result'
@@ -95,23 +96,29 @@ export class CallPipeline implements CallHooks, ChainHost {
     let parsed = parseArguments(input.arguments, this.limits.maxArgumentsLength)
     let repaired: RepairRecord | undefined
     if (parsed instanceof ArgumentsProblem) {
-      if (!parsed.repairable || !this.host.repair) return this.reject(id, name!, 'invalid_arguments', parsed.message, entry)
-      const fixed = repairArguments(input.arguments as string)
-      if ('error' in fixed) return this.reject(id, name!, 'invalid_arguments', `${parsed.message} They cannot be repaired without guessing: ${fixed.error}.`, entry)
+      // Text that did not parse may hold a secret anywhere: V8's excerpt of it is not quoted.
+      const problem = entry.secrets ? withoutQuotedText(parsed.message) : parsed.message
+      if (!parsed.repairable || !this.host.repair) return this.reject(id, name!, 'invalid_arguments', problem, entry)
+      const text = input.arguments as string
+      const fixed = repairArguments(text)
+      if ('error' in fixed) return this.reject(id, name!, 'invalid_arguments', `${problem} They cannot be repaired without guessing: ${fixed.error}.`, entry)
+      // The model's text, shown to askers, events and logs, with the secret fields' values masked.
+      repaired = maskRepairRecord(fixed.repaired, text, [fixed.value], entry.secrets)
       // The repaired text goes through the same checks (forbidden keys, an object) as any.
       const strict = parseArguments(fixed.json, this.limits.maxArgumentsLength)
-      if (strict instanceof ArgumentsProblem) return this.reject(id, name!, 'invalid_arguments', strict.message, entry, fixed.repaired)
+      if (strict instanceof ArgumentsProblem) return this.reject(id, name!, 'invalid_arguments', strict.message, entry, repaired)
       parsed = strict
-      repaired = fixed.repaired
     }
     const encoded = this.encodedPaths(entry)
     if (encoded.length) {
       const decoded = decodeArguments(parsed, encoded)
-      if (decoded instanceof ArgumentsProblem) return this.reject(id, name!, 'invalid_arguments', decoded.message, entry, repaired)
+      if (decoded instanceof ArgumentsProblem) return this.reject(id, name!, 'invalid_arguments', entry.secrets ? withoutQuotedText(decoded.message) : decoded.message, entry, repaired)
+      // A secret inside a field the dialect sends JSON-encoded is found once decoded.
+      if (repaired && entry.secrets) repaired = maskRepairRecord(repaired, input.arguments as string, [parsed, decoded], entry.secrets)
       parsed = decoded
     }
     const checked = entry.validator(parsed)
-    if (!checked.ok) return this.reject(id, name!, 'invalid_arguments', formatIssues(checked.issues), entry, repaired)
+    if (!checked.ok) return this.reject(id, name!, 'invalid_arguments', formatMaskedIssues(checked.issues, parsed, entry.secrets), entry, repaired)
     const call = new ActiveCall(id, entry, this.session, checked.value, this, modeFor(this.host.permissions, this.session))
     if (repaired) call.repaired = repaired
     if (telemetry) {

@@ -156,3 +156,75 @@ function mapSecrets(value: unknown, original: unknown, paths: SecretPaths, leaf:
   else if (paths.keys) for (const [key, inner] of paths.keys) visit(key, inner)
   return copy ?? value
 }
+
+/** A secret field's value found in a call's arguments, and where (`$.auth.token`, as validation problems name paths). */
+export interface FoundSecret {
+  path: string
+  value: unknown
+}
+
+/**
+ * Every secret field (see `secretPaths`) present in `value`, with its path: what a text built
+ * from the arguments (a validation problem, a repaired text) must not show. Walks any value,
+ * valid or not, so it serves arguments that failed validation too.
+ */
+export function findSecrets(value: unknown, paths: SecretPaths | undefined): FoundSecret[] {
+  const found: FoundSecret[] = []
+  if (paths) collectSecrets(value, paths, '$', found, 0)
+  return found
+}
+
+/**
+ * The texts a secret's value is written as: a string as itself, a number or boolean as its
+ * JSON, an object or array as each of its scalar leaves. Empty strings are left out (there
+ * is nothing to hide, and replacing them everywhere would mean nothing).
+ */
+export function secretTexts(found: readonly FoundSecret[]): string[] {
+  const texts = new Set<string>()
+  const add = (value: unknown, depth: number): void => {
+    if (typeof value === 'string') {
+      if (value) texts.add(value)
+    } else if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') {
+      texts.add(String(value))
+    } else if (value && typeof value === 'object' && depth < MAX_DEPTH) {
+      for (const inner of Object.values(value)) add(inner, depth + 1)
+    }
+  }
+  for (const { value } of found) add(value, 0)
+  // Longest first: a secret that holds another is replaced whole.
+  return [...texts].sort((a, b) => b.length - a.length)
+}
+
+function collectSecrets(value: unknown, paths: SecretPaths, path: string, found: FoundSecret[], depth: number): void {
+  if (paths.secret) {
+    if (value !== undefined) found.push({ path, value })
+    return
+  }
+  if (!value || typeof value !== 'object' || depth > MAX_DEPTH) return
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const inner = paths.keys?.get(String(i)) ?? paths.each
+      if (inner) collectSecrets(value[i], inner, `${path}[${i}]`, found, depth + 1)
+    }
+    return
+  }
+  const fields = value as Record<string, unknown>
+  for (const key of Object.keys(fields)) {
+    const inner = paths.keys?.get(key) ?? paths.each
+    if (inner) collectSecrets(fields[key], inner, /^[A-Za-z_$][\w$]*$/.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`, found, depth + 1)
+  }
+}
+
+/** How long a string value a validation problem quotes before it cuts it (`preview` in @dogu/schema). */
+const QUOTED_PREFIX = 57
+
+/** `text` with every secret written in it, as itself, JSON-escaped, or cut as a problem quotes it, replaced by `••••`. */
+export function replaceSecrets(text: string, secrets: readonly string[]): string {
+  let out = text
+  for (const secret of secrets) {
+    const forms = new Set([secret, JSON.stringify(secret).slice(1, -1)])
+    if (secret.length > QUOTED_PREFIX + 3) forms.add(secret.slice(0, QUOTED_PREFIX))
+    for (const form of forms) if (form) out = out.split(form).join(SECRET_MASK)
+  }
+  return out
+}

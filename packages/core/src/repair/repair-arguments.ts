@@ -18,7 +18,8 @@ export interface RepairRefusal {
 
 /** Longest `from` a record keeps: enough to see what the model sent. */
 const FROM_LENGTH = 2000
-const FENCE = /^\s*```[A-Za-z]*[ \t]*\r?\n?([\s\S]*?)\r?\n?[ \t]*```\s*$/
+/** A Markdown code fence around the arguments. */
+export const FENCE = /^\s*```[A-Za-z]*[ \t]*\r?\n?([\s\S]*?)\r?\n?[ \t]*```\s*$/
 const PYTHON: Readonly<Record<string, string>> = { True: 'true', False: 'false', None: 'null' }
 const LITERALS = new Set(['true', 'false', 'null'])
 
@@ -40,7 +41,12 @@ export function repairArguments(text: string): RepairedArguments | RepairRefusal
   const steps = new Set<RepairStep>()
   const result = repairText(text, 0, steps, 0)
   if ('error' in result) return result
-  return { ...result, repaired: { from: text.length > FROM_LENGTH ? `${text.slice(0, FROM_LENGTH)}…` : text, steps: REPAIR_STEPS.filter((step) => steps.has(step)) } }
+  return { ...result, repaired: { from: repairedFrom(text), steps: REPAIR_STEPS.filter((step) => steps.has(step)) } }
+}
+
+/** The model's text as a `RepairRecord` keeps it: cut to 2,000 characters. */
+export function repairedFrom(text: string): string {
+  return text.length > FROM_LENGTH ? `${text.slice(0, FROM_LENGTH)}…` : text
 }
 
 function repairText(text: string, offset: number, steps: Set<RepairStep>, depth: number): { value: unknown; json: string } | RepairRefusal {
