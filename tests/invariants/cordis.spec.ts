@@ -12,7 +12,8 @@ afterAll(async () => {
   await otel.uninstall()
 })
 
+const run = settings({ seed: 43, numRuns: 60 })
 it('Cordis 4: every feature with every other keeps I1–I6', async () => {
   expectHarnessWarnings(logGuard)
-  await assertInvariants('cordis', otel, settings({ seed: 43, numRuns: 60 }))
-}, 120_000)
+  await assertInvariants('cordis', otel, run)
+}, run.timeout)

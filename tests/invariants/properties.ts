@@ -16,6 +16,8 @@ export interface RunSettings {
   survey: boolean
   /** `yarn fuzz --only I2,I5`: check only these invariants (each shrinks to its own counterexample). */
   only?: string[]
+  /** The test's time bound: the suite's, or none to speak of under `yarn fuzz`. */
+  timeout: number
 }
 
 const int = (value: string | undefined) => value === undefined || value === '' ? undefined : Number.parseInt(value, 10)
@@ -28,6 +30,7 @@ export function settings(defaults: { seed: number; numRuns: number }): RunSettin
     numRuns: int(process.env.DOGU_FUZZ_RUNS) ?? defaults.numRuns * scale,
     survey: process.env.DOGU_FUZZ_SURVEY === '1',
     only: process.env.DOGU_FUZZ_ONLY ? process.env.DOGU_FUZZ_ONLY.split(',') : undefined,
+    timeout: process.env.DOGU_FUZZ_RUNS ? 24 * 3_600_000 : 120_000,
   }
 }
 
@@ -60,8 +63,10 @@ async function check(host: HostName, otel: InstalledOtel, scenario: Scenario, sa
   }
 }
 
-function assertProperty<T>(property: fc.IAsyncPropertyWithHooks<T>, run: RunSettings) {
-  return fc.assert(property, { seed: run.seed, numRuns: run.numRuns })
+async function assertProperty<T>(property: fc.IAsyncPropertyWithHooks<T>, run: RunSettings) {
+  await fc.assert(property, { seed: run.seed, numRuns: run.numRuns })
+  // A survey never stops early; it fails at the end instead, its findings printed by printSurvey.
+  if (run.survey && surveyed.size) throw new Error(`the survey found ${surveyed.size} kind(s) of violation (printed after the test)`)
 }
 
 /** Every feature with every other, on one host, without the sandbox's real bubblewrap. */
