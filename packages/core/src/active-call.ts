@@ -1,6 +1,6 @@
 import type { PermissionMode } from './permissions/permission-modes'
 import type { RunningCall } from './running-calls'
-import type { CallInfo } from './events'
+import { CALL_SERIAL, type CallInfo } from './events'
 import type { Session } from './session'
 import type { PermissionSpec, Tool } from './tool'
 import type { CallSpan } from './telemetry/call-telemetry'
@@ -15,6 +15,9 @@ import { maskSecrets } from './secret-fields'
 import { ToolDenial } from './tool-denial'
 import type { ToolEntry } from './tool-entry'
 import type { ToolResult, ToolStatus } from './tool-result'
+
+/** The last call's serial; wraps before leaving the small integers, which are never boxed. */
+let serials = 0
 
 /** Why a call's signal aborted; it decides the status the call ends with. */
 export type AbortKind = 'cancelled' | 'timed_out' | 'disposed'
@@ -36,6 +39,8 @@ export interface CallHooks {
  * calls finish without anyone looking.
  */
 export class ActiveCall implements ToolCall, RunningCall, CallInfo {
+  /** The pipeline's identity of the call (`CALL_SERIAL`): the model's `id` may repeat within a batch. */
+  readonly [CALL_SERIAL] = serials = (serials + 1) & 0x3fffffff
   at = Infinity
   startedAt = Date.now()
   /** Set once the call has a final result; later outcomes are dropped. */

@@ -1,4 +1,5 @@
 import type { ActiveCall } from './active-call'
+import { CALL_SERIAL } from './events'
 import type { AuthorizeRequest } from './permission-gate'
 import type { PermissionSpec } from './tool'
 
@@ -14,7 +15,7 @@ export function permissionOf(call: ActiveCall, input: unknown = call.input): Per
 /** What the permission service is asked about a call; `args` (masked) are the call's unless an edit's. */
 export function requestFor(call: ActiveCall, permission: PermissionSpec, confirm: 'always' | undefined, args: unknown = call.args): AuthorizeRequest & { callId: string } {
   return {
-    // The call's id rides along so a decision event names its call (the audit log correlates by it).
+    // The model's id, so a decision event names its call for people and logs.
     callId: call.id,
     session: call.session,
     permission,
@@ -22,5 +23,8 @@ export function requestFor(call: ActiveCall, permission: PermissionSpec, confirm
     tool: call.name,
     args,
     confirm,
+    // The pipeline's own identity of the call, which the audit log correlates by (the model's
+    // ids may repeat); last, after the literal's plain fields. Approvals spread from it carry it.
+    [CALL_SERIAL]: call[CALL_SERIAL],
   }
 }

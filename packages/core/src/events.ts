@@ -3,6 +3,14 @@ import type { Session } from './session'
 import type { LogLevel } from './elicitation/elicitation'
 import type { ToolResult } from './tool-result'
 
+/**
+ * @internal The pipeline's own identity of a call: a number unique among the calls in
+ * flight, on the call (its `CallInfo`) and on every request the pipeline makes for it. The
+ * audit log matches a call's decisions to its end by it, since the model may give two calls
+ * of one batch the same id. A symbol: no JSON, log or console shows it.
+ */
+export const CALL_SERIAL: unique symbol = Symbol('dogu.call-serial')
+
 /** What hosts, logs and the WebUI see of a call as it starts. */
 export interface CallInfo {
   id: string

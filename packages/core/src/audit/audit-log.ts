@@ -1,5 +1,5 @@
 import type { BackgroundTask } from '../background/background-task'
-import type { CallInfo } from '../events'
+import { CALL_SERIAL, type CallInfo } from '../events'
 import { type Logger, silentLogger } from '../logger'
 import type { DecisionEvent, DecisionSource } from '../permissions/permission-decision'
 import { messageOf } from '../error-message'
@@ -15,6 +15,7 @@ import {
   DEFAULT_AUDIT_RETENTION,
 } from './audit-record'
 import { type AuditStore, MemoryAuditStore } from './audit-store'
+import { keepNewest } from './retention-order'
 import { canonicalJson, sha256 } from './canonical-json'
 
 export interface AuditLogOptions {
@@ -55,14 +56,19 @@ class Draft {
   repaired: ToolResult['repaired'] = undefined
   /** Set once finished: a write that failed keeps it for the next. */
   record: AuditRecord | undefined = undefined
+  /** The call ended before its authorization (`AuditRecord.early`). */
+  early = false
+  /** The calls an early draft stands for (`AuditRecord.count`). */
+  count = 1
 
   constructor(
     readonly at: number,
     /**
      * `endedAt - at`: a small integer the draft holds inline, where a second timestamp would
-     * be one more boxed number per queued record for the collector to copy.
+     * be one more boxed number per queued record for the collector to copy. A coalesced
+     * draft's grows to its last call's end.
      */
-    readonly elapsed: number,
+    public elapsed: number,
     readonly tool: string,
     readonly callId: string,
     readonly args: unknown,
@@ -79,12 +85,23 @@ interface Pending {
   decided?: DecisionSource
   ask?: AuditAsk
   reason?: string
+  /** The call's session and model id: how a call end that carries no serial finds it. */
+  sessionId: string | undefined
+  callId: string
 }
 
 /** A source that decided without asking anyone (an authorize, or an approve a grant settled first). */
 function decides(kind: DecisionSource['kind']): boolean {
   return kind === 'rule' || kind === 'grant' || kind === 'mode' || kind === 'default' || kind === 'middleware' || kind === 'quota'
 }
+/** What a call carries that the pipeline made: its own identity (`CALL_SERIAL`). */
+interface Serialed {
+  [CALL_SERIAL]?: number
+}
+
+/** How a call's decisions are found at its end: the pipeline's serial, else session and model id. */
+type CallKey = number | string
+
 /** Calls whose decisions are held awaiting their end; beyond it the oldest are dropped. */
 const MAX_PENDING = 10_000
 /** A store is pruned at least this often while records are written. */
@@ -108,15 +125,25 @@ export class AuditLog {
   readonly ready: Promise<void>
   private store: AuditStore
   private queue: Draft[] = []
-  private pending = new Map<string, Pending>()
+  /** The queue's early drafts, by what coalesces them (`coalescingKey`): later refusals add to their count. */
+  private earlyDrafts = new Map<string, Draft>()
+  /**
+   * Decisions by call: keyed by the pipeline's own identity of the call (`CALL_SERIAL`), so two
+   * calls of a batch with the same model id keep their own; by session and model id for a
+   * request that does not carry it (a host's own gate or events).
+   */
+  private pending = new Map<CallKey, Pending>()
+  /** How many calls are held by session and model id (in `pending` or as the latest). */
+  private loose = 0
   /**
    * The latest call's decisions, outside the map and in fields of the log, not an object: a
    * call is usually decided and ended before the next is decided, and then nothing is
    * allocated and no map is touched. A second call's decision moves it to the map.
-   * `lastCallId` is undefined while no call is held here.
+   * `lastKey` is undefined while no call is held here.
    */
-  private lastCallId: string | undefined
+  private lastKey: CallKey | undefined
   private lastSessionId: string | undefined
+  private lastCallId: string | undefined
   private lastDecided: DecisionSource | undefined
   private lastAsk: AuditAsk | undefined
   private lastReason: string | undefined
@@ -176,10 +203,11 @@ export class AuditLog {
       if (event.decision === 'deny') this.push(decisionOnly(event))
       return
     }
-    const sessionId = request.session?.id
+    const serial = (request as Serialed)[CALL_SERIAL]
+    const key: CallKey = serial !== undefined ? serial : keyOf(request.session?.id, callId)
     const source = event.source
-    if (this.lastCallId !== callId || this.lastSessionId !== sessionId) {
-      const held = this.pending.size ? this.pending.get(keyOf(sessionId, callId)) : undefined
+    if (this.lastKey !== key) {
+      const held = this.pending.size ? this.pending.get(key) : undefined
       if (held) {
         if (source && decides(source.kind)) held.decided = source
         else if (source) held.ask = askOf(event)
@@ -187,16 +215,22 @@ export class AuditLog {
         return
       }
       // A new call: the one held here (decided, not ended yet) moves to the map.
-      if (this.lastCallId !== undefined) {
-        if (this.pending.size >= MAX_PENDING) this.pending.delete(this.pending.keys().next().value!)
-        const moved: Pending = {}
+      if (this.lastKey !== undefined) {
+        if (this.pending.size >= MAX_PENDING) {
+          const oldest = this.pending.keys().next().value!
+          this.pending.delete(oldest)
+          if (typeof oldest === 'string') this.loose--
+        }
+        const moved: Pending = { sessionId: this.lastSessionId, callId: this.lastCallId! }
         if (this.lastDecided) moved.decided = this.lastDecided
         if (this.lastAsk) moved.ask = this.lastAsk
         moved.reason = this.lastReason
-        this.pending.set(keyOf(this.lastSessionId, this.lastCallId), moved)
+        this.pending.set(this.lastKey, moved)
       }
+      if (typeof key === 'string') this.loose++
+      this.lastKey = key
+      this.lastSessionId = request.session?.id
       this.lastCallId = callId
-      this.lastSessionId = sessionId
       this.lastDecided = undefined
       this.lastAsk = undefined
     }
@@ -210,31 +244,70 @@ export class AuditLog {
   onCallEnd(info: CallInfo, result: ToolResult): void {
     if (this.stopped) return
     const session = info.session
-    const sessionId = session?.id
     const at = info.startedAt
     const draft = new Draft(at, Date.now() - at, info.name, info.id, info.args, session, result.status, result.durationMs)
+    const serial = (info as Serialed)[CALL_SERIAL]
+    const code = result.code
+    // Before its authorization: a call never prepared (only the pipeline's refusals carry these
+    // codes), or one whose permission was never worked out (cancelled first, `permission()` threw).
+    if (serial === undefined ? code === 'unknown_tool' || code === 'invalid_arguments' : (info as { permission?: unknown }).permission === undefined) {
+      draft.code = code
+      draft.repaired = result.repaired
+      return this.pushEarly(draft)
+    }
     let reason: string | undefined
-    if (this.lastCallId === info.id && this.lastSessionId === sessionId) {
+    const last = this.lastKey
+    // The latest call held: by the serial; by session and model id where the end or the
+    // decision did not carry one (a host's own `CallInfo` or gate).
+    if (last !== undefined && (serial !== undefined && last === serial || (serial === undefined || typeof last === 'string') && this.lastCallId === info.id && this.lastSessionId === session?.id)) {
       draft.decided = this.lastDecided
       draft.ask = this.lastAsk
       reason = this.lastReason
-      this.lastCallId = this.lastSessionId = this.lastDecided = this.lastAsk = this.lastReason = undefined
+      if (typeof last === 'string') this.loose--
+      this.lastKey = this.lastSessionId = this.lastCallId = this.lastDecided = this.lastAsk = this.lastReason = undefined
     } else if (this.pending.size) {
-      const key = keyOf(sessionId, info.id)
-      const pending = this.pending.get(key)
+      const pending = this.takePending(serial, session?.id, info.id)
       if (pending) {
-        this.pending.delete(key)
         draft.decided = pending.decided
         draft.ask = pending.ask
         reason = pending.reason
       }
     }
-    draft.code = result.code
+    draft.code = code
     draft.waitMs = result.waitMs
     draft.taskId = result.taskId
     draft.repaired = result.repaired
     if (result.status === 'denied') draft.reason = reason ?? result.content
     this.push(draft)
+  }
+
+  /** The decisions held for a call that ended, removed: by its serial, else by session and model id. */
+  private takePending(serial: number | undefined, sessionId: string | undefined, callId: string): Pending | undefined {
+    if (serial !== undefined) {
+      const held = this.pending.get(serial)
+      if (held) {
+        this.pending.delete(serial)
+        return held
+      }
+      if (!this.loose) return undefined
+    }
+    const key = keyOf(sessionId, callId)
+    const held = this.pending.get(key)
+    if (held) {
+      this.pending.delete(key)
+      this.loose--
+      return held
+    }
+    if (serial !== undefined) return undefined
+    // A host's own `CallInfo` for a call the pipeline's requests named by serial.
+    for (const [key, held] of this.pending) {
+      if (held.callId === callId && held.sessionId === sessionId) {
+        this.pending.delete(key)
+        if (typeof key === 'string') this.loose--
+        return held
+      }
+    }
+    return undefined
   }
 
   /**
@@ -298,6 +371,8 @@ export class AuditLog {
     if (this.queue.length) {
       const batch = this.queue
       this.queue = []
+      // Refusals after this one start a record of their own.
+      if (this.earlyDrafts.size) this.earlyDrafts.clear()
       this.writing = this.writing.then(() => this.write(batch))
     }
     return this.writing
@@ -324,7 +399,8 @@ export class AuditLog {
     if (!this.stopped) {
       this.stopped = true
       this.pending.clear()
-      this.lastCallId = this.lastSessionId = this.lastDecided = this.lastAsk = this.lastReason = undefined
+      this.loose = 0
+      this.lastKey = this.lastSessionId = this.lastCallId = this.lastDecided = this.lastAsk = this.lastReason = undefined
       await this.flush()
       await this.closeStore(this.store)
     }
@@ -334,6 +410,24 @@ export class AuditLog {
   private push(draft: Draft) {
     this.queue.push(draft)
     this.schedule()
+  }
+
+  /**
+   * A call that ended before its authorization: one record for the refusals of a session
+   * with the same code (and tool) queued until the next write, with their count, so a flood
+   * of them is a line, not a thousand. Retention drops these records first.
+   */
+  private pushEarly(draft: Draft) {
+    const key = coalescingKey(draft)
+    const first = this.earlyDrafts.get(key)
+    if (first) {
+      first.count++
+      first.elapsed = Math.max(first.elapsed, draft.at + draft.elapsed - first.at)
+      return
+    }
+    draft.early = true
+    this.earlyDrafts.set(key, draft)
+    this.push(draft)
   }
 
   private schedule() {
@@ -373,8 +467,8 @@ export class AuditLog {
     } catch (error) {
       if (!this.failing) this.logger.warn('could not write %d audit record(s); they are kept to retry: %s', records.length, messageOf(error))
       this.failing = true
-      // Kept for the next write, within what the store would keep anyway.
-      this.queue = batch.concat(this.queue).slice(-this.retention.maxRecords)
+      // Kept for the next write, within what the store would keep anyway: early ones go first.
+      this.queue = keepNewest(batch.concat(this.queue), this.retention.maxRecords, isEarlyDraft)
       if (!this.stopped) this.schedule()
       return
     }
@@ -387,18 +481,31 @@ export class AuditLog {
   private finish(draft: Draft): AuditRecord | Promise<AuditRecord> {
     const preset = draft.preset
     const record: AuditRecord = preset
-      // `id` and `at` first, as in every line the file store writes (it reads `at` from there).
-      ? (({ id, at, ...rest }) => ({ id: id ?? this.nextId(), at, ...rest }))(preset)
-      : {
-          id: this.nextId(),
-          at: draft.at,
-          endedAt: draft.at + draft.elapsed,
-          tool: draft.tool,
-          callId: draft.callId,
-          caller: this.callerOf(draft.session),
-          outcome: draft.outcome,
-          durationMs: draft.durationMs,
-        }
+      // `id` and `at` first, then `early`, as in every line the file store writes (it reads them from there).
+      ? (({ id, at, ...rest }) => rest.early === true ? { id: id ?? this.nextId(), at, early: true as const, ...rest } : { id: id ?? this.nextId(), at, ...rest })(preset)
+      : draft.early
+        ? {
+            id: this.nextId(),
+            at: draft.at,
+            early: true,
+            endedAt: draft.at + draft.elapsed,
+            tool: draft.tool,
+            callId: draft.callId,
+            caller: this.callerOf(draft.session),
+            outcome: draft.outcome,
+            durationMs: draft.durationMs,
+          }
+        : {
+            id: this.nextId(),
+            at: draft.at,
+            endedAt: draft.at + draft.elapsed,
+            tool: draft.tool,
+            callId: draft.callId,
+            caller: this.callerOf(draft.session),
+            outcome: draft.outcome,
+            durationMs: draft.durationMs,
+          }
+    if (draft.count > 1) record.count = draft.count
     if (!preset) {
       // A record carries only what its call had: a draft's fields are `undefined` when unset.
       const decided = this.deciderOf(draft.decided)
@@ -492,6 +599,18 @@ export class AuditLog {
 
 function keyOf(sessionId: string | undefined, callId: string): string {
   return `${sessionId ?? ''}\u0000${callId}`
+}
+
+/**
+ * What early drafts coalesce by: the session and the code, and the tool but for unknown
+ * tools (whose names the model makes up, one per call if it likes).
+ */
+function coalescingKey(draft: Draft): string {
+  return `${draft.session?.id ?? ''}\u0000${draft.code ?? ''}\u0000${draft.code === 'unknown_tool' ? '' : draft.tool}`
+}
+
+function isEarlyDraft(draft: Draft): boolean {
+  return draft.early || draft.preset?.early === true
 }
 
 function positive(name: string, value: number): number {

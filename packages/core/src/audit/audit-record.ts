@@ -59,10 +59,23 @@ export interface AuditRecord {
   id: string
   /** When the call started (ms since the epoch); a decision without a call: when it was made. */
   at: number
+  /**
+   * The call ended before its authorization (an unknown tool, arguments that did not parse or
+   * validate, a `permission()` that threw, a cancellation first): nobody authorized or was
+   * asked about it. Such records are coalesced (`count`) and are the first to go when the
+   * store is full: they never push out the record of a call that was authorized or asked.
+   */
+  early?: true
+  /**
+   * How many calls this `early` record stands for: refusals of one session with the same
+   * code (and, but for unknown tools, the same tool) ended within one write of the log. The
+   * other fields are the first call's; `endedAt` is the last one's end. Absent for one call.
+   */
+  count?: number
   /** When the call ended. */
   endedAt: number
   tool: string
-  /** The model's call id; empty for a decision no call carried. */
+  /** The model's call id (two calls of a batch may share it: each has its record); empty for a decision no call carried. */
   callId: string
   /** The validated arguments, unless hashed (`argsHash`). */
   args?: unknown
@@ -110,7 +123,7 @@ export interface AuditFilter {
 
 /** How much the store keeps. */
 export interface AuditRetention {
-  /** Most records kept; the oldest go first. */
+  /** Most records kept: the oldest `early` records go first, then the oldest of the others. */
   maxRecords: number
   /** Records older than this (by `at`) are removed. */
   maxAgeMs: number

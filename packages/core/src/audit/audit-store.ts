@@ -1,4 +1,5 @@
 import type { AuditFilter, AuditRecord, AuditRetention } from './audit-record'
+import { keepNewest } from './retention-order'
 
 /**
  * Where audit records persist. The `AuditLog` engine batches records and hands them over
@@ -12,7 +13,11 @@ export interface AuditStore {
   append(records: readonly AuditRecord[]): Promise<void>
   /** Records matching `filter`, newest first. */
   query(filter: AuditFilter): Promise<AuditRecord[]>
-  /** Removes records beyond `maxRecords` (oldest first) and older than `maxAgeMs`; resolves with how many went. */
+  /**
+   * Removes records older than `maxAgeMs`, and those beyond `maxRecords`: the oldest `early`
+   * records first (calls nobody authorized), others only once no `early` one is left.
+   * Resolves with how many went.
+   */
   prune(retention: AuditRetention, now?: number): Promise<number>
   /** Releases what the store holds (file handles); the engine calls it when it stops or switches away. */
   close?(): Promise<void>
@@ -45,11 +50,16 @@ export function selectRecords(records: readonly AuditRecord[], filter: AuditFilt
   return out
 }
 
-/** The records `retention` keeps, oldest first. */
+/** The records `retention` keeps, oldest first: the young ones, `early` records going first beyond `maxRecords`. */
 export function retained(records: readonly AuditRecord[], retention: AuditRetention, now = Date.now()): AuditRecord[] {
   const cutoff = now - retention.maxAgeMs
   const young = records.filter((record) => record.at >= cutoff)
-  return young.length > retention.maxRecords ? young.slice(young.length - retention.maxRecords) : young
+  return young.length > retention.maxRecords ? keepNewest(young, retention.maxRecords, isEarly) : young
+}
+
+/** A record of a call that nobody authorized: the first to go. */
+export function isEarly(record: { early?: unknown }): boolean {
+  return record.early === true
 }
 
 /** Keeps records in memory: forgotten on restart. The default store of a bare `AuditLog`. */

@@ -26,6 +26,8 @@ const FIELDS = {
   sessionId: { type: 'string', length: 255 },
   userId: { type: 'string', length: 255 },
   platform: { type: 'string', length: 64 },
+  // `AuditRecord.early`: pruned first. Rows written before the column existed read as not early.
+  early: { type: 'boolean' },
   // Longer than 64 KiB: MySQL's `text` would cut a record with long arguments.
   record: { type: 'text', length: 4_194_304 },
 }
@@ -48,8 +50,9 @@ export interface DatabaseAuditStoreOptions {
  * Audit records in a minato table (`dogu_audit`), shared by every instance of a bot on that
  * database. Appends insert rows by their ids (unique per `AuditLog`), so instances writing at
  * once lose nothing; `query` pushes its filter, order and limit into the database; `prune`
- * deletes by cutoffs (`at` for the age, the N-th newest row for `maxRecords`), which two
- * instances may run at once: each deletes only rows older than what it keeps.
+ * deletes by cutoffs (`at` for the age; beyond `maxRecords`, the oldest `early` rows first,
+ * then rows older than the N-th newest), which two instances may run at once: each deletes
+ * only rows older than what it keeps, and of the early ones at most as many as were beyond.
  *
  * A row whose record does not parse is left out of queries, reported once, and kept.
  */
@@ -157,15 +160,33 @@ export class DatabaseAuditStore implements AuditStore {
     let removed = 0
     removed += countOf(await this.database.remove(AUDIT_TABLE, { at: { $lt: now - retention.maxAgeMs } }))
     const max = Math.floor(retention.maxRecords)
-    // The N-th newest row: everything written before it goes. Rows written meanwhile (by
-    // this or another instance) are newer than it, and stay.
-    const rows = newestFirst(await this.database.get(AUDIT_TABLE, {}, { fields: ['seq'], sort: { seq: 'desc' }, offset: max - 1, limit: 1 }))
-    // A host whose `get` ignored the cursor returned every row.
-    const nth = rows.length > 1 ? rows[max - 1] : rows[0]
-    if (nth && typeof nth.seq === 'number') {
-      removed += countOf(await this.database.remove(AUDIT_TABLE, { seq: { $lt: nth.seq } }))
+    const nth = await this.nthNewest(max)
+    if (nth === undefined) return removed
+    // The rows beyond `max`: as many rows go, the early ones (calls nobody authorized) first,
+    // wherever they are, so they never push out the record of an authorized or asked call.
+    const beyond = (await this.database.get(AUDIT_TABLE, { seq: { $lt: nth } }, { fields: ['seq'] })).filter((row) => Number(row.seq) < nth).length
+    if (!beyond) return removed
+    const early = (await this.database.get(AUDIT_TABLE, { early: true }, { fields: ['seq', 'early'], sort: { seq: 'asc' }, limit: beyond }))
+      // A host whose `get` ignored the query and cursor returned every row.
+      .filter((row) => row.early === true || row.early === 1)
+      .sort((a, b) => Number(a.seq) - Number(b.seq))
+      .slice(0, beyond)
+    if (early.length) removed += countOf(await this.database.remove(AUDIT_TABLE, { early: true, seq: { $lte: Number(early[early.length - 1].seq) } }))
+    if (early.length < beyond) {
+      // No early row was left among them: everything written before the N-th newest goes.
+      // Rows written meanwhile (by this or another instance) are newer than it, and stay.
+      const last = await this.nthNewest(max)
+      if (last !== undefined) removed += countOf(await this.database.remove(AUDIT_TABLE, { seq: { $lt: last } }))
     }
     return removed
+  }
+
+  /** The `seq` of the `n`-th newest row, if there are that many. */
+  private async nthNewest(n: number): Promise<number | undefined> {
+    const rows = newestFirst(await this.database.get(AUDIT_TABLE, {}, { fields: ['seq'], sort: { seq: 'desc' }, offset: n - 1, limit: 1 }))
+    // A host whose `get` ignored the cursor returned every row.
+    const nth = rows.length > 1 ? rows[n - 1] : rows[0]
+    return nth && typeof nth.seq === 'number' ? nth.seq : undefined
   }
 
   /**
@@ -223,6 +244,7 @@ function toRow(record: AuditRecord, seq: number): Record<string, unknown> {
     sessionId: caller.sessionId ?? '',
     userId: caller.userId ?? '',
     platform: caller.platform ?? '',
+    early: record.early === true,
     record: JSON.stringify(record),
   }
 }

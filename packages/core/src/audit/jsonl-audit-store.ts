@@ -1,7 +1,8 @@
 import { type Logger, silentLogger } from '../logger'
 import { writeFileAtomically } from '../write-file-atomically'
 import type { AuditFilter, AuditRecord, AuditRetention } from './audit-record'
-import { type AuditStore, retained, selectRecords } from './audit-store'
+import { type AuditStore, isEarly, retained, selectRecords } from './audit-store'
+import { keepNewest } from './retention-order'
 
 export interface JsonlAuditStoreOptions {
   logger?: Logger
@@ -12,7 +13,11 @@ export interface JsonlAuditStoreOptions {
  * Retention never rewrites the file on the way: once it holds `maxRecords` lines it is
  * renamed to `audit.jsonl.1` (replacing the previous one) and a new file begins, so the two
  * hold between `maxRecords` and twice that, and queries return exactly what the retention
- * keeps. Only records past `maxAgeMs` in the live file make it be rewritten (atomically),
+ * keeps. Where that would drop records of authorized or asked calls from `.1` while the live
+ * file holds `early` ones (calls nobody authorized), the rotation writes `.1` anew instead:
+ * the `maxRecords` records the retention keeps, early ones going first (the live file is
+ * renamed `audit.jsonl.rotating` meanwhile, and a rotation cut short is finished on the next).
+ * Only records past `maxAgeMs` in the live file make it be rewritten (atomically),
  * once they are a tenth of `maxAgeMs` past; a `.1` file wholly past it is deleted.
  * A line that does not parse (a torn last line after a crash) is skipped and reported,
  * never fatal; the next append starts on a fresh line.
@@ -28,16 +33,23 @@ export class JsonlAuditStore implements AuditStore {
   private readonly logger: Logger
   /** The previous file, renamed at rotation. */
   readonly rotated: string
+  /** The live file while a rotation that keeps records of `.1` merges it into `.1`. */
+  readonly rotating: string
+  /** A `.rotating` file was found: a merge was cut short, and the next prune finishes it. */
+  private leftover = false
   /** Whether the file's end is known to be a line's end; unknown until first checked. */
   private freshLine = false
   /** Bad lines already reported, per file, so a query does not report them again. */
   private reported = new Map<string, number>()
   /** Lines this instance knows the live file holds (read, or appended here), and the oldest one's time. */
   private count = 0
+  /** Of those, the `early` ones. */
+  private liveEarly = 0
   private oldest = Infinity
   private newest = -Infinity
   /** What the rotated file holds: its lines and its newest record's time (`-Infinity` when none). */
   private rotatedCount = 0
+  private rotatedEarly = 0
   private folderMade = false
   private rotatedNewest = -Infinity
   /** Whether the files were read at least once (every count above is known then). */
@@ -49,6 +61,7 @@ export class JsonlAuditStore implements AuditStore {
     if (typeof file !== 'string' || !file) throw new TypeError('JsonlAuditStore needs a file path')
     this.logger = options.logger ?? silentLogger
     this.rotated = `${file}.1`
+    this.rotating = `${file}.rotating`
   }
 
   async open(): Promise<void> {
@@ -76,6 +89,7 @@ export class JsonlAuditStore implements AuditStore {
     }
     this.count += records.length
     for (const record of records) {
+      if (record.early === true) this.liveEarly++
       if (record.at < this.oldest) this.oldest = record.at
       if (record.at > this.newest) this.newest = record.at
     }
@@ -94,8 +108,9 @@ export class JsonlAuditStore implements AuditStore {
   }
 
   /**
-   * Applies `retention`: rotates the live file once it holds `maxRecords` lines, deletes a
-   * rotated file wholly past `maxAgeMs`, and rewrites the live file only when its oldest
+   * Applies `retention`: rotates the live file once it holds `maxRecords` lines (merging it
+   * into `.1` where a plain rotation would drop authorized records before early ones), deletes
+   * a rotated file wholly past `maxAgeMs`, and rewrites the live file only when its oldest
    * record is a tenth of `maxAgeMs` past it. Resolves with how many records went.
    */
   async prune(retention: AuditRetention, now = Date.now()): Promise<number> {
@@ -104,17 +119,25 @@ export class JsonlAuditStore implements AuditStore {
     const fs = await import('node:fs/promises')
     const cutoff = now - retention.maxAgeMs
     let removed = 0
+    if (this.leftover) removed += await this.merge(retention.maxRecords)
     if (this.count >= retention.maxRecords) {
-      // The file being replaced: the records it held are the ones rotation drops.
-      removed += this.rotatedCount
-      await fs.rename(this.file, this.rotated).catch((error: NodeJS.ErrnoException) => { if (error.code !== 'ENOENT') throw error })
-      this.rotatedCount = this.count
-      this.rotatedNewest = this.newest
-      this.count = 0
-      this.oldest = Infinity
-      this.newest = -Infinity
-      this.freshLine = true
-      this.reported.delete(this.file)
+      if (this.rotatedCount > this.rotatedEarly && this.count - this.liveEarly < retention.maxRecords) {
+        // `.1` holds authorized records the retention keeps over the live file's early ones.
+        await this.detachLive(this.rotating)
+        this.leftover = true
+        removed += await this.merge(retention.maxRecords)
+      } else {
+        // The file being replaced: the records it held are the ones rotation drops (the live
+        // file holds `maxRecords` authorized ones, or `.1` none).
+        removed += this.rotatedCount
+        const early = this.liveEarly
+        const newest = this.newest
+        const moved = this.count
+        await this.detachLive(this.rotated)
+        this.rotatedCount = moved
+        this.rotatedEarly = early
+        this.rotatedNewest = newest
+      }
     }
     // Known from the last read or rotation: the rotated file is not read again.
     if (this.rotatedCount && this.rotatedNewest < cutoff) {
@@ -137,30 +160,78 @@ export class JsonlAuditStore implements AuditStore {
     return removed
   }
 
-  /** Every record of both files, oldest first; remembers what each holds. */
+  /** Renames the live file to `to` (replacing it); appends begin a new one. */
+  private async detachLive(to: string): Promise<void> {
+    const fs = await import('node:fs/promises')
+    await fs.rename(this.file, to).catch((error: NodeJS.ErrnoException) => { if (error.code !== 'ENOENT') throw error })
+    this.count = 0
+    this.liveEarly = 0
+    this.oldest = Infinity
+    this.newest = -Infinity
+    this.freshLine = true
+    this.reported.delete(this.file)
+  }
+
+  /**
+   * Writes `.1` anew from `.1` and `.rotating`: the `max` records the retention keeps of
+   * them, early ones going first, in their order; then deletes `.rotating`. Written before
+   * the delete, so a crash between leaves duplicates (read once, by id), never a loss.
+   */
+  private async merge(max: number): Promise<number> {
+    const fs = await import('node:fs/promises')
+    const older = await this.readLines(this.rotated, false)
+    const newer = await this.readLines(this.rotating, false)
+    const lines = distinct([...older.lines, ...newer.lines])
+    const kept = keepNewest(lines, max, isEarly)
+    await writeFileAtomically(this.rotated, kept.map((line) => line.text + '\n').join(''), 0o600)
+    await fs.rm(this.rotating, { force: true })
+    this.reported.delete(this.rotated)
+    this.reported.delete(this.rotating)
+    this.leftover = false
+    this.rotatedCount = kept.length
+    this.rotatedEarly = 0
+    this.rotatedNewest = -Infinity
+    for (const line of kept) {
+      if (line.early) this.rotatedEarly++
+      if (line.at > this.rotatedNewest) this.rotatedNewest = line.at
+    }
+    return older.lines.length + newer.lines.length - kept.length
+  }
+
+  /** Every record of the files, oldest first; remembers what each holds. */
   private async read(): Promise<AuditRecord[]> {
     const previous = await this.readLines(this.rotated, true)
+    // Left by a merge cut short: between `.1` and the live file in age, perhaps also in `.1`.
+    const merging = await this.readLines(this.rotating, true)
+    this.leftover = merging.lines.length > 0
     const live = await this.readLines(this.file, true)
     this.remember(live.lines)
     this.rotatedCount = previous.lines.length
+    this.rotatedEarly = 0
     this.rotatedNewest = -Infinity
-    for (const line of previous.lines) if (line.at > this.rotatedNewest) this.rotatedNewest = line.at
+    for (const line of previous.lines) {
+      if (line.early) this.rotatedEarly++
+      if (line.at > this.rotatedNewest) this.rotatedNewest = line.at
+    }
+    if (this.leftover) return distinct([...previous.records, ...merging.records, ...live.records])
     return previous.records.length ? [...previous.records, ...live.records] : live.records
   }
 
-  private remember(lines: readonly { at: number }[]) {
+  private remember(lines: readonly Line[]) {
     this.known = true
     this.count = lines.length
+    this.liveEarly = 0
     this.oldest = Infinity
     this.newest = -Infinity
     for (const line of lines) {
+      if (line.early) this.liveEarly++
       if (line.at < this.oldest) this.oldest = line.at
       if (line.at > this.newest) this.newest = line.at
     }
   }
 
-  /** A file's lines; `parse` also gives the records (else only each line's time, read cheaply). */
-  private async readLines(file: string, parse: boolean): Promise<{ records: AuditRecord[]; lines: { at: number; text: string }[]; bad: number }> {
+  /** A file's lines; `parse` also gives the records (else only each line's id, time and mark, read cheaply). */
+  private async readLines(file: string, parse: boolean): Promise<{ records: AuditRecord[]; lines: Line[]; bad: number }> {
     const fs = await import('node:fs/promises')
     let text: string
     try {
@@ -171,23 +242,25 @@ export class JsonlAuditStore implements AuditStore {
     }
     const lines = text.split('\n')
     const records: AuditRecord[] = []
-    const good: { at: number; text: string }[] = []
+    const good: Line[] = []
     let bad = 0
     let torn = false
     for (let i = 0; i < lines.length; i++) {
       const line = lines[i]
       if (!line.trim()) continue
-      // Lines this store wrote start `{"id":"…","at":<n>,`: retention needs only that.
+      // Lines this store wrote start `{"id":"…","at":<n>,` and, for early records,
+      // `"early":true,`: retention needs only that. There, the mark cannot be a value the
+      // model chose (an argument of that name comes later in the line).
       const head = parse ? null : HEAD.exec(line)
       if (head && line.endsWith('}')) {
-        good.push({ at: Number(head[1]), text: line })
+        good.push({ id: head[1], at: Number(head[2]), early: head[3] !== undefined, text: line })
         continue
       }
       try {
         const record = JSON.parse(line)
         if (record && typeof record === 'object' && typeof record.at === 'number' && typeof record.tool === 'string') {
           records.push(record)
-          good.push({ at: record.at, text: line })
+          good.push({ id: typeof record.id === 'string' ? record.id : undefined, at: record.at, early: record.early === true, text: line })
           continue
         }
       } catch {}
@@ -233,7 +306,26 @@ function lineOf(record: AuditRecord): string {
   return line ? `${line}}` : '{}'
 }
 
-const HEAD = /^\{"id":"[^"\\]*","at":(\d+),/
+const HEAD = /^\{"id":"([^"\\]*)","at":(\d+),("early":true,)?/
+
+/** A line as retention sees it. */
+interface Line {
+  id: string | undefined
+  at: number
+  early: boolean
+  text: string
+}
+
+/** The items whose id was not seen before (a merge cut short leaves records in two files). */
+function distinct<T extends { id?: unknown }>(items: T[]): T[] {
+  const seen = new Set<unknown>()
+  return items.filter((item) => {
+    if (item.id === undefined) return true
+    if (seen.has(item.id)) return false
+    seen.add(item.id)
+    return true
+  })
+}
 
 async function endsWithNewline(file: string): Promise<boolean> {
   const fs = await import('node:fs/promises')
