@@ -1,9 +1,10 @@
-import type { ToolPreview } from '@dogu/core'
+import type { ToolCall, ToolPreview } from '@dogu/core'
 import { structuredPatch } from 'diff'
 import type { CheckedPath } from './checked-path'
 import { FsError } from './errors'
 import { type TextFile, readTextFile } from './fs-backend'
 import type { FsContext } from './fs-context'
+import { rememberPreview } from './previewed-file'
 
 /** The most hunks a write/edit preview shows; the rest are folded into one line. */
 export const PREVIEW_HUNKS = 40
@@ -16,24 +17,37 @@ const DIFF_TIMEOUT = 2_000
  * What `write` and `edit` would do, for the person asked: the path checked exactly as the
  * tool checks it (so a path the tool refuses is never read), the file read but never
  * written, and `next(prior)` the content the call would leave. A step the tool would fail
- * at gives a line saying the call will be refused, and why, instead of a diff.
+ * at gives a line saying the call will be refused, and why, instead of a diff. What was read
+ * is remembered for the call, so its run is `STALE` if the file changed since.
  */
 export async function previewChange(
   context: FsContext,
-  tool: string,
+  call: ToolCall,
+  input: string,
   check: () => Promise<CheckedPath>,
   next: (prior: TextFile | null, file: CheckedPath) => string,
 ): Promise<ToolPreview> {
+  const tool = call.name
   let file: CheckedPath | undefined
   try {
-    file = await check()
+    try {
+      file = await check()
+    } catch (error) {
+      if (FsError.is(error)) rememberPreview(call, { input, state: 'refused' })
+      throw error
+    }
     let prior: TextFile | null
     try {
       prior = await readTextFile(file, context.limits.writeBytes)
     } catch (error) {
-      if (!FsError.is(error, 'NOT_FOUND')) throw error
+      if (!FsError.is(error, 'NOT_FOUND')) {
+        if (FsError.is(error)) rememberPreview(call, { input, target: file.target, state: 'unreadable' })
+        throw error
+      }
       prior = null
     }
+    // The run writes only over the file as read here (see `expectPreviewed`).
+    rememberPreview(call, { input, target: file.target, state: prior?.digest ?? null })
     const text = next(prior, file)
     if (Buffer.byteLength(text) > context.limits.writeBytes) {
       throw new FsError('TOO_LARGE', `the new content of ${file.display} would be ${Buffer.byteLength(text)} bytes, over the ${context.limits.writeBytes} byte limit`)

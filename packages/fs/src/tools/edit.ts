@@ -5,6 +5,7 @@ import { FsError } from '../errors'
 import type { TextFile } from '../fs-backend'
 import { type FsContext, expectPermitted, permissionFor } from '../fs-context'
 import { previewChange } from '../preview-change'
+import { expectPreviewed } from '../previewed-file'
 
 // A module-level schema: `run`'s argument types are inferred from it.
 const Args = Schema.object({
@@ -28,7 +29,8 @@ export function editTool(context: FsContext) {
       const intent = oldText === '' ? 'create' : 'existing'
       return previewChange(
         context,
-        call.name,
+        call,
+        path,
         () => resolver.resolve(path, call.session, { access: 'write', intent, expect: 'file' }).then((file) => expectPermitted(context, call, file)),
         (prior, file) => editedText(prior, oldText, newText, file.display),
       )
@@ -41,6 +43,7 @@ export function editTool(context: FsContext) {
       const file = expectPermitted(context, call, await resolver.resolve(path, call.session, { access: 'write', intent: creating ? 'create' : 'existing', expect: 'file' }))
       return locks.run(file.target, async () => {
         const prior = await readReplaceable(context, file, 'edit')
+        expectPreviewed(call, path, file, prior)
         const next = editedText(prior, oldText, newText, file.display)
         const change = await commitChange(context, file, prior, next, call)
         return {

@@ -5,6 +5,7 @@ import { FsError } from '../errors'
 import { formatBytes } from '../fs-backend'
 import { type FsContext, expectPermitted, permissionFor } from '../fs-context'
 import { previewChange } from '../preview-change'
+import { expectPreviewed } from '../previewed-file'
 
 // A module-level schema: `run`'s argument types are inferred from it.
 const Args = Schema.object({
@@ -24,7 +25,8 @@ export function writeTool(context: FsContext) {
     // The diff the call would apply, through the same path checks as `run`; never writes.
     preview: ({ path, content }, call) => previewChange(
       context,
-      call.name,
+      call,
+      path,
       () => resolver.resolve(path, call.session, { access: 'write', intent: 'create', expect: 'file' }).then((file) => expectPermitted(context, call, file)),
       () => content,
     ),
@@ -36,6 +38,7 @@ export function writeTool(context: FsContext) {
       const file = expectPermitted(context, call, await resolver.resolve(path, call.session, { access: 'write', intent: 'create', expect: 'file' }))
       return locks.run(file.target, async () => {
         const prior = await readReplaceable(context, file, 'write')
+        expectPreviewed(call, path, file, prior)
         if (prior?.text === content) {
           return { text: `No change: ${file.display} already has this content.`, data: { path: file.display, status: 'unchanged' } }
         }
