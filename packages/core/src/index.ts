@@ -128,7 +128,7 @@ export {
   type OpenAIToolDefinition,
   toolDefinition,
 } from './tool-definition'
-export { REPAIR_STEPS, type RepairedArguments, repairArguments, type RepairRecord, type RepairRefusal, type RepairStep } from './repair'
+export { maskRepairedText, maskRepairRecord, REPAIR_STEPS, type RepairedArguments, repairArguments, type RepairRecord, type RepairRefusal, type RepairStep, UNMASKABLE_FROM } from './repair'
 export { ToolDenial } from './tool-denial'
 export { ToolRateLimit } from './tool-rate-limit'
 export { ToolRegistry, type ToolRegistryOptions } from './tool-registry'

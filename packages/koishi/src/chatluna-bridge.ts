@@ -1,4 +1,4 @@
-import { defineTool, type ModelToolCall, type RepairRecord, repairArguments, type Tool, toolDefinition, type ToolResult, type ToolsetOptions } from '@dogu/core'
+import { defineTool, maskRepairRecord, type ModelToolCall, type RepairRecord, repairArguments, secretPaths, type Tool, toolDefinition, type ToolResult, type ToolsetOptions } from '@dogu/core'
 import { type Context, Schema, type Session } from 'koishi'
 import { bridgedToolClass, type BridgedToolSpec, loadLangChain } from './chatluna-tool'
 import { described } from './schema-text'
@@ -188,7 +188,10 @@ export async function chatlunaBridge(ctx: Context, config: ChatLunaBridgeConfig 
           const { name: tool, arguments: input } = proxy.value
           // The inner arguments go on as they came, text included: the pipeline repairs those itself.
           const result = await run(session, searchSelection, { id, name: tool as string, arguments: (input ?? {}) as ModelToolCall['arguments'] }, signal)
-          return proxy.repaired && !result.repaired ? { ...result, repaired: proxy.repaired } : result
+          if (!proxy.repaired || result.repaired) return result
+          // The proxy's text holds the inner call's arguments: their secret fields are masked in it.
+          const inner = typeof tool === 'string' ? ctx.tools.get(tool)?.args : undefined
+          return { ...result, repaired: maskRepairRecord(proxy.repaired, args as string, [input], inner && secretPaths(inner)) }
         },
       }),
     })

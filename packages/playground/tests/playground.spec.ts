@@ -261,6 +261,32 @@ describe('permission questions', () => {
     expect(transcript.replace(`dogu> ${command}`, '')).not.toMatch(new RegExp(`${TOKEN}|${KEY}`))
   })
 
+  it('prints a repaired call\'s text with its secret masked, and a validation problem without the secret', async () => {
+    const TOKEN = 'sk-playground-9z8y7x'
+    const release = {
+      name: 'release',
+      inject: ['tools'],
+      apply(ctx: any) {
+        ctx.tools.define(defineTool({
+          name: 'release',
+          description: 'Release with a token',
+          args: Schema.object({ env: Schema.string().required(), token: Schema.string().role('secret').pattern(/^sk-/).required() }),
+          traits: { effect: 'write' },
+          run: ({ token }) => `token ${token === TOKEN ? 'right' : 'wrong'}`,
+        }))
+      },
+    }
+    // The attacks: the printed result's `repaired.from` held the text as sent; a bad token was quoted back.
+    const sloppy = `call release {env: 'prod', token: '${TOKEN}',}`
+    const bad = `call release {"env": "prod", "token": "pk-${TOKEN}"}`
+    const transcript = await run([sloppy, 'y', bad].join('\n'), { plugins: [release] })
+    expect(transcript).toContain('token right",')
+    expect(transcript).toContain(`"from": "{env: 'prod', token: '••••',}"`)
+    expect(transcript).toContain('"content": "Invalid arguments:\\n- $.token: must match the pattern /^sk-/ (got ••••)"')
+    // Only the command lines as typed hold it.
+    expect(transcript.replace(`dogu> ${sloppy}`, '').replace(`dogu> ${bad}`, '')).not.toContain('playground-9z8y7x')
+  })
+
   it('denies a write answered n', async () => {
     const transcript = await run([add('sell milk'), 'N', 'call notes {"action":"list"}', 'grants'].join('\n'))
     expect(transcript).toContain([

@@ -62,6 +62,40 @@ describe('a repaired call, through the console API', () => {
   })
 })
 
+describe('a repaired call with a secret field, through the console API', () => {
+  it('lists the question and logs the call with the secret masked in the repaired text', async () => {
+    const engine = new PermissionEngine()
+    const log = new ConsoleLog(10)
+    const registry = new ToolRegistry({
+      emit: (name, ...args: any[]) => {
+        if (name === 'tools/call-start') log.callStart(args[0])
+        if (name === 'tools/call-end') log.callEnd(args[0], args[1])
+      },
+    })
+    registry.permissions = engine
+    registry.define(defineTool({
+      name: 'tail',
+      description: 'The last lines of a file',
+      args: Schema.object({ path: Schema.string().required(), token: Schema.string().role('secret') }),
+      traits: { effect: 'write' },
+      run: (args) => `tail of ${args.path}`,
+    }))
+    const asker = new ConsoleAsker({ id: 'webui', platform: 'webui', authority: 4 })
+    engine.addAsker(asker.asker)
+    const api = new ConsoleApi({ registry, asker, log, changeLogs: () => [], authority: 4 })
+    // The attack: the question's and the log's `repaired.from` held the text as sent, token included.
+    const result = registry.toolset({ session: { id: 'chan-1', userId: 'alice', platform: 'webui', authority: 4 } })
+      .execute([{ id: 'c-tail', name: 'tail', arguments: `{path: '/var/log/app.log', token: '${TOKEN}',}` }]).then(([r]) => r)
+    const [question] = await until(async () => await api.handle('approvals.list', {}) as any[], 'the question')
+    expect(question.repaired).toEqual({ from: `{path: '/var/log/app.log', token: '••••',}`, steps: ['quotes', 'unquoted-keys', 'trailing-comma'] })
+    await api.handle('approvals.answer', { id: question.id, decision: 'allow' })
+    expect((await result).status).toBe('ok')
+    const entries = await api.handle('log.list', {})
+    expect(JSON.stringify(entries)).toContain('••••')
+    expect(JSON.stringify([question, entries, await result])).not.toContain(TOKEN)
+  })
+})
+
 describe('editing a call before approving it, through the console API', () => {
   it('lists what may be edited: the schema JSON, the arguments with secrets masked, no check function', async () => {
     const { call, pending, api } = setup()
