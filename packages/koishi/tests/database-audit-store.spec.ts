@@ -3,7 +3,7 @@
 // stores are tested here, as database-stores.spec.ts does for grants and tasks.
 import { join } from 'node:path'
 import { format } from 'node:util'
-import { AUDIT_TABLE, type AuditRecord, DatabaseAuditStore, type MinatoDatabase } from '@dogu/core'
+import { AUDIT_TABLE, AuditLog, type AuditRecord, DatabaseAuditStore, defineTool, type MinatoDatabase, PermissionEngine, ToolRegistry } from '@dogu/core'
 import SQLite from '@minatojs/driver-sqlite'
 import { App, Logger } from 'koishi'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
@@ -112,6 +112,43 @@ for (const [driver, make] of Object.entries(drivers)) {
       expect(ids(await store.query({}))).toEqual([10, 9, 8, 7, 6, 5, 4, 3].map((n) => `aud_test_${n}`))
       await store.prune({ maxRecords: 3, maxAgeMs: 1e12 }, record(11).at)
       expect(ids(await store.query({}))).toEqual(['aud_test_10', 'aud_test_9', 'aud_test_8'])
+    })
+
+    it('prunes the early records (calls nobody authorized) first, wherever they are, and the others only once none is left', async () => {
+      const database = await (await make()).open()
+      const store = new DatabaseAuditStore({ database, logger })
+      await store.open()
+      const early = new Set([2, 3, 4, 5, 6, 7])
+      for (let n = 1; n <= 10; n++) await store.append([record(n, early.has(n) ? { early: true, code: 'unknown_tool', outcome: 'error', decided: undefined, ask: undefined } : {})])
+      expect(await store.prune({ maxRecords: 5, maxAgeMs: 1e12 }, record(11).at)).toBe(5)
+      expect(ids(await store.query({}))).toEqual([10, 9, 8, 7, 1].map((n) => `aud_test_${n}`))
+      expect(await store.prune({ maxRecords: 3, maxAgeMs: 1e12 }, record(11).at)).toBe(2)
+      expect(ids(await store.query({}))).toEqual(['aud_test_10', 'aud_test_9', 'aud_test_8'])
+      // The mark is a column of its own, never read from the record's text.
+      expect((await database.get(AUDIT_TABLE, {})).map((row) => row.early)).toEqual([false, false, false])
+    })
+
+    it('keeps an approved deploy\'s record through 120 calls to unknown tools written one by one (issue 43)', async () => {
+      const database = await (await make()).open()
+      const log = new AuditLog({ store: new DatabaseAuditStore({ database, logger }), maxRecords: 20 })
+      const engine = new PermissionEngine({ onDecision: (event) => log.onDecision(event) })
+      const registry = new ToolRegistry({ emit: (name, ...args: any[]) => { if (name === 'tools/call-end') log.onCallEnd(args[0], args[1]) } })
+      registry.permissions = engine
+      registry.define(defineTool({ name: 'deploy', description: 'Deploy', traits: { effect: 'exec' }, run: () => 'deployed' }))
+      engine.addAsker(() => ({ decision: 'allow', by: { id: 'bob', platform: 'discord', authority: 4 }, via: 'button' }))
+      const toolset = registry.toolset({ session: { id: 'discord:room', platform: 'discord', userId: 'alice' } })
+      expect((await toolset.execute([{ id: 'd1', name: 'deploy', arguments: {} }]))[0].status).toBe('ok')
+      await log.flush()
+      for (let i = 0; i < 120; i++) {
+        await toolset.execute([{ id: `u${i}`, name: `nope_${i}`, arguments: {} }])
+        await log.flush()
+      }
+      // One batch of 120 is one record with its count.
+      await toolset.execute(Array.from({ length: 120 }, (_, i) => ({ id: `v${i}`, name: `gone_${i}`, arguments: {} })))
+      const records = await log.query()
+      expect(records.find((r) => r.callId === 'd1')).toMatchObject({ tool: 'deploy', decided: { kind: 'default', effect: 'exec' }, ask: { decision: 'allow', via: 'button' } })
+      expect(records[0]).toMatchObject({ tool: 'gone_0', early: true, count: 120, code: 'unknown_tool' })
+      await log.stop()
     })
 
     it('two stores on one database append and prune at once and lose no record they should keep', async () => {

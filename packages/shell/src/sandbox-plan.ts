@@ -89,6 +89,8 @@ export class ShellSandbox {
     if (support.available) {
       if (!support.prlimit) this.caveats.push('resource limits are not applied (util-linux prlimit was not found)')
       if (Array.isArray(network) && !support.socat) this.caveats.push('the network allowlist needs socat, which was not found, so there is no network')
+      // Its forwarder then runs inside, with Unix sockets allowed (see prepare()).
+      if (this.allow && !(root && support.nsenter)) this.caveats.push('with the allowlist, a command can connect to the Unix sockets the bot\'s user may connect to, outside /run, /var/run, /tmp and the hidden paths')
       if (!support.seccomp) this.caveats.push(`no seccomp filter on ${process.arch} here, so setuid bits and Unix sockets are not refused`)
     }
   }
