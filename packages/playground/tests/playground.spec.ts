@@ -263,6 +263,7 @@ describe('permission questions', () => {
 
   it('prints a repaired call\'s text with its secret masked, and a validation problem without the secret', async () => {
     const TOKEN = 'sk-playground-9z8y7x'
+    const args = Schema.object({ env: Schema.string().required(), token: Schema.string().role('secret').pattern(/^sk-/).required() })
     const release = {
       name: 'release',
       inject: ['tools'],
@@ -270,7 +271,7 @@ describe('permission questions', () => {
         ctx.tools.define(defineTool({
           name: 'release',
           description: 'Release with a token',
-          args: Schema.object({ env: Schema.string().required(), token: Schema.string().role('secret').pattern(/^sk-/).required() }),
+          args,
           traits: { effect: 'write' },
           run: ({ token }) => `token ${token === TOKEN ? 'right' : 'wrong'}`,
         }))
