@@ -17,7 +17,12 @@ export interface ToolPreview {
   command?: string
 }
 
-/** `defineTool({ preview })`: runs after validation and authorization, before the question; never acts. */
+/**
+ * `defineTool({ preview })`: runs after validation and authorization, before the question; never acts.
+ * `call` is the very object the call's `run` receives later, so a tool may keep what its
+ * preview saw (in a `WeakMap` keyed by the call) and refuse in `run` when that no longer
+ * holds: `@dogu/fs` refuses a `write` or `edit` whose file changed since its preview (`STALE`).
+ */
 export type PreviewFunction<A = any> = (args: A, call: ToolCall) => ToolPreview | undefined | Promise<ToolPreview | undefined>
 
 /** The most characters one preview field keeps; what is past it is cut with a note saying how much. */
