@@ -255,6 +255,21 @@ describe('dogu.audit', () => {
     expect(save).toMatchObject({ ask: { ended: 'answer', decision: 'allow', by: { id: 'bob', platform: 'mock' }, via: 'text' }, waitMs: expect.any(Number) })
   })
 
+  it('shows a batch of calls nobody authorized as one line with its count, beside the approved save it could not push out', async () => {
+    await setup()
+    const { save } = await history()
+    const flood = Array.from({ length: 120 }, (_, i) => ({ id: `u${i}`, name: `nope_${i}`, arguments: {} }))
+    await t.app.tools.execute(flood, { session: t.session('alice') })
+    await t.app.tools.execute([{ id: 'bad', name: 'echo', arguments: '{"text":' }, { id: 'bad2', name: 'echo', arguments: '{"text":' }], { session: t.session('alice') })
+    const [bad, unknown] = await t.app.audit.query({ limit: 2 })
+    expect(await send('ops', 'dogu.audit -n 2')).toEqual([[
+      '审计记录，最新的在前（2 条）：',
+      `${time(bad.at)} mock:alice echo：出错 · 2 次调用在权限检查前结束（invalid_arguments） · 运行 0 毫秒`,
+      `${time(unknown.at)} mock:alice nope_0：出错 · 120 次调用未知工具（首个 nope_0），未到权限检查 · 运行 0 毫秒`,
+    ].join('\n')])
+    expect((await t.app.audit.query()).map((record) => record.id)).toContain(save.id)
+  })
+
   it('filters by user, tool and outcome, and shows at most -n records', async () => {
     await setup()
     const { save, deploy, echo } = await history()

@@ -165,6 +165,10 @@ export const enUS: Locale = {
         quota: 'quota {name} (used up)',
         none: 'no permission check',
       },
+      early: {
+        unknown: '{count} call(s) to unknown tools, the first {tool}, before any permission check',
+        other: '{count} call(s) ended before any permission check ({code})',
+      },
       decision: {
         allow: 'allow',
         deny: 'deny',

@@ -170,6 +170,10 @@ export const zhCN = {
         quota: '配额 {name}（已用完）',
         none: '未经权限检查',
       },
+      early: {
+        unknown: '{count} 次调用未知工具（首个 {tool}），未到权限检查',
+        other: '{count} 次调用在权限检查前结束（{code}）',
+      },
       decision: {
         allow: '允许',
         deny: '拒绝',
