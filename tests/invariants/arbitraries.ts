@@ -110,6 +110,7 @@ export function scenarioArb(options: ScenarioOptions = {}): fc.Arbitrary<Scenari
 }
 
 export const sandboxArb: fc.Arbitrary<SandboxSpec> = fc.record({
-  sandbox: fc.constantFrom('full' as const, 'unavailable' as const, 'off' as const),
+  // Mostly the real sandbox: unsandboxed runs are not checked for I3 (nothing confines them).
+  sandbox: fc.oneof({ weight: 3, arbitrary: fc.constant('full' as const) }, fc.constant('unavailable' as const), fc.constant('off' as const)),
   network: fc.constantFrom<SandboxSpec['network']>('none', 'host', ['example.com']),
 })

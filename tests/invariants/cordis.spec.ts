@@ -12,7 +12,7 @@ afterAll(async () => {
   await otel.uninstall()
 })
 
-const run = settings({ seed: 43, numRuns: 60 })
+const run = settings({ seed: 43, numRuns: 200 })
 it('Cordis 4: every feature with every other keeps I1–I6', async () => {
   expectHarnessWarnings(logGuard)
   await assertInvariants('cordis', otel, run)

@@ -65,6 +65,7 @@ export async function makeWorkspace(): Promise<Workspace> {
 function instrument(tool: Tool, runs: RunRecord[]): Tool {
   return defineTool({
     ...tool,
+    groups: [...tool.groups],
     run: (args, call) => {
       const spec = tool.permission?.(args, call)
       runs.push({ tool: tool.name, callId: call.id, args: structuredClone(args), effect: spec?.effect ?? tool.traits.effect, target: spec?.target, sandboxed: spec?.sandboxed })

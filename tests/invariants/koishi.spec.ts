@@ -12,7 +12,7 @@ afterAll(async () => {
   await otel.uninstall()
 })
 
-const run = settings({ seed: 4343, numRuns: 60 })
+const run = settings({ seed: 4343, numRuns: 150 })
 it('Koishi 4: every feature with every other keeps I1–I6', async () => {
   expectHarnessWarnings(logGuard)
   await assertInvariants('koishi', otel, run)

@@ -26,9 +26,14 @@ async function run(host: HostName, scenario: Partial<Scenario>, check: (outcome:
 }
 
 describe.each(['cordis', 'koishi'] as const)('%s: counterexamples of issue 43', (host) => {
-  // seed 43 (I3): host-free createFsTools() protected nothing, so trust mode wrote .env.
-  it('a write to .env in trust mode leaves .env as it was (fs tools\' host-free defaults protect it)', async () => {
-    const { violations } = await run(host, { mode: 'trust', calls: [{ id: 'c0', tool: 'write', arguments: { path: '.env', content: 'alpha' } }] }, checkWrites)
+  // seeds 43 and 4343 (I3): host-free createFsTools() protected nothing, so trust mode wrote
+  // .env, acceptEdits wrote .git/config, and a person's "allow" wrote .env.
+  it.each([
+    ['trust mode', 'trust', '.env', { kind: 'deny' }],
+    ['acceptEdits', 'acceptEdits', '.git/config', { kind: 'silent' }],
+    ['a person\'s approval', 'default', '.env', { kind: 'allow', scope: 'once' }],
+  ] as const)('a write to a protected path allowed by %s leaves it as it was (fs tools\' host-free defaults protect it)', async (_, mode, path, answer) => {
+    const { violations } = await run(host, { mode, answer, calls: [{ id: 'c0', tool: 'write', arguments: { path, content: 'alpha' } }] }, checkWrites)
     expect(violations).toEqual([])
   })
 

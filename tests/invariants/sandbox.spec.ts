@@ -14,7 +14,7 @@ afterAll(async () => {
   await otel.uninstall()
 })
 
-const run = settings({ seed: 4301, numRuns: 12 })
+const run = settings({ seed: 4301, numRuns: 40 })
 it('Cordis 4 with bash: the sandbox with every other feature keeps I1–I6', async () => {
   expectHarnessWarnings(logGuard)
   await assertSandboxInvariants('cordis', otel, run)
