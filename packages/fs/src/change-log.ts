@@ -35,7 +35,7 @@ export interface ChangeLogOptions {
 /**
  * The file changes made by `write` and `edit`, and their undo. Undo goes through the same
  * resolver and per-file lock as the tools, and acts only on the very file the change wrote:
- * reached with no symbolic link at the path or on the way, the same file (device and inode)
+ * reached with no symbolic link at the path or on the way, the same file (device, inode, ctime)
  * as recorded at the change, with the exact content (SHA-256) the change produced.
  */
 export class ChangeLog {
