@@ -163,6 +163,30 @@ describe('an approver edits a call on its card before approving it', () => {
     expect(runs).toEqual([{ path: '/b', limit: 3, token: TOKEN }])
   })
 
+  it('refuses a field the tool does not have in "Edit as JSON", before Approve, and shows the call as it will run', async () => {
+    const { card, call, runs } = await asked({ path: '/a', limit: 3, token: TOKEN })
+    await card.locator('[data-test=edit]').click()
+    const editor = card.locator('[data-test=edit-approval]')
+    await editor.locator('[data-test=edit-toggle-raw]').click()
+    const text = editor.locator('[data-test=raw-args]')
+    // As it opens: the model's call, as it would run.
+    await expect.poll(async () => JSON.parse(await editor.locator('[data-test=edit-runs-with-args]').innerText())).toEqual({ path: '/a', limit: 3, token: '••••' })
+    // The attack: `Limit` passes schemastery, and the call would run with `limit: 3`.
+    await text.fill(JSON.stringify({ path: '/a', Limit: 1, token: '••••' }))
+    await expect.poll(() => editor.locator('[data-test=edit-not-runnable]').innerText()).toContain('did you mean `limit`?')
+    expect(await editor.locator('[data-test=edit-runs-with-args]').count()).toBe(0)
+    await editor.locator('[data-test=edit-allow-once]').click()
+    await expect.poll(() => editor.locator('[data-test=edit-error]').innerText()).toContain('`Limit` at $.Limit, which is not a field')
+    expect(runs).toEqual([])
+    // Without `limit`, the call runs with the schema's default: shown before it is approved.
+    await text.fill(JSON.stringify({ path: '/b', token: '••••' }))
+    await expect.poll(async () => JSON.parse(await editor.locator('[data-test=edit-runs-with-args]').innerText())).toEqual({ path: '/b', limit: 10, token: '••••' })
+    expect(await card.innerText()).not.toContain(TOKEN)
+    await editor.locator('[data-test=edit-allow-once]').click()
+    expect((await call).body.result.content).toContain('10 lines of /b')
+    expect(runs).toEqual([{ path: '/b', limit: 10, token: TOKEN }])
+  })
+
   it('closes the editor on Cancel, and the card still approves the call as the model sent it', async () => {
     const { page, card, call, runs } = await asked({ path: '/a', limit: 3 })
     await card.locator('[data-test=edit]').click()
