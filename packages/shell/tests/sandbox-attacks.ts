@@ -101,8 +101,10 @@ export interface Fixture {
   abstractName: string
   /** A Unix socket server at a path outside /tmp (mode 0777, like the D-Bus system bus or a database's). */
   unixSocket: string
+  /** A Unix socket server of the test's own uid, in a 0700 directory outside the workspace (a service of the bot's user). */
+  ownSocket: string
   /** Connections each server has seen. */
-  hits: { loopback: number; external: number; http: number; abstract: number; unix: number }
+  hits: { loopback: number; external: number; http: number; abstract: number; unix: number; own: number }
   testPid: number
   close(): Promise<void>
 }
@@ -158,7 +160,7 @@ export async function createFixture(prefix: string): Promise<Fixture> {
   writeFileSync(join(secretDir, 'key.txt'), `${SECRET_DIR_TEXT}\n`)
   writeFileSync(secretFile, `${SECRET_FILE_TEXT}\n`)
   writeFileSync(grants, JSON.stringify({ token: GRANTS_TEXT }))
-  const hits = { loopback: 0, external: 0, http: 0, abstract: 0, unix: 0 }
+  const hits = { loopback: 0, external: 0, http: 0, abstract: 0, unix: 0, own: 0 }
   const ip = firstExternalIPv4()
   const counting = (key: keyof typeof hits) => createServer((socket) => {
     hits[key]++
@@ -183,13 +185,17 @@ export async function createFixture(prefix: string): Promise<Fixture> {
   const unixServer = counting('unix')
   await listen(unixServer, unixSocket)
   chmodSync(unixSocket, 0o777)
-  const servers = [loopbackServer, externalServer, abstractServer, httpServer, unixServer]
+  mkdirSync(join(base, 'private'), { mode: 0o700 })
+  const ownSocket = join(base, 'private', 'own.sock')
+  const ownServer = counting('own')
+  await listen(ownServer, ownSocket)
+  const servers = [loopbackServer, externalServer, abstractServer, httpServer, unixServer, ownServer]
   let made: RemoteHost | undefined
   if (!process.env.DOGU_ESCAPE_REMOTE && process.getuid?.() === 0) made = await startRemoteHost()
   const remote = process.env.DOGU_ESCAPE_REMOTE || made?.address
   return {
     base, dataDir, ws, outside, outsideFile: join(outside, 'file.txt'), secretDir, secretFile, grants,
-    ip, ports, remote, abstractName, unixSocket, hits, testPid: process.pid,
+    ip, ports, remote, abstractName, unixSocket, ownSocket, hits, testPid: process.pid,
     async close() {
       made?.close()
       await Promise.all(servers.map((s) => new Promise<void>((resolve) => {
@@ -676,6 +682,30 @@ export const ATTACKS: Attack[] = [
         failed(r)
         expect(r.output).not.toContain(HTTP_BODY)
         expect(r.data.network?.refused.map((x) => x.reason)).toContain(`resolves to ${f.ip}, an address of one of the bot's own machine's interfaces`)
+      },
+    } satisfies Attack
+  })(),
+  (() => {
+    const hits = unchangedHits('own')
+    return {
+      // docs/shell-tool.md states it exactly: refused as root (the forwarder runs outside and
+      // the command keeps the filter refusing AF_UNIX), reached by an ordinary user, whose
+      // forwarder runs inside with Unix sockets allowed.
+      name: 'allowlist: a Unix socket of the bot\'s own uid in a 0700 directory outside the workspace (reached only by an ordinary user)',
+      class: 'network',
+      sandbox: () => ({ network: ['allowed.test'] }),
+      command(f) {
+        hits.mark(f)
+        return `python3 -c "import socket; s = socket.socket(socket.AF_UNIX); s.connect('${f.ownSocket}'); print('connected')" || socat -u OPEN:/dev/null UNIX-CONNECT:${f.ownSocket}`
+      },
+      check(r, f) {
+        if (root) {
+          hits.check(f)
+          failed(r)
+          expect(r.output).not.toContain('connected')
+        } else {
+          expect(r.data.stdout.text, r.output).toContain('connected')
+        }
       },
     } satisfies Attack
   })(),
