@@ -13,7 +13,7 @@ export function permissionOf(call: ActiveCall, input: unknown = call.input): Per
 }
 
 /** What the permission service is asked about a call; `args` (masked) are the call's unless an edit's. */
-export function requestFor(call: ActiveCall, permission: PermissionSpec, confirm: 'always' | undefined, args: unknown = call.args): AuthorizeRequest & { callId: string } {
+export function requestFor(call: ActiveCall, permission: PermissionSpec, confirm: 'always' | undefined, args: unknown = call.args): AuthorizeRequest & { callId: string; [CALL_SERIAL]: number } {
   return {
     // The model's id, so a decision event names its call for people and logs.
     callId: call.id,
