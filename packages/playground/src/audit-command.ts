@@ -107,6 +107,8 @@ export function describeRecord(record: AuditRecord): string {
 
 function decided(record: AuditRecord): string {
   const d = record.decided
+  // A refusal before any permission check, coalesced: one line for a flood of them.
+  if (record.early) return record.count && record.count > 1 ? `${record.count} calls, before any check` : 'before any check'
   switch (d?.kind) {
     case undefined: return 'no check'
     case 'rule': return `rule ${d.name ? `"${d.name}"` : d.id} (${d.origin}): ${d.decision}`

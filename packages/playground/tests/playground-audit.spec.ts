@@ -39,7 +39,7 @@ const USER = 'terminal:playground-user'
 const row = (rest: string, timing = '\\d+\\.\\d ms') => new RegExp(`^${TIME}  ${rest.replace(/[.()[\]]/g, '\\$&')}  ${timing}$`)
 
 // lookup (read: allowed), notes add (write: asked, answered "session"), notes add again (the
-// grant), write (asked, answered n: denied), an unknown tool (no permission check).
+// grant), write (asked, answered n: denied), an unknown tool (refused before any permission check).
 const calls = [
   'call lookup {"q":"Paris"}',
   'call notes {"action":"add","text":"x"}', 's',
@@ -54,7 +54,7 @@ describe('the audit command', () => {
     const all = after(first, 'audit')
     expect(all[0]).toBe('5 audit records, newest first:')
     const lines = [
-      row(`error         nope  ${USER}  no check  unknown_tool`),
+      row(`error         nope  ${USER}  before any check  unknown_tool`),
       row(`denied        write  ${USER}  default (write)  asked: deny by playground-user via terminal, once  permission_denied`, '\\d+\\.\\d ms, waited \\d+ ms'),
       new RegExp(`^${TIME}  ok            notes  ${USER}  grant grant_[0-9a-f]{8} \\(session\\)  \\d+\\.\\d ms$`),
       row(`ok            notes  ${USER}  default (write)  asked: allow by playground-user via terminal, session`, '\\d+\\.\\d ms, waited \\d+ ms'),
