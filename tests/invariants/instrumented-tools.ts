@@ -21,6 +21,8 @@ export interface RunRecord {
   effect: Effect
   target?: string
   sandboxed?: boolean
+  /** Argument keys the tool's schema does not name: a field it ignores, whatever a person set it to. */
+  unknownKeys: string[]
 }
 
 export const deployArgs = Schema.object({
@@ -63,12 +65,14 @@ export async function makeWorkspace(): Promise<Workspace> {
 }
 
 function instrument(tool: Tool, runs: RunRecord[]): Tool {
+  const named = tool.args.type === 'object' && tool.args.dict ? new Set(Object.keys(tool.args.dict)) : undefined
   return defineTool({
     ...tool,
     groups: [...tool.groups],
     run: (args, call) => {
       const spec = tool.permission?.(args, call)
-      runs.push({ tool: tool.name, callId: call.id, args: structuredClone(args), effect: spec?.effect ?? tool.traits.effect, target: spec?.target, sandboxed: spec?.sandboxed })
+      const unknownKeys = named ? Object.keys(args ?? {}).filter((key) => !named.has(key)) : []
+      runs.push({ tool: tool.name, callId: call.id, args: structuredClone(args), effect: spec?.effect ?? tool.traits.effect, target: spec?.target, sandboxed: spec?.sandboxed, unknownKeys })
       return tool.run(args, call)
     },
   })

@@ -29,6 +29,9 @@ export function checkWhatRan({ observations, runs }: RunOutcome): Violation[] {
     const sameAction = (event: (typeof allowed)[number]) => event.request.permission.target === run.target && event.request.effect === run.effect
     const rewrite = observations.rewrites.find((item) => item.callId === run.callId && isDeepStrictEqual(item.args, shown))
     const edit = observations.approver.find((action) => action.callId === run.callId && action.answer === 'edit' && action.verdict === 'accepted')
+    // A field the schema does not name reaches `run` but means nothing to the tool: a person
+    // who set it (`e {"Env":"staging"}`) approved a call other than the one that runs.
+    if (run.unknownKeys.length) violations.push({ invariant: 'I1', message: `${run.tool} ${run.callId} ran with ${run.unknownKeys.map((key) => `$.${key}`).join(', ')}, which its schema does not name: ${serialize(shown)} (effect ${run.effect}, target ${serialize(run.target)})` })
     // A middleware's rewrite comes after the approval, under the same permission (middleware.md).
     if (edit?.value && !rewrite) {
       const lost = Object.keys(edit.value).filter((key) => !isDeepStrictEqual(edit.value![key], shown[key]))
@@ -93,7 +96,10 @@ export function checkAudit({ observations }: RunOutcome): Violation[] {
   for (const id of ids) {
     const decidedHere = observations.decisions.some((event) => event.request.callId === id)
     if (!decidedHere) continue
-    const expected = observations.results.filter((result) => result.id === id && !REFUSED_EARLY.has(result.code ?? '')).length
+    // Calls of this id that reached a permission check (or a quota): an edited call is decided
+    // twice, and a call cancelled before its check has no decision, so neither count alone says.
+    const checks = observations.decisions.filter((event) => event.request.callId === id && (event.phase === 'authorize' || event.phase === 'quota')).length
+    const expected = Math.min(checks, observations.results.filter((result) => result.id === id && !REFUSED_EARLY.has(result.code ?? '')).length)
     const records = observations.audit.filter((record) => record.callId === id && record.decided)
     if (records.length !== expected) {
       violations.push({ invariant: 'I5', message: `call id ${id}: ${expected} authorized or asked call(s), ${records.length} audit record(s) with a decision; records of that id: ${serialize(observations.audit.filter((record) => record.callId === id).map((record) => ({ tool: record.tool, outcome: record.outcome, decided: record.decided?.kind, ask: record.ask?.ended })))}; ${observations.audit.length} records in all` })

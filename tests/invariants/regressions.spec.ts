@@ -60,12 +60,21 @@ describe.each(['cordis', 'koishi'] as const)('%s: counterexamples of issue 43', 
     expect(violations).toEqual([])
   })
 
-  // seed 43, 150 runs (I5): two calls with the model's same id, one record lost its `decided`.
-  it('two authorized calls under one model call id get one record each, both with their decision', async () => {
-    const { violations } = await run(host, {
-      rules: [{ permission: 'tool:note', decision: 'allow' }],
-      calls: [{ id: 'c0', tool: 'note', arguments: { text: 'a' } }, { id: 'c0', tool: 'note', arguments: { text: 'b' } }],
+  // fc.sample seed 5 (I5): two calls under the model's same id, run one after the other
+  // (maxRunning), and the second record lost its `decided`.
+  it('two calls under one model call id get one record each, both with their decision', async () => {
+    const { outcome, violations } = await run(host, {
+      mode: 'readOnly',
+      middleware: 'end',
+      maxRunning: { session: 1 },
+      calls: [
+        { id: 'c0', tool: 'nope', arguments: {} },
+        { id: 'c1', tool: 'peek', arguments: { q: 'alpha' } },
+        { id: 'c0', tool: 'peek', arguments: { q: 'alpha' } },
+        { id: 'c1', tool: 'peek', arguments: { q: 'x' } },
+      ],
     }, checkAudit)
+    expect(outcome.observations.results.map((result) => result.status)).toEqual(['error', 'ok', 'ok', 'ok'])
     expect(violations).toEqual([])
   })
 
