@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process'
-import { accessSync, closeSync, constants, mkdtempSync, openSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
+import { accessSync, closeSync, constants, existsSync, mkdirSync, mkdtempSync, openSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { delimiter, join } from 'node:path'
 import { seccompFilter } from './seccomp-filter'
@@ -24,6 +24,13 @@ export type SandboxSupport =
      * kernel refused it.
      */
     seccomp?: { strict: string; unixSockets: string }
+    /**
+     * Whether this bubblewrap follows a link on the way to a mount destination while the
+     * host's root is still reachable (bubblewrap before 0.12, e.g. Debian 12's 0.8.0), found
+     * by a harmless set-up through a planted link in a private folder, not by its version.
+     * Then no set-up may have a destination below a path that a running command can write.
+     */
+    followsLinks: boolean
   }
   | { available: false; reason: string }
 
@@ -61,14 +68,41 @@ function probe(bwrapPath: string): SandboxSupport {
   }
   const tools = { prlimit: findProgram('prlimit'), socat: findProgram('socat'), nsenter: findProgram('nsenter') }
   // The usual answer, everything works, costs one start; the separate probes only follow a refusal.
-  if (filters && works([...uid, '--disable-userns', '--seccomp', '3'])) return { available: true, bwrap, disableUserns: true, ...tools, seccomp: filters }
+  if (filters && works([...uid, '--disable-userns', '--seccomp', '3'])) return { available: true, bwrap, disableUserns: true, ...tools, seccomp: filters, followsLinks: followsLinks(bwrap, uid) }
   const plain = tryRun(uid)
   if (plain.error || plain.status !== 0) {
     const why = plain.error?.message ?? (plain.stderr.trim().split('\n')[0] || `exit code ${plain.status}`)
     return { available: false, reason: `${bwrap} cannot create namespaces here: ${why}` }
   }
   const disableUserns = works([...uid, '--disable-userns'])
-  return { available: true, bwrap, disableUserns, ...tools, seccomp: filters && works([...uid, '--seccomp', '3']) ? filters : undefined }
+  return { available: true, bwrap, disableUserns, ...tools, seccomp: filters && works([...uid, '--seccomp', '3']) ? filters : undefined, followsLinks: followsLinks(bwrap, uid) }
+}
+
+/**
+ * The probe for CVE-2026-87766 (GHSA-pxhw-h44j-8pfx): in a private folder, a link
+ * `ws/link` to `/oldroot/<folder>/target` (the host's root as bubblewrap sees it while it
+ * sets up), and a tmpfs asked for at `ws/link/made`. A bubblewrap that follows the link
+ * makes `target/made` on the host; a fixed one does not. Anything but a clean answer
+ * counts as following.
+ */
+function followsLinks(bwrap: string, uid: string[]): boolean {
+  const dir = realpathSync(mkdtempSync(join(tmpdir(), 'dogu-bwrap-probe-')))
+  try {
+    const ws = join(dir, 'ws')
+    const target = join(dir, 'target')
+    mkdirSync(ws)
+    mkdirSync(target)
+    symlinkSync(`/oldroot${target}`, join(ws, 'link'))
+    spawnSync(bwrap, [
+      '--unshare-all', '--unshare-user', '--die-with-parent', '--new-session', ...uid,
+      '--ro-bind', '/', '/', '--bind', ws, ws, '--tmpfs', join(ws, 'link', 'made'), '--', 'true',
+    ], { stdio: 'ignore', timeout: 10_000 })
+    return existsSync(join(target, 'made'))
+  } catch {
+    return true
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
 }
 
 /** Writes both filters into a private folder, removed when the process exits; undefined where the architecture has none. */

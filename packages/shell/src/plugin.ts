@@ -24,7 +24,8 @@ export interface Config {
   tailBytes: number
   killGrace: number
   env: Record<string, string>
-  trustWorkspaceGit: boolean
+  protected: string[]
+  trustWorkspaceGit?: boolean
   sandbox: SandboxConfig
 }
 
@@ -37,7 +38,8 @@ export const Config: Schema<Partial<Omit<Config, 'sandbox'>> & Pick<Config, 'wor
   tailBytes: Schema.natural().role('byte').default(16384).description('Bytes kept from the end of stdout and of stderr.'),
   killGrace: Schema.natural().role('ms').default(2000).description('Time between SIGTERM and SIGKILL when a command is stopped.'),
   env: Schema.dict(String).default({}).description('Environment variables added for commands.'),
-  trustWorkspaceGit: Schema.boolean().default(true).description('The workspace\'s own .git is out of the model\'s reach (the file tools protect .git by default); turn off when it is not, and git commands ask.'),
+  protected: Schema.array(String).default(['.git', '.env', '.env.*']).description('The file tools\' protected globs (give both plugins the same list): read-only inside the sandbox, and removed after a command that created one.'),
+  trustWorkspaceGit: Schema.boolean().description('The workspace\'s own .git is out of the model\'s reach (default: whether `protected` covers .git); turn off when it is not, and git commands ask.'),
   sandbox: SandboxConfig.description('The OS sandbox (bubblewrap on Linux) every command runs in.'),
 })
 

@@ -1,6 +1,8 @@
 import { accessSync, constants, lstatSync, realpathSync } from 'node:fs'
 import { SANDBOX_UID, type SandboxSupport } from './detect-sandbox'
+import { within } from './git-repository'
 import type { SandboxLimits } from './sandbox-config'
+import { ShellError } from './shell-error'
 
 /** Where the network proxy's socket appears inside, and the loopback port the forwarder listens on. */
 export const PROXY_SOCKET = '/tmp/.dogu-proxy.sock'
@@ -21,6 +23,13 @@ export interface SandboxCommandRequest {
   network: 'none' | 'host' | { proxySocket: string; forwarder: 'inside' | 'outside' }
   writable: readonly string[]
   hidden: readonly string[]
+  /**
+   * Real paths inside the workspace (or a writable path) mounted read-only over it: the
+   * protected entries (sandbox-protected.ts) and the real targets of protected links.
+   */
+  protected?: readonly string[]
+  /** The bot's home, replaced by an empty read-only directory; what is bound inside it comes back on top. */
+  home?: string
   limits: SandboxLimits
   shell: string
   command: string
@@ -33,6 +42,8 @@ export interface SandboxCommand {
   file: string
   args: string[]
   env: NodeJS.ProcessEnv
+  /** Every path bubblewrap mounts over, for the set-up gate (sandbox-setup-gate.ts). */
+  destinations: string[]
 }
 
 interface Mount {
@@ -58,22 +69,45 @@ export function sandboxCommand(request: SandboxCommandRequest): SandboxCommand {
     { path: '/tmp', args: ['--size', String(limits.tmpSize), '--tmpfs', '/tmp'] },
     { path: workspace, args: [request.readOnly ? '--ro-bind' : '--bind', workspace, workspace] },
   ]
+  const writable: string[] = []
   if (!request.readOnly) {
     for (const path of request.writable) {
       const real = realOrNothing(path)
-      if (real && real !== '/') mounts.push({ path: real, args: ['--bind', real, real] })
+      // Inside the workspace it is writable already: no destination below a writable path.
+      if (real && real !== '/' && !within(real, workspace)) writable.push(real)
     }
+    for (const real of writable) mounts.push({ path: real, args: ['--bind', real, real] })
+    for (const real of request.protected ?? []) mounts.push({ path: real, args: ['--ro-bind', real, real] })
   }
   const remounts = ['/dev']
+  // The home is emptied first (a tmpfs, read-only at the end); the workspace and the
+  // writable paths inside it are mounted back on top, by the depth order below.
+  const home = request.home
+  if (home) {
+    mounts.push({ path: home, args: ['--tmpfs', home] })
+    remounts.push(home)
+  }
+  const boundBack = [workspace, ...writable]
   const seen = new Set<string>()
   for (const path of request.hidden) {
     const real = realOrNothing(path)
     // The workspace itself stays visible when it is the hidden path (the data directory
     // holding `workspace/`); a hidden path above it is emptied first, then the workspace
-    // is mounted back on top, by the depth order below.
+    // is mounted back on top, by the depth order below. A hidden path inside a writable one
+    // hides nothing (the command can rename it), so it is not mounted: the config refuses
+    // such entries, and the description says which defaults it left visible.
     if (!real || real === '/' || real === workspace || seen.has(real) || !readable(real)) continue
+    if (boundBack.some((root) => real !== root && within(real, root))) continue
+    // Inside the emptied home already, unless something bound back holds it.
+    if (home && within(real, home) && !boundBack.some((root) => within(real, root))) continue
     seen.add(real)
-    if (lstatSync(real).isDirectory()) {
+    let directory: boolean
+    try {
+      directory = lstatSync(real).isDirectory()
+    } catch (error) {
+      throw new ShellError('SANDBOX_SETUP', `the hidden path ${real} changed while the sandbox was being set up (${(error as NodeJS.ErrnoException).code}); nothing ran, try again`, { cause: error })
+    }
+    if (directory) {
       mounts.push({ path: real, args: ['--tmpfs', real] })
       remounts.push(real)
     } else {
@@ -115,7 +149,7 @@ export function sandboxCommand(request: SandboxCommandRequest): SandboxCommand {
     delete env.no_proxy
     inner = ['/bin/sh', '-c', forwarder(support.socat!, request.network.forwarder === 'inside'), 'dogu-sandbox', ...inner]
   }
-  return { file: support.bwrap, args: [...args, ...inner], env }
+  return { file: support.bwrap, args: [...args, ...inner], env, destinations: mounts.map((mount) => mount.path) }
 }
 
 /**

@@ -27,8 +27,10 @@ export interface SandboxConfig {
   network: SandboxNetwork
   /** Extra writable paths besides the workspace and the private `/tmp`; missing ones are skipped. */
   writable: string[]
-  /** Extra paths made invisible (an empty directory or file) besides the defaults. */
+  /** Extra paths made invisible (an empty directory or file) besides the defaults; not inside the workspace or a writable path. */
   hidden: string[]
+  /** `hidden`: the bot's home is an empty read-only folder inside, the workspace and writable paths in it bound back; `visible`: only the listed credential paths in it are hidden. */
+  home: 'hidden' | 'visible'
   /** `scrub`: only a small allowlist of variables plus the plugin's `env` reach commands, sandboxed or not. */
   env: 'scrub' | 'inherit'
   /** bubblewrap, looked up on `PATH` unless it holds a `/`. A path that does not exist means unavailable. */
@@ -72,7 +74,8 @@ export const SandboxConfig: Schema<SandboxOptions, SandboxConfig> = Schema.objec
     Schema.array(String).description('allowlist'),
   ]).default('none').description('Network inside the sandbox: none, the host\'s, or a list of hosts (`api.example.com`, `*.example.org`) reached through a proxy outside.'),
   writable: Schema.array(String).default([]).description('Extra writable paths; the workspace and a private /tmp always are.'),
-  hidden: Schema.array(String).default([]).description('Extra paths made invisible inside, besides credential folders and the app\'s data directory.'),
+  hidden: Schema.array(String).default([]).description('Extra paths made invisible inside, besides credential folders and the app\'s data directory; not inside the workspace or a writable path, where a command could rename them.'),
+  home: Schema.union(['hidden', 'visible'] as const).default('hidden').description('hidden: the bot\'s home is empty inside (the workspace and writable paths in it stay); visible: only the credential paths in it are hidden.'),
   env: Schema.union(['scrub', 'inherit'] as const).default('scrub').description('scrub: commands get only PATH, HOME, LANG, TERM and a few more, plus `env`; inherit: the bot\'s whole environment.'),
   bwrapPath: Schema.string().default('bwrap').description('bubblewrap\'s path, or a name looked up on PATH.'),
   dataDir: Schema.string().description('The app\'s data directory, hidden inside (the host sets it: Koishi\'s baseDir).'),

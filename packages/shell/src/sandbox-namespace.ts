@@ -29,6 +29,20 @@ export class SandboxNamespace {
     return this.init
   }
 
+  /**
+   * Whether bubblewrap has finished its set-up: its init forks the command only after
+   * every mount is made.
+   */
+  commandStarted(): boolean {
+    const init = this.initPid()
+    if (init === undefined) return false
+    try {
+      return readFileSync(`/proc/${init}/task/${init}/children`, 'latin1').trim() !== ''
+    } catch {
+      return false
+    }
+  }
+
   /** Remembers the init while bubblewrap still runs, so `alive` can follow it after. */
   observe(): void {
     this.initPid()

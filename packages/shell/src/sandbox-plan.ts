@@ -10,6 +10,9 @@ import type { RunWatch } from './process-table'
 import { SandboxConfig, type SandboxOptions } from './sandbox-config'
 import { forwarderListen, sandboxCommand, type SandboxCommand } from './sandbox-command'
 import { SandboxNamespace } from './sandbox-namespace'
+import { WorkspaceMounts, type MountedRun, type ProtectedSweep } from './sandbox-mounts'
+import { ProtectedPaths } from './sandbox-protected'
+import { processRunning } from './process-group'
 import { CgroupParent, createRunCgroup, type CgroupController, type RunCgroup } from './sandbox-cgroup'
 import { residentBytes } from './namespace-memory'
 import { ShellError } from './shell-error'
@@ -95,6 +98,34 @@ export class ShellSandbox {
     }
   }
 
+  private mounts: WorkspaceMounts | undefined
+
+  /**
+   * Ties the sandbox to its tool's workspace and the fs tools' `protected` list: refuses a
+   * `hidden` entry inside a writable path (it would hide nothing) and notes the defaults
+   * that cannot be hidden there.
+   */
+  useWorkspace(workspace: string, protectedPaths: ProtectedPaths): void {
+    this.mounts = new WorkspaceMounts(workspace, this.config, protectedPaths)
+    if (this.support.available) this.caveats.push(...this.mounts.caveats)
+  }
+
+  /**
+   * Why some protected path of the real workspace `root` cannot be held read-only in the
+   * sandbox now, or undefined: a command then cannot be promised to leave it alone.
+   */
+  protectionProblem(root: string): string | undefined {
+    return this.confined && this.mounts ? this.mounts.scan(root).problem : undefined
+  }
+
+  /** How the bubblewrap set-up is kept from following a planted link, for the description. */
+  private describeSetup(): string {
+    const support = this.support as Extract<SandboxSupport, { available: true }>
+    return support.followsLinks
+      ? ' This bubblewrap follows links while it sets up (bubblewrap before 0.12, found by a probe at start), so a set-up whose mounts lie below a folder a running command can write waits until that command ends.'
+      : ''
+  }
+
   // Found shells by PATH: a lookup walks PATH with a syscall per entry, on every call otherwise.
   private shells = new Map<string, boolean>()
 
@@ -138,7 +169,8 @@ export class ShellSandbox {
     }
     const network = this.allow ? `network only to ${this.allow.join(', ')} through HTTP(S)_PROXY` : this.config.network === 'host' ? 'the host\'s network' : 'no network'
     const caveats = this.caveats.length ? ` Note: ${this.caveats.join('; ')}.` : ''
-    return `- sandbox: full (bubblewrap). Only the workspace and a private /tmp are writable, credentials are hidden, ${network}; the bot's other processes are out of reach.${this.describeMemory()}${caveats}`
+    const mounts = this.mounts?.describe() ?? 'credentials are hidden'
+    return `- sandbox: full (bubblewrap). Only the workspace and a private /tmp are writable; ${mounts}; ${network}; the bot's other processes are out of reach.${this.describeMemory()}${this.describeSetup()}${caveats}`
   }
 
   /** The memory sentence of the description: what holds `limits.memory` here. */
@@ -164,7 +196,9 @@ export class ShellSandbox {
     let filter: number | undefined
     let forwarder: OutsideForwarder | undefined
     let cgroup: RunCgroup | undefined
+    let mounted: MountedRun | undefined
     const close = async () => {
+      mounted?.close()
       if (filter !== undefined) closeSync(filter)
       filter = undefined
       forwarder?.stop()
@@ -188,15 +222,19 @@ export class ShellSandbox {
       // allows them (the proxy is the only socket it can see besides the ones not hidden).
       const unixSockets = typeof network === 'object' && network.forwarder === 'inside'
       if (support.seccomp) filter = openSync(unixSockets ? support.seccomp.unixSockets : support.seccomp.strict, 'r')
-      const command = sandboxCommand({
+      const mounts = this.mounts ??= new WorkspaceMounts(request.workspace, this.config, new ProtectedPaths())
+      const seccomp = filter !== undefined
+      mounted = await mounts.setUp(request.workspace, request.readOnly, support.followsLinks, (extra) => sandboxCommand({
         support,
         ...request,
         network,
         writable: this.config.writable,
         hidden: this.hidden,
         limits: this.config.limits,
-        seccomp: filter !== undefined,
-      })
+        seccomp,
+        ...extra,
+      }))
+      const command = mounted.command
       const limit = this.config.limits.processes
       // A root bot's sandbox maps to root outside, where RLIMIT_NPROC does not hold: a pids
       // cgroup holds it instead (besides the command: bubblewrap and the namespace's init),
@@ -211,6 +249,7 @@ export class ShellSandbox {
       const memoryExceeded = `more than ${formatBytes(memory)} of memory, all its processes together (sandbox.limits.memory)`
       const watch = (pid: number): RunWatch => {
         const namespace = new SandboxNamespace(pid)
+        mounted?.started(namespace, () => processRunning(pid))
         forwarder?.start(namespace)
         return {
           interval: WATCH_INTERVAL,
@@ -240,7 +279,8 @@ export class ShellSandbox {
           kill: () => namespace.killSoon(),
         }
       }
-      return { command: run, watch, proxy, close, fds: filter === undefined ? [] : [filter] }
+      const { problem, sweep } = mounted
+      return { command: run, watch, proxy, close, fds: filter === undefined ? [] : [filter], protectionProblem: problem, sweep }
     } catch (error) {
       await close()
       throw error
@@ -255,6 +295,10 @@ export interface PreparedRun {
   /** The watchdog for the bubblewrap process `pid`. */
   watch(pid: number): RunWatch
   proxy?: NetworkProxy
+  /** Set when some protected path could not be held read-only in this run. */
+  protectionProblem?: string
+  /** After the command: removes the protected paths it created, where no other command could interfere. */
+  sweep(): Promise<ProtectedSweep>
   close(): Promise<void>
 }
 

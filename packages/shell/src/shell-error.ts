@@ -14,6 +14,7 @@ export class ShellError extends codedError('ShellError', {
   DISPOSED: 'the process table was disposed',
   INVALID_OPTIONS: 'invalid options',
   SANDBOX_REQUIRED: 'the sandbox is required but unavailable',
+  SANDBOX_SETUP: 'the sandbox could not be set up',
 }) {}
 
 export namespace ShellError {

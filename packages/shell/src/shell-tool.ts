@@ -1,6 +1,7 @@
 import { defineTool, type PermissionSpec, type Tool, type ToolCall } from '@dogu/core'
 import Schema from 'schemastery'
 import { classifyCommand, type ClassifyOptions } from './classify-command'
+import { realpathSync } from 'node:fs'
 import { realpath } from 'node:fs/promises'
 import { formatOutcome } from './format-outcome'
 import { ProcessTable } from './process-table'
@@ -9,6 +10,7 @@ import { readEnvironment } from './read-environment'
 import { resolveWorkingDirectory } from './resolve-working-directory'
 import type { SandboxOptions } from './sandbox-config'
 import { ShellSandbox } from './sandbox-plan'
+import { DEFAULT_PROTECTED, ProtectedPaths } from './sandbox-protected'
 import { scrubEnvironment } from './scrub-environment'
 import { ShellError } from './shell-error'
 
@@ -34,9 +36,16 @@ export interface ShellToolOptions {
   /** Owns the running commands; dispose it to terminate them. @default a table of its own */
   processes?: ProcessTable
   /**
-   * Whether the workspace's own `.git` is out of the model's reach (the fs tools protect
-   * `.git` by default). Set `false` when the model can write it: git commands then ask.
-   * @default true
+   * The fs tools' `protected` globs (give both packs the same list): read-only inside the
+   * sandbox, and removed after a command that created one. A glob without `/` matches a
+   * name at any depth; one with `/` is relative to the workspace.
+   * @default ['.git', '.env', '.env.*']
+   */
+  protected?: string[]
+  /**
+   * Whether the workspace's own `.git` is out of the model's reach. Set `false` when the
+   * model can write it: git commands then ask.
+   * @default whether `protected` covers `.git`
    */
   trustWorkspaceGit?: boolean
   /**
@@ -78,11 +87,18 @@ export function shellPermission(command: string, where?: ClassifyOptions): Shell
  * no network, so the command is a `read`; with no network it can change only the
  * workspace and its private /tmp, so it is a `write` (which `acceptEdits` allows).
  */
-function confine(permission: ShellPermission, sandbox: ShellSandbox, readOnly: boolean): ShellPermission {
+function confine(permission: ShellPermission, sandbox: ShellSandbox, readOnly: boolean, protection: () => string | undefined): ShellPermission {
   if (!sandbox.confined) return permission
+  if (readOnly) {
+    const confined = { ...permission, sandboxed: true }
+    return permission.effect === 'read' ? confined : { ...confined, effect: 'read', reason: `${permission.reason}; in the sandbox with the workspace read-only and no network` }
+  }
+  // What the sandbox promises includes the protected paths: where one cannot be held, the
+  // call does not claim to be sandboxed, so neither acceptEdits nor a `sandboxed` rule allows it.
+  const problem = protection()
+  if (problem) return { ...permission, sandboxed: false, effect: 'exec', reason: `${permission.reason ?? 'it runs in the sandbox'}; but ${problem}` }
   const confined = { ...permission, sandboxed: true }
   if (permission.effect === 'read') return confined
-  if (readOnly) return { ...confined, effect: 'read', reason: `${permission.reason}; in the sandbox with the workspace read-only and no network` }
   if (sandbox.offline) return { ...confined, effect: 'write', reason: `${permission.reason}; in the sandbox, it can change only the workspace` }
   return confined
 }
@@ -133,14 +149,32 @@ export function createShellTool(options: ShellToolOptions): Tool {
     throw new ShellError('INVALID_OPTIONS', 'timeout must be at least 1 ms; headBytes and tailBytes must not be negative')
   }
   const processes = options.processes ?? new ProcessTable({ killGrace })
+  let protectedPaths: ProtectedPaths
+  try {
+    protectedPaths = new ProtectedPaths(options.protected ?? DEFAULT_PROTECTED)
+  } catch (error) {
+    throw new ShellError('INVALID_OPTIONS', (error as Error).message, { cause: error })
+  }
   const sandbox = new ShellSandbox(options.sandbox)
+  sandbox.useWorkspace(workspace, protectedPaths)
   const env = sandbox.config.env === 'scrub' ? scrubEnvironment(process.env, options.env) : { ...process.env, ...options.env }
   const killBudget = killGrace + 2000 + REPORT_MARGIN
-  const trustWorkspaceGit = options.trustWorkspaceGit ?? true
+  const trustWorkspaceGit = options.trustWorkspaceGit ?? protectedPaths.coversRootGit()
   const where = (call: ToolCall): ClassifyOptions => ({ workspace, cwd: call.session.cwd, trustWorkspaceGit })
   // Calls whose permission was computed as `read`: if the command line is no longer read
   // when it is about to run (a file written in between), the tool asks first.
   const checkedRead = new WeakSet<ToolCall>()
+  // Calls allowed as sandboxed writes: if a protected path cannot be held when it runs, it asks.
+  const checkedHeld = new WeakSet<ToolCall>()
+  const protectionProblem = () => {
+    let root: string
+    try {
+      root = realpathSync.native(workspace)
+    } catch {
+      return undefined
+    }
+    return sandbox.protectionProblem(root)
+  }
   return defineTool({
     name: options.name ?? 'bash',
     description: `${DESCRIPTION}\n${sandbox.describe()}`,
@@ -153,7 +187,10 @@ export function createShellTool(options: ShellToolOptions): Tool {
       const classified = shellPermission(command, where(call))
       if (classified.effect === 'read') checkedRead.add(call)
       else checkedRead.delete(call)
-      return confine(classified, sandbox, call.mode === 'readOnly')
+      const held = confine(classified, sandbox, call.mode === 'readOnly', protectionProblem)
+      if (held.sandboxed && held.effect !== 'read' && call.mode !== 'readOnly') checkedHeld.add(call)
+      else checkedHeld.delete(call)
+      return held
     },
     traits: {
       effect: 'exec',
@@ -190,9 +227,17 @@ export function createShellTool(options: ShellToolOptions): Tool {
       // Keep room before the call's deadline to terminate and still report the output.
       const left = Number.isFinite(call.deadline) ? call.deadline - Date.now() - killBudget : Infinity
       const limit = Math.max(1, Math.min(timeout, left))
-      const prepared = sandbox.confined
+      let prepared = sandbox.confined
         ? await sandbox.prepare({ workspace: root, cwd, readOnly, shell, command, env: runEnv })
         : undefined
+      if (prepared?.protectionProblem && checkedHeld.has(call)) {
+        // Allowed as a sandboxed write, but a protected path cannot be held now: a person decides.
+        const problem = prepared.protectionProblem
+        await prepared.close()
+        prepared = undefined
+        await call.ask(`it was sandboxed when checked, but now ${problem}`, { preview: { command, text: `in ${cwd}, ${confinement(sandbox, readOnly)}` } })
+        prepared = await sandbox.prepare({ workspace: root, cwd, readOnly, shell, command, env: runEnv })
+      }
       const progress = new ProgressStream((message) => call.progress(message))
       try {
         const outcome = await processes.run({
@@ -211,7 +256,14 @@ export function createShellTool(options: ShellToolOptions): Tool {
         })
         const data: Record<string, unknown> = { command, cwd, ...outcome, sandbox: sandbox.state }
         if (prepared?.proxy) data.network = { allow: sandbox.allow, refused: [...prepared.proxy.refused] }
-        return { text: formatOutcome(outcome, limit), data }
+        let text = formatOutcome(outcome, limit)
+        const swept = await prepared?.sweep()
+        if (swept && (swept.removed.length || swept.left.length)) {
+          data.protectedCreated = swept
+          if (swept.removed.length) text += `\nRemoved the protected paths the command created (protected paths are read-only to commands): ${swept.removed.join(', ')}.`
+          if (swept.left.length) text += `\nThe command created protected paths that could not be removed while another command runs: ${swept.left.join(', ')}.`
+        }
+        return { text, data }
       } finally {
         progress.close()
         await prepared?.close()

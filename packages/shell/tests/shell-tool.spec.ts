@@ -230,9 +230,9 @@ describe('bash: plugin', () => {
 
   it('fills config defaults', () => {
     expect(Config({ workspace: '/w' })).toEqual({
-      workspace: '/w', shell: 'bash', timeout: 120_000, maxTimeout: 600_000, headBytes: 16384, tailBytes: 16384, killGrace: 2000, env: {}, trustWorkspaceGit: true,
+      workspace: '/w', shell: 'bash', timeout: 120_000, maxTimeout: 600_000, headBytes: 16384, tailBytes: 16384, killGrace: 2000, env: {}, protected: ['.git', '.env', '.env.*'],
       sandbox: {
-        mode: 'auto', network: 'none', writable: [], hidden: [], env: 'scrub', bwrapPath: 'bwrap',
+        mode: 'auto', network: 'none', writable: [], hidden: [], home: 'hidden', env: 'scrub', bwrapPath: 'bwrap',
         limits: { processes: 256, fileSize: 1024 ** 3, cpuTime: 600, addressSpace: 4 * 1024 ** 3, tmpSize: 512 * 1024 ** 2, memory: 1024 ** 3 },
       },
     })
