@@ -27,8 +27,8 @@ export function checkWhatRan({ observations, runs }: RunOutcome): Violation[] {
     const shown = masked(run) as Record<string, unknown>
     const allowed = observations.decisions.filter((event) => event.request.callId === run.callId && event.request.tool === run.tool && event.decision === 'allow')
     const sameAction = (event: (typeof allowed)[number]) => event.request.permission.target === run.target && event.request.effect === run.effect
-    const rewrite = observations.rewrites.find((item) => item.callId === run.callId && isDeepStrictEqual(item.args, shown))
-    const edit = observations.approver.find((action) => action.callId === run.callId && action.answer === 'edit' && action.verdict === 'accepted')
+    const rewrite = observations.rewrites.find((item) => item.callId === run.callId && item.tool === run.tool && isDeepStrictEqual(item.args, shown))
+    const edit = observations.approver.find((action) => action.callId === run.callId && action.tool === run.tool && action.answer === 'edit' && action.verdict === 'accepted')
     // A field the schema does not name reaches `run` but means nothing to the tool: a person
     // who set it (`e {"Env":"staging"}`) approved a call other than the one that runs.
     if (run.unknownKeys.length) violations.push({ invariant: 'I1', message: `${run.tool} ${run.callId} ran with ${run.unknownKeys.map((key) => `$.${key}`).join(', ')}, which its schema does not name: ${serialize(shown)} (effect ${run.effect}, target ${serialize(run.target)})` })
