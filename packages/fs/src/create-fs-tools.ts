@@ -21,6 +21,9 @@ export interface FsToolsOptions extends PathResolverOptions {
   maxChanges?: number
 }
 
+/** What `protected` is when not given: the plugin's default, and the premise of the shell's `trustWorkspaceGit`. */
+export const DEFAULT_PROTECTED: readonly string[] = Object.freeze(['.git', '.env', '.env.*'])
+
 /** The six tools of a pack, the resolver they share, and the log of their file changes. */
 export interface FsTools {
   tools: {
@@ -37,6 +40,8 @@ export interface FsTools {
 
 /**
  * Creates the file tools for one workspace, host-free: define them with any tool registry.
+ * Its defaults are the plugin's: `protected` is `['.git', '.env', '.env.*']` unless given
+ * (`protected: []` protects nothing).
  *
  * @example
  * const fs = createFsTools({ workspace: '/srv/bot/work', protected: ['.git', '.env*'] })
@@ -50,7 +55,7 @@ export function createFsTools(options: FsToolsOptions): FsTools {
   for (const [key, value] of Object.entries(limits)) {
     if (!(typeof value === 'number' && value > 0)) throw new FsError('INVALID_OPTIONS', `limits.${key} must be a positive number`)
   }
-  const resolver = new PathResolver(options)
+  const resolver = new PathResolver({ ...options, protected: options.protected ?? [...DEFAULT_PROTECTED] })
   const locks = new FileLocks()
   const changes = new ChangeLog({ resolver, locks, maxBytes: limits.writeBytes, maxEntries: options.maxChanges })
   const context: FsContext = { resolver, changes, locks, limits, prefix, ignore: new Set(options.ignore ?? ['.git', 'node_modules']), permitted: new WeakMap() }

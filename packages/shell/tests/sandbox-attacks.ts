@@ -9,11 +9,12 @@ import { randomBytes } from 'node:crypto'
 import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, realpathSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
 import { createServer as createHttpServer, type Server as HttpServer } from 'node:http'
 import { createServer, type Server } from 'node:net'
-import { networkInterfaces, tmpdir } from 'node:os'
+import { homedir, networkInterfaces, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { expect } from 'vitest'
 import { createShellTool, ProcessTable, type ShellToolOptions } from '../src'
 import { CgroupParent } from '../src/sandbox-cgroup'
+import { detectSandbox } from '../src/detect-sandbox'
 import type { SandboxConfig } from '../src/sandbox-config'
 import { git, writeFiles } from './attack-helpers'
 import { fakeCall, processesMatching, sleepMarker } from './helpers'
@@ -29,6 +30,9 @@ export type AttackClass =
   | 'tiocsti'
   | 'leftovers'
   | 'git'
+  | 'protected'
+  | 'home'
+  | 'set-up race'
 
 /** What the check of an attack sees: the call's result and the attack's own fixture paths. */
 export interface Outcome {
@@ -45,6 +49,8 @@ export interface Outcome {
   }
   /** stdout and stderr together. */
   output: string
+  /** The outcome of the attack's `concurrent` command. */
+  concurrent?: Outcome
 }
 
 export interface Attack {
@@ -59,6 +65,11 @@ export interface Attack {
   timeout?: number
   /** Stops the call from outside once the attack's marker process runs. */
   interrupt?: 'abort' | 'dispose'
+  /**
+   * A second command, run by another call of the same tool once the first one's marker
+   * runs (its set-up races the first command); its outcome is `r.concurrent`.
+   */
+  concurrent?: (f: AttackContext) => string
   check: (r: Outcome, f: AttackContext) => void | Promise<void>
 }
 
@@ -287,8 +298,17 @@ export async function runAttack(attack: Attack, f: Fixture): Promise<void> {
       if (attack.interrupt === 'abort') call.controller.abort()
       else await processes.dispose()
     }
+    let second: Promise<{ text: string; data: Outcome['data'] }> | undefined
+    if (attack.concurrent) {
+      await waitFor(() => processesMatching(ctx.marker).length > 0, `${ctx.marker} to start`)
+      second = tool.run({ command: attack.concurrent(ctx), timeout: attack.timeout ?? 20_000 }, fakeCall({ id: 's2', cwd: ctx.dir })) as typeof second
+    }
     const result = await running
     const outcome: Outcome = { ...result, output: `${result.data.stdout.text}\n${result.data.stderr.text}` }
+    if (second) {
+      const other = await second
+      outcome.concurrent = { ...other, output: `${other.data.stdout.text}\n${other.data.stderr.text}` }
+    }
     // DOGU_ESCAPE_DEBUG=1 shows what each attack got, to see that it tried what it says.
     if (process.env.DOGU_ESCAPE_DEBUG) console.log(`## ${attack.name}: ${outcome.data.status} ${outcome.data.exitCode} ${outcome.data.signal ?? ''} ${Date.now() - started} ms, ${execFileSync('ps', ['-e', '--no-headers'], { encoding: 'utf8' }).split('\n').length} processes on the machine\n${outcome.output.slice(0, 600)}`)
     expect(outcome.data.sandbox, outcome.text).toBe('full')
@@ -1042,7 +1062,9 @@ if os.fork() == 0:
       git(f.dir, 'init', '-q')
       writeFiles(f.dir, { '.git/config': '[core]\n\trepositoryformatversion = 0\n\thooksPath = hooks\n' })
     },
-    command: () => 'git add a.txt && git -c user.email=m@example.com -c user.name=m commit -qm x',
+    // The workspace's .git is read-only inside (a protected path): the commit runs on a
+    // copy in the private /tmp, so the hook still runs, and tries to write outside.
+    command: () => 'cp -a . /tmp/repo && cd /tmp/repo && git add a.txt && git -c user.email=m@example.com -c user.name=m commit -qm x',
     check: (r) => expect(r.output).toContain('hook-ran'),
   },
   {
@@ -1059,7 +1081,137 @@ if os.fork() == 0:
     command: () => 'git log',
     check: () => {},
   },
+
+  // ---- protected paths (.git, .env, .env.* at any depth) are read-only inside ----
+  {
+    name: 'git config core.fsmonitor and a pre-commit hook written into an existing .git',
+    class: 'protected',
+    setup: (f) => {
+      writeFiles(f.dir, { 'a.txt': 'x\n' })
+      git(f.dir, 'init', '-q')
+      kept.set(f.token, snapshot(join(f.dir, '.git')))
+    },
+    command: (f) => `git config core.fsmonitor "touch ${f.pwn(f.outside)}"; git config core.hooksPath /tmp; mkdir -p .git/hooks; printf '#!/bin/sh\\ntouch ${f.pwn(f.outside)}\\n' > .git/hooks/pre-commit; chmod +x .git/hooks/pre-commit; git update-ref refs/heads/evil HEAD`,
+    check: (r, f) => {
+      failed(r)
+      expect(r.output).toContain('Read-only file system')
+      expect(snapshot(join(f.dir, '.git'))).toBe(kept.get(f.token))
+    },
+  },
+  {
+    name: 'an existing .env and a nested .env.local appended, truncated, edited in place, hard-linked',
+    class: 'protected',
+    setup: (f) => {
+      writeFiles(f.dir, { '.env': 'TOKEN=owner\n', 'deep/er/.env.local': 'MODE=owner\n' })
+    },
+    command: () => 'echo EVIL=1 >> .env; : > deep/er/.env.local; sed -i s/owner/model/ .env; ln .env copy && echo EVIL=2 >> copy; cp /dev/null deep/er/.env.local; truncate -s0 .env',
+    check: (r, f) => {
+      failed(r)
+      expect(readFileSync(join(f.dir, '.env'), 'utf8')).toBe('TOKEN=owner\n')
+      expect(readFileSync(join(f.dir, 'deep/er/.env.local'), 'utf8')).toBe('MODE=owner\n')
+    },
+  },
+  {
+    name: 'an existing .git and .env removed or renamed away, then made anew',
+    class: 'protected',
+    setup: (f) => {
+      writeFiles(f.dir, { 'a.txt': 'x\n', '.env': 'TOKEN=owner\n' })
+      git(f.dir, 'init', '-q')
+      kept.set(f.token, snapshot(join(f.dir, '.git')))
+    },
+    command: () => 'rm -rf .git; mv .git old.git; mv .env old.env; rm -f .env; git init -q . ; echo TOKEN=model > .env; ls -a',
+    check: (r, f) => {
+      expect(snapshot(join(f.dir, '.git'))).toBe(kept.get(f.token))
+      expect(readFileSync(join(f.dir, '.env'), 'utf8')).toBe('TOKEN=owner\n')
+      expect(existsSync(join(f.dir, 'old.git')) || existsSync(join(f.dir, 'old.env'))).toBe(false)
+    },
+  },
+  {
+    name: 'the folder holding a .git renamed, and a new repository with core.fsmonitor made in its place',
+    class: 'protected',
+    setup: (f) => {
+      writeFiles(f.dir, { 'sub/a.txt': 'x\n' })
+      git(join(f.dir, 'sub'), 'init', '-q')
+      kept.set(f.token, snapshot(join(f.dir, 'sub/.git')))
+    },
+    command: (f) => `mv sub moved && mkdir sub && git init -q sub && git -C sub config core.fsmonitor "touch ${f.pwn(f.outside)}" && echo made`,
+    check: (r, f) => {
+      // Inside the command it worked; after it, the new .git is gone and the moved one kept.
+      expect(r.data.stdout.text).toContain('made')
+      expect(r.text).toContain('Removed the protected paths the command created')
+      expect(existsSync(join(f.dir, 'sub/.git'))).toBe(false)
+      expect(snapshot(join(f.dir, 'moved/.git')).replaceAll('/moved/', '/sub/')).toBe(kept.get(f.token))
+    },
+  },
+  {
+    name: 'a new .git, .env.production and nested .env created where none was',
+    class: 'protected',
+    command: (f) => `git init -q . && git config core.fsmonitor "touch ${f.pwn(f.outside)}" && echo X=1 > .env.production && mkdir -p a/b && echo Y=1 > a/b/.env && ls -a`,
+    check: (r, f) => {
+      expect(r.data.exitCode, r.output).toBe(0)
+      expect((r.data as { protectedCreated?: { removed: string[] } }).protectedCreated?.removed.length).toBe(3)
+      for (const path of ['.git', '.env.production', 'a/b/.env']) expect(existsSync(join(f.dir, path)), path).toBe(false)
+      expect(existsSync(join(f.dir, 'a/b'))).toBe(true)
+    },
+  },
+  {
+    name: 'a protected .env that is a link: its target in the workspace written',
+    class: 'protected',
+    setup: (f) => {
+      writeFiles(f.dir, { 'real.env': 'TOKEN=owner\n' })
+      symlinkSync('real.env', join(f.dir, '.env'))
+    },
+    command: () => 'cat .env; echo EVIL=1 >> .env; echo EVIL=2 >> real.env',
+    check: (r, f) => {
+      failed(r)
+      expect(readFileSync(join(f.dir, 'real.env'), 'utf8')).toBe('TOKEN=owner\n')
+    },
+  },
+
+  // ---- the bot's home is empty inside ----
+  {
+    name: 'a token file and the shell profile in the bot\'s home read',
+    class: 'home',
+    setup: (f) => {
+      writeFileSync(join(homedir(), `.dogu-vault-token-${f.token}`), `${ENV_SECRET}-vault\n`)
+    },
+    command: (f) => `cat ~/.dogu-vault-token-${f.token}; cat ~/.bashrc ~/.profile; ls -A ~; cat ${homedir()}/.dogu-vault-token-${f.token}`,
+    check: (r, f) => {
+      rmSync(join(homedir(), `.dogu-vault-token-${f.token}`), { force: true })
+      failed(r)
+      expect(r.output).not.toContain(`${ENV_SECRET}-vault`)
+      expect(r.data.stdout.text.trim()).toBe('')
+    },
+  },
+
+  // ---- a set-up racing a running command that swaps a folder for a link ----
+  {
+    name: 'a second command set up while the first swaps the folder above a protected .git for a link to the host',
+    class: 'set-up race',
+    timeout: 30_000,
+    setup: (f) => {
+      writeFiles(f.dir, { 'sub/.git/HEAD': 'ref: refs/heads/main\n' })
+    },
+    // The link names the host's root as bubblewrap 0.8 sees it while it sets up.
+    command: (f) => `sleep ${f.marker} & end=$((SECONDS+2)); while [ $SECONDS -lt $end ]; do mv sub s2; ln -s /oldroot${f.outside} sub; rm sub; mv s2 sub; done; kill $!; date +%s%N > a-ended`,
+    concurrent: () => 'date +%s%N > b-started; ls -a sub/.git',
+    check: (r, f) => {
+      expect(r.concurrent?.data.exitCode, r.concurrent?.output).toBe(0)
+      expect(existsSync(join(f.outside, '.git')), 'bubblewrap made a folder on the host').toBe(false)
+      // On a bubblewrap that follows links, the second set-up waits until the swapper ended.
+      if (followsLinks()) expect(BigInt(readFileSync(join(f.dir, 'b-started'), 'utf8').trim())).toBeGreaterThan(BigInt(readFileSync(join(f.dir, 'a-ended'), 'utf8').trim()))
+    },
+  },
 ]
+
+// What an attack's setup kept of a protected path, by its token, for its check.
+const kept = new Map<string, string>()
+
+/** Whether this machine's bubblewrap follows links during set-up, as the tool's own probe found. */
+function followsLinks(): boolean {
+  const support = detectSandbox()
+  return support.available && support.followsLinks
+}
 
 let canDisable: boolean | undefined
 /** Whether this bubblewrap and kernel can forbid new user namespaces, asked of bubblewrap itself. */

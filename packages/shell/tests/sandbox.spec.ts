@@ -1,9 +1,11 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { execFileSync, spawnSync } from 'node:child_process'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { homedir, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { PermissionMode, PermissionRule } from '@dogu/core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { apply, Config, createShellTool, ProcessTable, ShellError, type ShellToolOptions } from '../src'
+import { detectSandbox } from '../src/detect-sandbox'
 import { guardedShell } from './attack-helpers'
 import { fakeCall } from './helpers'
 
@@ -239,5 +241,127 @@ describe('bash sandbox: permissions', () => {
       await offline.dispose()
       await online.dispose()
     }
+  })
+})
+
+describe('bash sandbox: protected paths, the home, the set-up (issue 43)', () => {
+  it('acceptEdits and a `sandboxed: true` rule run `git config core.fsmonitor` unasked, and it fails on the read-only .git', async () => {
+    const repo = join(workspace, 'guarded-repo')
+    mkdirSync(repo, { recursive: true })
+    execFileSync('git', ['init', '-q', repo])
+    const config = readFileSync(join(repo, '.git/config'), 'utf8')
+    for (const [mode, rules] of [['acceptEdits', []], ['default', [{ permission: 'shell', sandboxed: true, decision: 'allow' }]]] as const) {
+      const shell = guarded({}, mode, rules as PermissionRule[])
+      try {
+        const result = await shell.bash(`git config core.fsmonitor "touch ${outside}/fsmonitor-ran"; echo hook > .git/hooks/pre-commit`, 'guarded-repo')
+        expect(result.status).toBe('ok')
+        expect(result.content).toContain('Read-only file system')
+        expect(shell.asked).toEqual([])
+      } finally {
+        await shell.dispose()
+      }
+    }
+    expect(readFileSync(join(repo, '.git/config'), 'utf8')).toBe(config)
+    expect(existsSync(join(repo, '.git/hooks/pre-commit'))).toBe(false)
+  })
+
+  it('where a protected path cannot be held read-only (a dangling .env link) the command is exec and unsandboxed, so acceptEdits asks', async () => {
+    const dir = join(workspace, 'dangling')
+    mkdirSync(dir, { recursive: true })
+    symlinkSync('not-yet.env', join(dir, '.env'))
+    const shell = guarded({}, 'acceptEdits')
+    try {
+      const tool = createShellTool({ workspace })
+      const permission = await tool.permission!({ command: 'echo x > dangling/not-yet.env' } as never, fakeCall({ id: 's1' })) as { effect: string; sandboxed: boolean; reason: string }
+      expect(permission).toMatchObject({ effect: 'exec', sandboxed: false })
+      expect(permission.reason).toContain('`dangling/.env` is a link that leads nowhere')
+      expect(await shell.bash('echo x > dangling/not-yet.env')).toMatchObject({ status: 'denied' })
+      expect(shell.asked).toEqual(['echo x > dangling/not-yet.env'])
+      expect(existsSync(join(dir, 'not-yet.env'))).toBe(false)
+    } finally {
+      await shell.dispose()
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
+  it('a `protected` list of the owner\'s own replaces the default, and trustWorkspaceGit follows whether it covers .git', async () => {
+    mkdirSync(join(workspace, 'own'), { recursive: true })
+    writeFileSync(join(workspace, 'own/secrets.yml'), 'owner\n')
+    writeFileSync(join(workspace, 'own/.env'), 'owner\n')
+    const data = await run({ protected: ['secrets.yml'] }, 'echo model > own/secrets.yml; echo model > own/.env')
+    expect(data.stderr.text).toContain('own/secrets.yml: Read-only file system')
+    expect(readFileSync(join(workspace, 'own/secrets.yml'), 'utf8')).toBe('owner\n')
+    expect(readFileSync(join(workspace, 'own/.env'), 'utf8')).toBe('model\n')
+    const git = (protectedPaths?: string[]) => createShellTool({ workspace, protected: protectedPaths }).permission!({ command: 'git status' } as never, fakeCall({ id: 's1' })) as { effect: string }
+    execFileSync('git', ['init', '-q', workspace])
+    try {
+      expect(git().effect).toBe('read')
+      expect(git(['secrets.yml']).effect).not.toBe('read')
+    } finally {
+      rmSync(join(workspace, '.git'), { recursive: true, force: true })
+    }
+  })
+
+  it('refuses a `hidden` entry inside the workspace or a writable path, and says why', () => {
+    for (const sandbox of [{ hidden: [join(workspace, '.local/share/keyrings')] }, { writable: [outside], hidden: [join(outside, 'keys')] }]) {
+      let error: unknown
+      try {
+        createShellTool({ workspace, sandbox })
+      } catch (caught) {
+        error = caught
+      }
+      expect(ShellError.is(error, 'INVALID_OPTIONS')).toBe(true)
+      expect((error as Error).message).toMatch(/sandbox\.hidden: .* lies inside (the workspace|a writable path), where a command can rename it and the next command reads it under another name/)
+    }
+  })
+
+  it('empties the bot\'s home by default; home: visible hides only the credential paths, and the description says which', async () => {
+    const token = join(homedir(), `.dogu-sandbox-spec-${process.pid}`)
+    writeFileSync(token, 'QZX-HOME-TOKEN\n')
+    try {
+      const hidden = createShellTool({ workspace })
+      expect(hidden.description).toContain(`the bot's home ${homedir()} is empty inside`)
+      expect((await run({}, `cat ${token}; ls -A ~`)).stdout.text).toBe('')
+      const visible = createShellTool({ workspace, sandbox: { home: 'visible' } })
+      expect(visible.description).toContain('~/.bashrc and other files stay readable')
+      expect((await run({ sandbox: { home: 'visible' } }, `cat ${token}`)).stdout.text).toBe('QZX-HOME-TOKEN\n')
+    } finally {
+      rmSync(token, { force: true })
+    }
+  })
+
+  it('a workspace inside the home is bound back into the emptied home', async () => {
+    const inHome = mkdtempSync(join(homedir(), '.dogu-ws-'))
+    try {
+      writeFileSync(join(inHome, 'kept.txt'), 'kept\n')
+      const data = await run({ workspace: inHome }, 'cat kept.txt; echo new > new.txt; ls -A ~ | wc -l')
+      expect(data.stdout.text).toBe('kept\n1\n')
+      expect(readFileSync(join(inHome, 'new.txt'), 'utf8')).toBe('new\n')
+    } finally {
+      rmSync(inHome, { recursive: true, force: true })
+    }
+  })
+
+  it('records what the start-up probe found of bubblewrap\'s set-up, and the description says it', () => {
+    const support = detectSandbox()
+    expect(support.available).toBe(true)
+    // The same set-up, done here by hand: a link in the workspace to the host's root as
+    // bubblewrap sees it (/oldroot), and a mount asked for through it.
+    const dir = realpathSync(mkdtempSync(join(tmpdir(), 'dogu-probe-spec-')))
+    let follows: boolean
+    try {
+      mkdirSync(join(dir, 'ws'))
+      mkdirSync(join(dir, 'target'))
+      symlinkSync(`/oldroot${dir}/target`, join(dir, 'ws/link'))
+      const uid = process.getuid?.() === 0 ? ['--uid', '1000', '--gid', '1000'] : []
+      spawnSync('bwrap', ['--unshare-all', '--unshare-user', ...uid, '--ro-bind', '/', '/', '--bind', join(dir, 'ws'), join(dir, 'ws'), '--tmpfs', join(dir, 'ws/link/made'), '--', 'true'], { stdio: 'ignore' })
+      follows = existsSync(join(dir, 'target/made'))
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+    expect(support.available && support.followsLinks).toBe(follows)
+    const description = createShellTool({ workspace }).description
+    if (follows) expect(description).toContain('This bubblewrap follows links while it sets up')
+    else expect(description).not.toContain('follows links')
   })
 })
