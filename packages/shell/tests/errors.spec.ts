@@ -9,5 +9,5 @@ it('ShellError keeps instanceof, name, code, message and cause', () => {
   expect(error).toMatchObject({ name: 'ShellError', code: 'SPAWN_FAILED', message: 'bash could not be started', cause })
   expect(String(error)).toBe('ShellError: bash could not be started')
   expect([ShellError.is(error, 'SPAWN_FAILED'), ShellError.is(error, 'DISPOSED'), ShellError.is(new Error('x'))]).toEqual([true, false, false])
-  expect(Object.keys(ShellError.Code)).toHaveLength(6)
+  expect(Object.keys(ShellError.Code)).toHaveLength(7)
 })
