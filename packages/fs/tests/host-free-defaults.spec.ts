@@ -20,7 +20,7 @@ describe('createFsTools defaults', () => {
     }
     expect(readFileSync(join(box.root, '.git/config'), 'utf8')).toBe('[core]\n')
     expect(existsSync(join(box.root, '.env.local'))).toBe(false)
-    expect(Config({ workspace: box.root }).protected).toEqual(['.git', '.env', '.env.*'])
+    expect(Config({ workspace: box.root } as Config).protected).toEqual(['.git', '.env', '.env.*'])
   })
 
   test('protected: [] protects nothing', async () => {

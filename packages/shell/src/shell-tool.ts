@@ -93,12 +93,13 @@ function confine(permission: ShellPermission, sandbox: ShellSandbox, readOnly: b
     const confined = { ...permission, sandboxed: true }
     return permission.effect === 'read' ? confined : { ...confined, effect: 'read', reason: `${permission.reason}; in the sandbox with the workspace read-only and no network` }
   }
+  const confined = { ...permission, sandboxed: true }
+  // A line the classifier vouches for as a read writes nothing, protected or not.
+  if (permission.effect === 'read') return confined
   // What the sandbox promises includes the protected paths: where one cannot be held, the
   // call does not claim to be sandboxed, so neither acceptEdits nor a `sandboxed` rule allows it.
   const problem = protection()
-  if (problem) return { ...permission, sandboxed: false, effect: 'exec', reason: `${permission.reason ?? 'it runs in the sandbox'}; but ${problem}` }
-  const confined = { ...permission, sandboxed: true }
-  if (permission.effect === 'read') return confined
+  if (problem) return { ...permission, sandboxed: false, effect: 'exec', reason: `${permission.reason}; and in the sandbox ${problem}` }
   if (sandbox.offline) return { ...confined, effect: 'write', reason: `${permission.reason}; in the sandbox, it can change only the workspace` }
   return confined
 }

@@ -31,7 +31,7 @@ describe('bash sandbox: a hidden path that vanishes during set-up', () => {
     const registry = new ToolRegistry()
     registry.define(createShellTool({ workspace, processes, sandbox: { mode: 'required', hidden: [secret] } }))
     try {
-      const [result] = await registry.toolset({ session: { id: 's1', userId: 'u', mode: 'trust' } }).execute([{ id: 'c1', name: 'bash', arguments: { command: 'ls' } }])
+      const [result] = await registry.toolset({ session: { id: 's1', userId: 'u' } }).execute([{ id: 'c1', name: 'bash', arguments: { command: 'ls' } }])
       expect(result).toMatchObject({ status: 'error' })
       expect(result.content).toContain(`the hidden path ${secret} changed while the sandbox was being set up (ENOENT); nothing ran, try again`)
       expect(result.content).not.toContain('Exit code')

@@ -250,8 +250,9 @@ describe('bash sandbox: protected paths, the home, the set-up (issue 43)', () =>
     mkdirSync(repo, { recursive: true })
     execFileSync('git', ['init', '-q', repo])
     const config = readFileSync(join(repo, '.git/config'), 'utf8')
-    for (const [mode, rules] of [['acceptEdits', []], ['default', [{ permission: 'shell', sandboxed: true, decision: 'allow' }]]] as const) {
-      const shell = guarded({}, mode, rules as PermissionRule[])
+    const cases: [PermissionMode, PermissionRule[]][] = [['acceptEdits', []], ['default', [{ permission: 'shell', sandboxed: true, decision: 'allow' }]]]
+    for (const [mode, rules] of cases) {
+      const shell = guarded({}, mode, rules)
       try {
         const result = await shell.bash(`git config core.fsmonitor "touch ${outside}/fsmonitor-ran"; echo hook > .git/hooks/pre-commit`, 'guarded-repo')
         expect(result.status).toBe('ok')
