@@ -1,6 +1,6 @@
 import { realpathSync } from 'node:fs'
 import { homedir } from 'node:os'
-import { isAbsolute, resolve } from 'node:path'
+import { isAbsolute, relative, resolve } from 'node:path'
 import { within } from './git-repository'
 import type { SandboxConfig } from './sandbox-config'
 import type { SandboxCommand } from './sandbox-command'
@@ -57,6 +57,8 @@ export class WorkspaceMounts {
   /** Things the description must say: defaults that cannot be hidden here. */
   readonly caveats: string[] = []
   private readonly homeWritable: boolean = false
+  // Protected entries a sweep found created but could not remove (`dev:ino`), for the next sweep.
+  private readonly pending = new Set<string>()
 
   constructor(
     private readonly workspace: string,
@@ -192,10 +194,19 @@ export class WorkspaceMounts {
   private sweep(root: string, roots: readonly string[], before: readonly ProtectedEntry[], self: RunningSandbox): ProtectedSweep {
     const after = this.protectedPaths.scan(root, roots).entries
     const known = new Set(before.map((entry) => entry.id))
-    const created = after.filter((entry) => !known.has(entry.id))
+    // New since this command started, or left by an earlier sweep (a command that started
+    // after it was made took it for the owner's).
+    const created = after.filter((entry) => !known.has(entry.id) || this.pending.has(entry.id))
     if (!created.length) return { removed: [], left: [] }
+    const rel = (entries: readonly ProtectedEntry[]) => entries.map((entry) => relative(root, entry.path))
     // Another command that can write here could swap a folder on the way while they are removed.
-    if (setupGate.othersWrite(root, self)) return { removed: [], left: created.map((entry) => entry.path.slice(root.length + 1)) }
-    return removeCreated(root, before, after)
+    if (setupGate.othersWrite(root, self)) {
+      for (const entry of created) this.pending.add(entry.id)
+      return { removed: [], left: rel(created) }
+    }
+    const { removed, left } = removeCreated(root, created)
+    for (const entry of removed) this.pending.delete(entry.id)
+    for (const entry of left) this.pending.add(entry.id)
+    return { removed: rel(removed), left: rel(left) }
   }
 }

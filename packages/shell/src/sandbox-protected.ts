@@ -106,24 +106,21 @@ export class ProtectedPaths {
 }
 
 /**
- * Removes the protected entries a command created (those of `after` whose `dev:ino` was not
- * in `before`): the sandbox cannot refuse to create a name, so it undoes it. Only called when
- * no other sandboxed command can write the workspace, so nothing swaps a folder meanwhile;
- * a path whose real parent is not its parent (a link on the way) is left and reported.
+ * Removes `created` (protected entries a command made): the sandbox cannot refuse to create
+ * a name, so it undoes it. Only called when no other sandboxed command can write the
+ * workspace, so nothing swaps a folder meanwhile; a path whose real parent is not its
+ * parent (a link on the way) is left and reported.
  */
-export function removeCreated(root: string, before: readonly ProtectedEntry[], after: readonly ProtectedEntry[]): { removed: string[]; left: string[] } {
-  const known = new Set(before.map((entry) => entry.id))
-  const removed: string[] = []
-  const left: string[] = []
-  for (const entry of after) {
-    if (known.has(entry.id)) continue
-    const rel = relative(root, entry.path)
+export function removeCreated(root: string, created: readonly ProtectedEntry[]): { removed: ProtectedEntry[]; left: ProtectedEntry[] } {
+  const removed: ProtectedEntry[] = []
+  const left: ProtectedEntry[] = []
+  for (const entry of created) {
     try {
       if (realpathSync.native(dirname(entry.path)) !== dirname(entry.path)) throw new Error('a link on the way')
       rmSync(entry.path, { recursive: true, force: true })
-      removed.push(rel)
+      removed.push(entry)
     } catch {
-      left.push(rel)
+      left.push(entry)
     }
   }
   return { removed, left }

@@ -303,6 +303,31 @@ describe('bash sandbox: protected paths, the home, the set-up (issue 43)', () =>
     }
   })
 
+  it('a protected path created while another command runs is left and said so, and removed when that one ends', async () => {
+    // A workspace of its own: a protected path deeper down (another test's) would make the
+    // second set-up wait for the first command on this machine's bubblewrap (see the set-up gate).
+    const own = join(root, 'concurrent-ws')
+    const dir = join(own, 'concurrent')
+    mkdirSync(dir, { recursive: true })
+    const processes = new ProcessTable()
+    const tool = createShellTool({ workspace: own, processes })
+    const call = () => fakeCall({ id: 's1', cwd: 'concurrent' })
+    try {
+      const first = tool.run({ command: 'touch a-running; while [ ! -e release ]; do sleep 0.01; done', timeout: 30_000 } as never, call()) as Promise<{ text: string }>
+      while (!existsSync(join(dir, 'a-running'))) await new Promise((resolve) => setTimeout(resolve, 10))
+      const second = await tool.run({ command: 'echo X=1 > .env.local', timeout: 30_000 } as never, call()) as { text: string; data: { protectedCreated?: unknown } }
+      expect(second.text).toContain('The command created protected paths that could not be removed while another command runs: concurrent/.env.local.')
+      expect(second.data.protectedCreated).toEqual({ removed: [], left: ['concurrent/.env.local'] })
+      expect(existsSync(join(dir, '.env.local'))).toBe(true)
+      writeFileSync(join(dir, 'release'), '')
+      expect((await first).text).toContain('Removed the protected paths the command created (protected paths are read-only to commands): concurrent/.env.local.')
+      expect(existsSync(join(dir, '.env.local'))).toBe(false)
+    } finally {
+      writeFileSync(join(dir, 'release'), '')
+      await processes.dispose()
+    }
+  })
+
   it('refuses a `hidden` entry inside the workspace or a writable path, and says why', () => {
     for (const sandbox of [{ hidden: [join(workspace, '.local/share/keyrings')] }, { writable: [outside], hidden: [join(outside, 'keys')] }]) {
       let error: unknown
