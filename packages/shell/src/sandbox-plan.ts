@@ -169,7 +169,7 @@ export class ShellSandbox {
     }
     const network = this.allow ? `network only to ${this.allow.join(', ')} through HTTP(S)_PROXY` : this.config.network === 'host' ? 'the host\'s network' : 'no network'
     const caveats = this.caveats.length ? ` Note: ${this.caveats.join('; ')}.` : ''
-    const mounts = this.mounts?.describe() ?? 'credentials are hidden'
+    const mounts = this.mounts?.describe() ?? 'credential paths are hidden (docs/shell-tool.md lists them)'
     return `- sandbox: full (bubblewrap). Only the workspace and a private /tmp are writable; ${mounts}; ${network}; the bot's other processes are out of reach.${this.describeMemory()}${this.describeSetup()}${caveats}`
   }
 
