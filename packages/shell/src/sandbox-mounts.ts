@@ -6,7 +6,7 @@ import type { SandboxConfig } from './sandbox-config'
 import type { SandboxCommand } from './sandbox-command'
 import type { SandboxNamespace } from './sandbox-namespace'
 import { removeCreated, type ProtectedEntry, type ProtectedPaths, type ProtectedScan } from './sandbox-protected'
-import { exposes, setupGate, type RunningSandbox } from './sandbox-setup-gate'
+import { exposes, setupGate, type RunningSandbox, type SetupWait } from './sandbox-setup-gate'
 import { ShellError } from './shell-error'
 
 /** What the sweep after a command found: protected paths it created, removed or left. */
@@ -127,10 +127,11 @@ export class WorkspaceMounts {
    * Takes this process's set-up turn, walks the workspace for protected paths, builds the
    * command with `build`, and (on a bubblewrap that follows links) waits until no running
    * command could swap a folder on the way to one of its destinations. The turn lasts
-   * until the command starts (`started`) or the run closes.
+   * until the command starts (`started`) or the run closes. `wait` (the call's signal and
+   * timeout) bounds the waits: past it, a refusal, and nothing ran.
    */
-  async setUp(root: string, readOnly: boolean, followsLinks: boolean, build: (extra: { protected: string[]; home?: string }) => SandboxCommand): Promise<MountedRun> {
-    const endTurn = await setupGate.turn()
+  async setUp(root: string, readOnly: boolean, followsLinks: boolean, build: (extra: { protected: string[]; home?: string }) => SandboxCommand, wait?: SetupWait): Promise<MountedRun> {
+    const endTurn = await setupGate.turn(wait)
     const roots = this.roots(root, readOnly)
     const self: RunningSandbox = { roots, mountPoints: new Set() }
     let leave: (() => void) | undefined
@@ -153,7 +154,7 @@ export class WorkspaceMounts {
         const blocked = (running: RunningSandbox) => destinations.some((destination) => exposes(running, destination))
         if (!setupGate.runningMatch(blocked, self)) break
         // Someone running could swap a folder on the way: wait until it ends, then look again.
-        await setupGate.waitUntilNone(blocked, self)
+        await setupGate.waitUntilNone(blocked, self, wait)
       }
       const before = scan.entries
       self.mountPoints = new Set(command.destinations)

@@ -186,7 +186,7 @@ export class ShellSandbox {
    * stops the proxy and removes its socket. `readOnly` (the session's readOnly mode) mounts
    * the workspace read-only and takes the network away.
    */
-  async prepare(request: { workspace: string; cwd: string; readOnly: boolean; shell: string; command: string; env: NodeJS.ProcessEnv }): Promise<PreparedRun> {
+  async prepare(request: { workspace: string; cwd: string; readOnly: boolean; shell: string; command: string; env: NodeJS.ProcessEnv; wait?: SetupWait }): Promise<PreparedRun> {
     const support = this.support
     if (!support.available) throw new ShellError('SANDBOX_REQUIRED', 'the sandbox is unavailable')
     // bubblewrap would start and then fail to run it: say so as the unsandboxed spawn does.
@@ -233,7 +233,7 @@ export class ShellSandbox {
         limits: this.config.limits,
         seccomp,
         ...extra,
-      }))
+      }), request.wait)
       const command = mounted.command
       const limit = this.config.limits.processes
       // A root bot's sandbox maps to root outside, where RLIMIT_NPROC does not hold: a pids

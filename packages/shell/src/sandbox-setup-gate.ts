@@ -1,5 +1,6 @@
 import { dirname } from 'node:path'
 import { within } from './git-repository'
+import { ShellError } from './shell-error'
 
 /** A sandboxed command that runs (or is being set up): what it can write, and what it holds as mount points. */
 export interface RunningSandbox {
@@ -37,15 +38,23 @@ export class SetupGate {
   private waiters: (() => void)[] = []
   private tail: Promise<void> = Promise.resolve()
 
-  /** Waits for this process's turn to set up a sandbox; the returned function ends the turn (again is a no-op). */
-  async turn(): Promise<() => void> {
+  /**
+   * Waits for this process's turn to set up a sandbox; the returned function ends the turn
+   * (again is a no-op). `wait` ends the wait early: a turn given up passes on when it comes.
+   */
+  async turn(wait?: SetupWait): Promise<() => void> {
     let release!: () => void
     const turn = new Promise<void>((resolve) => {
       release = resolve
     })
     const previous = this.tail
     this.tail = previous.then(() => turn)
-    await previous
+    try {
+      await bounded(previous, wait)
+    } catch (error) {
+      void previous.then(release)
+      throw error
+    }
     let done = false
     return () => {
       if (!done) {
@@ -60,10 +69,19 @@ export class SetupGate {
     return [...this.running].some((r) => r !== self && blocks(r))
   }
 
-  /** Waits until no other running command satisfies `blocks`. */
-  async waitUntilNone(blocks: (running: RunningSandbox) => boolean, self?: RunningSandbox): Promise<void> {
+  /** Waits until no other running command satisfies `blocks`, or `wait` ends the wait. */
+  async waitUntilNone(blocks: (running: RunningSandbox) => boolean, self?: RunningSandbox, wait?: SetupWait): Promise<void> {
     while ([...this.running].some((r) => r !== self && blocks(r))) {
-      await new Promise<void>((resolve) => this.waiters.push(resolve))
+      let wake!: () => void
+      const woken = new Promise<void>((resolve) => {
+        wake = resolve
+        this.waiters.push(resolve)
+      })
+      try {
+        await bounded(woken, wait)
+      } finally {
+        this.waiters = this.waiters.filter((waiter) => waiter !== wake)
+      }
     }
   }
 
@@ -82,6 +100,48 @@ export class SetupGate {
   othersWrite(path: string, self: RunningSandbox): boolean {
     return [...this.running].some((r) => r !== self && r.roots.some((root) => within(root, path) || within(path, root)))
   }
+}
+
+/** How long a set-up may wait for its turn, and what cancels it: the call's own timeout and signal. */
+export interface SetupWait {
+  signal?: AbortSignal
+  /** When the wait gives up (`Date.now()` milliseconds). */
+  deadline?: number
+}
+
+/**
+ * `promise`, unless the signal aborts or the deadline passes first: then a refusal that says
+ * nothing ran. A set-up that waits on another command never outlives its call.
+ */
+function bounded(promise: Promise<void>, wait: SetupWait | undefined): Promise<void> {
+  const { signal, deadline } = wait ?? {}
+  if (!signal && deadline === undefined) return promise
+  return new Promise<void>((resolve, reject) => {
+    let timer: NodeJS.Timeout | undefined
+    const done = () => {
+      if (timer) clearTimeout(timer)
+      signal?.removeEventListener('abort', onAbort)
+    }
+    const onAbort = () => {
+      done()
+      reject(new ShellError('SANDBOX_SETUP', 'the call was cancelled while its sandbox waited for another sandboxed command (bubblewrap here follows links while it sets up, so set-ups that could be raced take turns); nothing ran'))
+    }
+    if (signal?.aborted) return onAbort()
+    signal?.addEventListener('abort', onAbort, { once: true })
+    if (deadline !== undefined) {
+      timer = setTimeout(() => {
+        done()
+        reject(new ShellError('SANDBOX_SETUP', 'its sandbox waited for another sandboxed command to end and the call\'s time ran out (bubblewrap here follows links while it sets up, so a set-up that another running command could race waits for it); nothing ran, try again when the other command ends'))
+      }, Math.max(0, deadline - Date.now()))
+    }
+    promise.then(() => {
+      done()
+      resolve()
+    }, (error) => {
+      done()
+      reject(error)
+    })
+  })
 }
 
 /** One gate per process: every `bash` tool's sandbox shares it, as they share the disk. */

@@ -228,8 +228,12 @@ export function createShellTool(options: ShellToolOptions): Tool {
       // Keep room before the call's deadline to terminate and still report the output.
       const left = Number.isFinite(call.deadline) ? call.deadline - Date.now() - killBudget : Infinity
       const limit = Math.max(1, Math.min(timeout, left))
-      let prepared = sandbox.confined
-        ? await sandbox.prepare({ workspace: root, cwd, readOnly, shell, command, env: runEnv })
+      // A set-up that waits for another sandboxed command (sandbox-setup-gate.ts) waits no
+      // longer than the command itself could run, and a cancelled call stops waiting.
+      const wait = { signal: call.signal, deadline: Date.now() + limit }
+      // Cancelled already: the table starts nothing and says so; no set-up to wait for.
+      let prepared = sandbox.confined && !call.signal.aborted
+        ? await sandbox.prepare({ workspace: root, cwd, readOnly, shell, command, env: runEnv, wait })
         : undefined
       if (prepared?.protectionProblem && checkedHeld.has(call)) {
         // Allowed as a sandboxed write, but a protected path cannot be held now: a person decides.
@@ -237,7 +241,7 @@ export function createShellTool(options: ShellToolOptions): Tool {
         await prepared.close()
         prepared = undefined
         await call.ask(`it was sandboxed when checked, but now ${problem}`, { preview: { command, text: `in ${cwd}, ${confinement(sandbox, readOnly)}` } })
-        prepared = await sandbox.prepare({ workspace: root, cwd, readOnly, shell, command, env: runEnv })
+        prepared = await sandbox.prepare({ workspace: root, cwd, readOnly, shell, command, env: runEnv, wait: { signal: call.signal, deadline: Date.now() + limit } })
       }
       const progress = new ProgressStream((message) => call.progress(message))
       try {

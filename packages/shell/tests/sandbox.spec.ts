@@ -328,6 +328,42 @@ describe('bash sandbox: protected paths, the home, the set-up (issue 43)', () =>
     }
   })
 
+  it('a set-up that waits for another sandboxed command gives up at its timeout or when cancelled, and nothing runs', async () => {
+    // A protected path below the workspace's root (sub/.git): on a bubblewrap that follows
+    // links, another set-up must wait while the first command could swap a folder on its way.
+    const own = join(root, 'waiting-ws')
+    mkdirSync(join(own, 'sub/.git'), { recursive: true })
+    const processes = new ProcessTable()
+    const tool = createShellTool({ workspace: own, processes })
+    const follows = detectSandbox().followsLinks
+    try {
+      const first = tool.run({ command: 'touch a-running; while [ ! -e release ]; do sleep 0.01; done', timeout: 30_000 } as never, fakeCall({ id: 's1' })) as Promise<unknown>
+      while (!existsSync(join(own, 'a-running'))) await new Promise((resolve) => setTimeout(resolve, 10))
+      const timedOut = tool.run({ command: 'touch ran-after-timeout', timeout: 200 } as never, fakeCall({ id: 's1' })) as Promise<unknown>
+      const cancelledCall = fakeCall({ id: 's1' })
+      const cancelled = tool.run({ command: 'touch ran-after-cancel', timeout: 30_000 } as never, cancelledCall) as Promise<unknown>
+      if (follows) {
+        await expect(timedOut).rejects.toSatisfy((error) => ShellError.is(error, 'SANDBOX_SETUP') && /the call's time ran out .*nothing ran/.test((error as Error).message))
+        cancelledCall.controller.abort()
+        await expect(cancelled).rejects.toSatisfy((error) => ShellError.is(error, 'SANDBOX_SETUP') && /cancelled while its sandbox waited .*nothing ran/.test((error as Error).message))
+        expect(existsSync(join(own, 'ran-after-timeout'))).toBe(false)
+        expect(existsSync(join(own, 'ran-after-cancel'))).toBe(false)
+      } else {
+        // A bubblewrap that does not follow links: nothing to wait for, both run at once.
+        await Promise.all([timedOut, cancelled])
+        expect(existsSync(join(own, 'ran-after-cancel'))).toBe(true)
+      }
+      writeFileSync(join(own, 'release'), '')
+      await first
+      // The turns given up were passed on: the next set-up is not stuck behind them.
+      await tool.run({ command: 'touch ran-later', timeout: 30_000 } as never, fakeCall({ id: 's1' }))
+      expect(existsSync(join(own, 'ran-later'))).toBe(true)
+    } finally {
+      writeFileSync(join(own, 'release'), '')
+      await processes.dispose()
+    }
+  })
+
   it('refuses a `hidden` entry inside the workspace or a writable path, and says why', () => {
     for (const sandbox of [{ hidden: [join(workspace, '.local/share/keyrings')] }, { writable: [outside], hidden: [join(outside, 'keys')] }]) {
       let error: unknown
