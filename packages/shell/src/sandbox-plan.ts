@@ -12,6 +12,7 @@ import { forwarderListen, sandboxCommand, type SandboxCommand } from './sandbox-
 import { SandboxNamespace } from './sandbox-namespace'
 import { WorkspaceMounts, type MountedRun, type ProtectedSweep } from './sandbox-mounts'
 import { ProtectedPaths } from './sandbox-protected'
+import type { SetupWait } from './sandbox-setup-gate'
 import { processRunning } from './process-group'
 import { CgroupParent, createRunCgroup, type CgroupController, type RunCgroup } from './sandbox-cgroup'
 import { residentBytes } from './namespace-memory'
