@@ -335,7 +335,8 @@ describe('bash sandbox: protected paths, the home, the set-up (issue 43)', () =>
     mkdirSync(join(own, 'sub/.git'), { recursive: true })
     const processes = new ProcessTable()
     const tool = createShellTool({ workspace: own, processes })
-    const follows = detectSandbox().followsLinks
+    const support = detectSandbox()
+    const follows = support.available && support.followsLinks
     try {
       const first = tool.run({ command: 'touch a-running; while [ ! -e release ]; do sleep 0.01; done', timeout: 30_000 } as never, fakeCall({ id: 's1' })) as Promise<unknown>
       while (!existsSync(join(own, 'a-running'))) await new Promise((resolve) => setTimeout(resolve, 10))
