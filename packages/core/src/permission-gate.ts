@@ -3,12 +3,14 @@ import type { ValidationResult } from '@dogu/schema'
 import type Schema from 'schemastery'
 import type { PermissionMode } from './permissions/permission-modes'
 import type { Session } from './session'
-import type { Effect, PermissionSpec } from './tool'
-import type { ToolPreview } from './tool-preview'
+import type { Approver } from './types/approver'
+import type { Decision } from './types/decision'
+import type { Effect, PermissionSpec } from './types/effect'
+import type { ToolPreview } from './types/tool-preview'
 import type { ElicitationJsonSchema } from './elicitation/elicitation'
-import type { Approver } from './permissions/asker'
 
-export type Decision = 'allow' | 'ask' | 'deny'
+// Declared on the floor (types/), where modes and rules read it too.
+export type { Decision } from './types/decision'
 
 /** What the pipeline asks the permission service about one call. */
 export interface AuthorizeRequest {

@@ -1,5 +1,5 @@
 import type { PermissionMode } from './permissions/permission-modes'
-import type { ToolPreview } from './tool-preview'
+import type { ToolPreview } from './types/tool-preview'
 import type { Session } from './session'
 import type { ElicitationSchema, Elicitation, ElicitOptions, LogLevel } from './elicitation/elicitation'
 

@@ -1,21 +1,9 @@
 import { messageOf } from './error-message'
 import type { ToolCall } from './tool-call'
+import type { ToolPreview } from './types/tool-preview'
 
-/**
- * What a call would do, shown to the person asked to approve it (`defineTool({ preview })`).
- * Every field is optional; askers show those present, each bounded on screen with a way to
- * see the rest (`d` / `详情` in chat, an expander in the consoles).
- */
-export interface ToolPreview {
-  /** What will happen, in words; may span lines (`in /work/app, sandboxed, no network`). */
-  text?: string
-  /** The unified diff the call would apply (`--- a/x`, `+++ b/x`, `@@ … @@` hunks). */
-  diff?: string
-  /** The URL as it will be fetched, after normalization. */
-  url?: string
-  /** The whole command line that will run, never shortened. */
-  command?: string
-}
+// Declared on the floor (types/), where calls and askers read it too.
+export type { ToolPreview } from './types/tool-preview'
 
 /**
  * `defineTool({ preview })`: runs after validation and authorization, before the question; never acts.

@@ -1,11 +1,12 @@
 import type Schema from 'schemastery'
 import type { Session } from './session'
+import type { Effect, PermissionSpec } from './types/effect'
 import type { ToolCall } from './tool-call'
 import type { PreviewFunction } from './tool-preview'
 import type { ToolOutput } from './tool-result'
 
-/** What a call may change: nothing, files, or anything (a process, a payment). */
-export type Effect = 'read' | 'write' | 'exec'
+// Declared on the floor (types/), where the permission layer reads them too.
+export type { Effect, PermissionSpec } from './types/effect'
 
 /**
  * How the scheduler treats a tool. Undeclared means the worst case:
@@ -22,25 +23,6 @@ export interface ToolTraits {
   background?: boolean
   /** At most this many calls of this tool at once, across all sessions. @default Infinity */
   concurrency?: number
-}
-
-/** A permission a call needs: a name (`tool:deploy`, `fs.write`) and an optional target. */
-export interface PermissionSpec {
-  name: string
-  target?: string
-  /**
-   * What this particular call may change, when it differs from `traits.effect`: a shell
-   * tool classifies `git status` as `read` and `rm -rf build` as `exec`.
-   */
-  effect?: Effect
-  /** Why this call needs approval, shown on the ask card (`it writes to ../out.txt`). */
-  reason?: string
-  /**
-   * The call will run inside an OS sandbox: the kernel confines what it can reach. Rules
-   * match it with `sandboxed: true`; a call that does not claim it (`false` or unset)
-   * counts as unsandboxed, so `sandboxed: false` rules catch it.
-   */
-  sandboxed?: boolean
 }
 
 /**

@@ -1,5 +1,5 @@
 import type Schema from 'schemastery'
-import type { Approver } from '../permissions/asker'
+import type { Approver } from '../types/approver'
 
 /**
  * A form a tool asks a person to fill while it runs (`call.elicit`): a flat object of

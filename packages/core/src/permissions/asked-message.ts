@@ -1,4 +1,4 @@
-import type { Effect } from '../tool'
+import type { Effect } from '../types/effect'
 import type { PermissionRequest } from './asker'
 
 /**

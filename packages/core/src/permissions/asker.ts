@@ -1,29 +1,14 @@
 import type { RepairRecord } from '../repair/repair-step'
 import type Schema from 'schemastery'
 import type { Session } from '../session'
-import type { Effect, PermissionSpec } from '../tool'
-import type { ToolPreview } from '../tool-preview'
-import type { RuleSource } from './permission-decision'
+import type { AnswerVia, Approver, AskScope } from '../types/approver'
+import type { Effect, PermissionSpec } from '../types/effect'
+import type { ToolPreview } from '../types/tool-preview'
+import type { RuleSource } from './permission-rule'
 import type { ElicitationJsonSchema } from '../elicitation/elicitation'
 
-/** How long an `allow` answer lasts. `once` (the default) covers only the request answered. */
-export type AskScope = 'once' | 'session' | 'always'
-
-/**
- * Who answered. Askers report it from what their host knows (a chat platform's user id
- * and authority); the engine decides whether that person may answer.
- */
-export interface Approver {
-  id: string
-  platform?: string
-  authority?: number
-  /**
-   * Host permissions (Koishi permission names) the asker checked this person holds, among
-   * the request's `approvers.permissions`: the asker attests them, as it does `authority`.
-   * A name the policy does not list counts for nothing.
-   */
-  permissions?: string[]
-}
+// Declared on the floor (types/), where elicitations, the gate and audit records read them too.
+export type { AnswerVia, Approver, AskScope } from '../types/approver'
 
 /** An answer to a permission request. */
 export interface AskAnswer {
@@ -87,9 +72,6 @@ export interface EditedArguments {
   /** What changed from the call as asked, one line per path (`$.env: "prod" → "staging"`); empty when nothing did. */
   changes: readonly string[]
 }
-
-/** How a person answered; askers name their channel, any other string is kept as given. */
-export type AnswerVia = 'text' | 'button' | 'console' | 'mcp' | 'terminal' | (string & {})
 
 /**
  * Who may answer a request: anyone who meets one of its parts. The engine's policy (no rule

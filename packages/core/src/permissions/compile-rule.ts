@@ -2,9 +2,8 @@ import { minimatch, type MinimatchOptions } from 'minimatch'
 import type { AuthorizeResult, Decision } from '../permission-gate'
 import type { Session } from '../session'
 import { compileCommandGlob } from './command-glob'
-import type { RuleSource } from './permission-decision'
 import { PermissionError } from './permission-error'
-import type { PermissionRule, RuleCondition } from './permission-rule'
+import type { PermissionRule, RuleCondition, RuleSource } from './permission-rule'
 import { checkApprovers, freezeApprovers, names as namesApprovers } from './rule-approvers'
 
 /**

@@ -1,5 +1,5 @@
 import type { AuthorizeRequest, AuthorizeResult } from '../permission-gate'
-import type { Effect } from '../tool'
+import type { Effect } from '../types/effect'
 import { normalizeTarget } from './compile-rule'
 import type { GrantLedger } from './grant-ledger'
 import { EFFECT_DEFAULTS, knownEffect, PERMISSION_MODES, type PermissionMode } from './permission-modes'

@@ -1,17 +1,11 @@
-import type { AuthorizeRequest, Decision } from '../permission-gate'
-import type { Effect } from '../tool'
-import type { AnswerVia, Approver, ApproverPolicy, AskScope } from './asker'
+import type { AuthorizeRequest } from '../permission-gate'
+import type { AnswerVia, Approver, AskScope } from '../types/approver'
+import type { Decision } from '../types/decision'
+import type { Effect } from '../types/effect'
+import type { ApproverPolicy } from './asker'
 import type { Grant } from './grant'
 import type { PermissionMode } from './permission-modes'
-import type { PermissionRule } from './permission-rule'
-
-export interface RuleSource {
-  kind: 'rule'
-  id: string
-  rule: Readonly<PermissionRule>
-  /** Where the rule came from: `config.rules[2]`, `plugin "ops"`. */
-  origin: string
-}
+import type { RuleSource } from './permission-rule'
 
 /**
  * What decided a call — the `rule` of an `AuthorizeResult` and of every

@@ -1,5 +1,5 @@
-import type { Decision } from '../permission-gate'
-import type { Effect } from '../tool'
+import type { Decision } from '../types/decision'
+import type { Effect } from '../types/effect'
 
 /**
  * How permissive a session is. Explicit deny rules win in every mode.

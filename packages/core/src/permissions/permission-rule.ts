@@ -1,4 +1,4 @@
-import type { Decision } from '../permission-gate'
+import type { Decision } from '../types/decision'
 import type { Session } from '../session'
 
 /**
@@ -60,6 +60,15 @@ export interface PermissionRule {
   decision: Decision
   /** A label for audit logs and denial messages. */
   name?: string
+}
+
+/** A compiled rule and where it came from: what decided a call, when a rule did. */
+export interface RuleSource {
+  kind: 'rule'
+  id: string
+  rule: Readonly<PermissionRule>
+  /** Where the rule came from: `config.rules[2]`, `plugin "ops"`. */
+  origin: string
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { Decision } from '../permission-gate'
+import type { Decision } from '../types/decision'
 import type { Session } from '../session'
 import type { ApproverPolicy } from './asker'
 import type { RuleApprovers } from './permission-rule'

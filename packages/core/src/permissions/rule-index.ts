@@ -1,4 +1,4 @@
-import type { Decision } from '../permission-gate'
+import type { Decision } from '../types/decision'
 import type { CompiledRule } from './compile-rule'
 
 const RANK: Record<Decision, number> = { deny: 0, ask: 1, allow: 2 }

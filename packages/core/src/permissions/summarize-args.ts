@@ -1,4 +1,4 @@
-import type { PermissionSpec } from '../tool'
+import type { PermissionSpec } from '../types/effect'
 
 /** Characters a value keeps when it has the whole budget to itself. */
 const MAX_VALUE = 120
