@@ -1,58 +1,26 @@
 import { type Logger, silentLogger } from '../logger'
-import { answerProblem } from '../elicitation/elicit-question'
-import type { ApprovalOutcome, ApprovalRequest, ArgumentEditor, AuthorizeRequest, AuthorizeResult, Decision, ElicitQuestion, PermissionGate, PipelineDecision } from '../permission-gate'
-import type { Approver, Asker, InputQuestion, PermissionRequest } from './asker'
-import { compileRule, RULE_FIELDS } from './compile-rule'
+import type { ApprovalOutcome, ApprovalRequest, AuthorizeRequest, AuthorizeResult, ElicitQuestion, PermissionGate, PipelineDecision } from '../permission-gate'
+import type { Decision } from '../types/decision'
+import { approvalQuestion, elicitationQuestion } from './approval-question'
+import { reviseEdit } from './argument-edit'
+import type { Approver, Asker, PermissionRequest } from './asker'
+import { compileRule } from './compile-rule'
 import { decideCall } from './decide-call'
 import type { Grant } from './grant'
 import { GrantLedger } from './grant-ledger'
 import { type GrantStore, MemoryGrantStore } from './grant-store'
-import { describeApprovers, mayAnswer } from './may-answer'
 import { type EditVerdict, label, PendingApproval } from './pending-approval'
 import type { DecisionEvent, DecisionSource } from './permission-decision'
+import { checkConditions, type PermissionEngineOptions } from './permission-engine-options'
 import { PermissionError } from './permission-error'
-import { knownEffect, type PermissionMode } from './permission-modes'
+import type { PermissionMode } from './permission-modes'
 import type { PermissionRule, RuleCondition } from './permission-rule'
-import { approverPolicy, type DefaultApprovers, names as namesApprovers } from './rule-approvers'
+import type { DefaultApprovers } from './rule-approvers'
 import { RuleIndex } from './rule-index'
 import { SessionModes } from './session-modes'
-import { summarizeArgs } from './summarize-args'
 import { settledWithin } from '../settled-within'
-import { messageOf } from '../error-message'
 
-export interface PermissionEngineOptions {
-  /** Rules from config; their origin in events reads `config.rules[i]`. */
-  rules?: readonly PermissionRule[]
-  /** The mode of sessions that have none of their own. @default 'default' */
-  mode?: PermissionMode
-  /** Milliseconds a permission request waits for an answer before it is denied. @default 300_000 */
-  askTimeout?: number
-  /**
-   * Who may answer a request: see `caller` and `authority`. An ask rule's own `approvers`
-   * decide for the questions it asks (`RuleApprovers`).
-   */
-  approvers?: {
-    /** The calling user may answer their own request. @default true */
-    caller?: boolean
-    /** Users at or above this authority may answer any request. @default 4 */
-    authority?: number
-  }
-  /**
-   * Rule fields a host adds, by name (Koishi: `koishiPermission`). A rule naming one is
-   * matched by its `match` as well; any other unknown field is still an `INVALID_RULE`.
-   */
-  conditions?: Readonly<Record<string, RuleCondition>>
-  /** Where `always` grants persist. @default a MemoryGrantStore (forgotten on restart) */
-  store?: GrantStore
-  /** Receives every decision: the `permissions/decision` event. */
-  onDecision?: (event: DecisionEvent) => void
-  /**
-   * Asked before each decision event is built; `false` skips it. A host that knows
-   * nobody listens saves the event's cost on every call.
-   */
-  wantsDecision?: () => boolean
-  logger?: Logger
-}
+export type { PermissionEngineOptions } from './permission-engine-options'
 
 const MAX_TIMEOUT = 2 ** 31 - 1
 /** How long a pipeline ask waits for a store switch in progress before it asks anyway. */
@@ -155,22 +123,7 @@ export class PermissionEngine implements PermissionGate {
     if (!this.askers.size) {
       return this.early(request, 'deny', `it needs a person's approval (${why}), but no asker is registered to ask anyone`, { kind: 'no-asker' })
     }
-    const now = Date.now()
-    const session = request.session
-    const shown: PermissionRequest = Object.freeze({
-      ...shownCall(request),
-      reason: why,
-      ...(asked ? { asked } : {}),
-      ...(request.preview ? { preview: request.preview } : {}),
-      ...(request.repaired ? { repaired: Object.freeze({ ...request.repaired, steps: Object.freeze([...request.repaired.steps]) }) } : {}),
-      ...(request.edit ? { input: inputQuestion(request.edit, request.args) } : {}),
-      // The rule that asked decides who may answer, when it says; a tool's own ask has no rule.
-      approvers: approverPolicy(session, asked?.kind === 'rule' ? asked.rule.approvers : undefined, this.defaultApprovers),
-      // A rule naming its approvers is answered afresh each time: its answers count once.
-      ...(request.confirm === 'always' || (asked?.kind === 'rule' && namesApprovers(asked.rule.approvers)) ? { confirm: 'always' as const } : {}),
-      createdAt: now,
-      expiresAt: now + this.timeout,
-    })
+    const shown = approvalQuestion(request, why, asked, this.defaultApprovers, this.timeout)
     const pending = new PendingApproval(this, shown, request, [...this.askers], signal, this.timeout)
     if (!pending.ended) this.pendings.add(pending)
     return pending.promise
@@ -184,26 +137,8 @@ export class PermissionEngine implements PermissionGate {
     if (this.stopped) return Promise.resolve({ decision: 'deny', dismissed: true, reason: 'the permissions service is stopped' })
     if (signal?.aborted) return Promise.resolve({ decision: 'deny', dismissed: true, reason: 'the call was cancelled before anyone was asked' })
     if (!this.askers.size) return Promise.resolve({ decision: 'deny', dismissed: true, reason: 'no asker is registered to ask anyone' })
-    const now = Date.now()
     const timeout = question.timeout ?? this.timeout
-    const session = request.session
-    const defaults = question.validate({})
-    const shown: PermissionRequest = Object.freeze({
-      ...shownCall(request),
-      kind: 'elicitation' as const,
-      reason: question.message,
-      approvers: approverPolicy(session, undefined, this.defaultApprovers),
-      input: Object.freeze({
-        schema: question.schema,
-        message: question.message,
-        ...(defaults.ok ? { initial: defaults.value } : {}),
-        requestedSchema: question.requestedSchema,
-        check: (value: unknown) => answerProblem(question, value),
-      }),
-      confirm: 'always' as const,
-      createdAt: now,
-      expiresAt: now + timeout,
-    })
+    const shown = elicitationQuestion(request, question, this.defaultApprovers, timeout)
     const pending = new PendingApproval(this, shown, request, [...this.askers], signal, timeout)
     if (!pending.ended) this.pendings.add(pending)
     return pending.promise
@@ -301,22 +236,7 @@ export class PermissionEngine implements PermissionGate {
    * same caller. Synchronous, so the answer is accepted or refused at once.
    */
   reviseFor(pending: PendingApproval, value: unknown, by: Approver): EditVerdict {
-    const edit = pending.input.edit
-    if (!edit) return { refused: 'invalid', why: 'this request does not take edited arguments' }
-    const revised = reviseSafely(edit, value)
-    if ('error' in revised) return { refused: 'invalid', why: revised.error }
-    const result = this.decide(revised.request)
-    if (result.decision === 'deny') return { revised, decision: 'deny', reason: result.reason ?? 'a permission rule denies it' }
-    let once = revised.request.confirm === 'always'
-    if (result.decision === 'ask') {
-      // The edited call may fall under another rule: its approvers must include this person.
-      const asked = result.rule as PermissionRequest['asked']
-      const approvers = asked?.kind === 'rule' ? asked.rule.approvers : undefined
-      const policy = approverPolicy(pending.input.session, approvers, this.defaultApprovers)
-      if (!mayAnswer(policy, by)) return { refused: 'not-allowed', why: `the edited call needs the approval of ${describeApprovers(policy)}` }
-      if (namesApprovers(approvers)) once = true
-    }
-    return { revised, decision: 'allow', once }
+    return reviseEdit(pending.input, value, by, (request) => this.decide(request), this.defaultApprovers)
   }
 
   /** @internal PendingApproval reports here when it ends. */
@@ -369,58 +289,4 @@ export class PermissionEngine implements PermissionGate {
       this.logger.warn('a permissions/decision listener threw: %s', error)
     }
   }
-}
-
-/** What every question shows of the call it is about: a fresh id, the call, its session, tool, permission and arguments. */
-function shownCall(request: ApprovalRequest) {
-  return {
-    id: `perm_${globalThis.crypto.randomUUID()}`,
-    callId: request.callId ?? '',
-    session: Object.freeze({ ...request.session }),
-    tool: request.tool,
-    permission: Object.freeze({ ...request.permission }),
-    effect: knownEffect(request.effect),
-    // What the call acts on is part of what a person approves: the target, when there is one.
-    summary: summarizeArgs(request.tool, request.args, request.permission.target === undefined ? undefined : request.permission),
-    // As given: the pipeline has masked secret fields already (`CallInfo.args`).
-    ...(request.args !== undefined ? { args: request.args } : {}),
-  }
-}
-
-/** The edit part of a pipeline's question: the tool's schema, filled with the call's (masked) arguments. */
-function inputQuestion(edit: ArgumentEditor, args: unknown): Readonly<InputQuestion> {
-  return Object.freeze({
-    schema: edit.schema,
-    message: 'Edit the arguments before approving: the edited call is checked and authorized again.',
-    initial: args,
-    check(value: unknown) {
-      const revised = reviseSafely(edit, value)
-      return 'error' in revised ? revised.error : undefined
-    },
-    resolve(value: unknown) {
-      const revised = reviseSafely(edit, value)
-      return 'error' in revised ? { error: revised.error } : { args: revised.request.args, changes: revised.changes }
-    },
-  })
-}
-
-/** `edit.revise(value)`, with a throw (a tool's `permission()` failing) as the edit's error. */
-function reviseSafely(edit: ArgumentEditor, value: unknown): ReturnType<ArgumentEditor['revise']> {
-  try {
-    return edit.revise(value)
-  } catch (error) {
-    return { error: `the edited arguments could not be checked: ${messageOf(error)}` }
-  }
-}
-
-function checkConditions(conditions: PermissionEngineOptions['conditions']): ReadonlyMap<string, RuleCondition> {
-  const map = new Map<string, RuleCondition>()
-  if (conditions === undefined) return map
-  if (!conditions || typeof conditions !== 'object') throw new PermissionError('INVALID_OPTIONS', 'conditions must be an object of { check?, match } by field name')
-  for (const [name, condition] of Object.entries(conditions)) {
-    if (RULE_FIELDS.has(name)) throw new PermissionError('INVALID_OPTIONS', `conditions.${name}: "${name}" is a built-in rule field`)
-    if (typeof condition?.match !== 'function') throw new PermissionError('INVALID_OPTIONS', `conditions.${name} needs a match(value, session, decision) function`)
-    map.set(name, condition)
-  }
-  return map
 }

@@ -1,0 +1,63 @@
+import type { ApprovalRequest, ArgumentEditor, AuthorizeRequest, AuthorizeResult } from '../permission-gate'
+import type { Approver, InputQuestion, PermissionRequest } from './asker'
+import { describeApprovers, mayAnswer } from './may-answer'
+import type { EditVerdict } from './pending-approval'
+import { approverPolicy, type DefaultApprovers, names as namesApprovers } from './rule-approvers'
+import { messageOf } from '../error-message'
+
+/** The edit part of a pipeline's question: the tool's schema, filled with the call's (masked) arguments. */
+export function inputQuestion(edit: ArgumentEditor, args: unknown): Readonly<InputQuestion> {
+  return Object.freeze({
+    schema: edit.schema,
+    message: 'Edit the arguments before approving: the edited call is checked and authorized again.',
+    initial: args,
+    check(value: unknown) {
+      const revised = reviseSafely(edit, value)
+      return 'error' in revised ? revised.error : undefined
+    },
+    resolve(value: unknown) {
+      const revised = reviseSafely(edit, value)
+      return 'error' in revised ? { error: revised.error } : { args: revised.request.args, changes: revised.changes }
+    },
+  })
+}
+
+/**
+ * What an approver's edited arguments come to: they are validated (the pipeline's
+ * `edit.revise`), then decided again as a new request from the same caller, whose
+ * approvers must include this person when the edited call is asked. Synchronous, so the
+ * answer is accepted or refused at once.
+ */
+export function reviseEdit(
+  input: ApprovalRequest,
+  value: unknown,
+  by: Approver,
+  decide: (request: AuthorizeRequest) => AuthorizeResult,
+  defaultApprovers: DefaultApprovers,
+): EditVerdict {
+  const edit = input.edit
+  if (!edit) return { refused: 'invalid', why: 'this request does not take edited arguments' }
+  const revised = reviseSafely(edit, value)
+  if ('error' in revised) return { refused: 'invalid', why: revised.error }
+  const result = decide(revised.request)
+  if (result.decision === 'deny') return { revised, decision: 'deny', reason: result.reason ?? 'a permission rule denies it' }
+  let once = revised.request.confirm === 'always'
+  if (result.decision === 'ask') {
+    // The edited call may fall under another rule: its approvers must include this person.
+    const asked = result.rule as PermissionRequest['asked']
+    const approvers = asked?.kind === 'rule' ? asked.rule.approvers : undefined
+    const policy = approverPolicy(input.session, approvers, defaultApprovers)
+    if (!mayAnswer(policy, by)) return { refused: 'not-allowed', why: `the edited call needs the approval of ${describeApprovers(policy)}` }
+    if (namesApprovers(approvers)) once = true
+  }
+  return { revised, decision: 'allow', once }
+}
+
+/** `edit.revise(value)`, with a throw (a tool's `permission()` failing) as the edit's error. */
+function reviseSafely(edit: ArgumentEditor, value: unknown): ReturnType<ArgumentEditor['revise']> {
+  try {
+    return edit.revise(value)
+  } catch (error) {
+    return { error: `the edited arguments could not be checked: ${messageOf(error)}` }
+  }
+}
