@@ -49,7 +49,7 @@ export class ActiveCall implements ToolCall, RunningCall, CallInfo {
   adopted = false
   /** Set when the call waited (for a person, a slot, the batch gate) before it ran. */
   waited = false
-  /** Where the final result goes; set once the handler runs, rewired on adoption. */
+  /** Where the final result goes; set as the call starts through the stages, rewired on adoption. */
   sink?: (result: ToolResult) => void = undefined
   // Rarely set, so declared without an initializer: a call that never needs them does not
   // pay for them (`declare` emits no field definition).
@@ -72,6 +72,8 @@ export class ActiveCall implements ToolCall, RunningCall, CallInfo {
   declare waitTimer?: ReturnType<typeof setTimeout>
   /** The quota units the call took; given back if its tool never starts. */
   declare reservation?: QuotaReservation
+  /** Set once the limits stage counted the call against its quotas (the authorize stage does before it asks). */
+  declare quotaTaken?: boolean
   /** Set when the tool's `run` was called, for a call holding quota units. */
   declare toolStarted?: boolean
   /** How the model's malformed arguments were repaired, when they were. */

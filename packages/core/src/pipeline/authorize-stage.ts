@@ -1,0 +1,103 @@
+import type { ActiveCall } from '../active-call'
+import { editorFor } from '../argument-editor'
+import { permissionOf, requestFor } from '../call-request'
+import { messageOf } from '../error-message'
+import type { ApprovalOutcome, AuthorizeRequest, AuthorizeResult, PermissionGate, RevisedCall } from '../permission-gate'
+import type { PermissionSpec } from '../tool'
+import type { ToolResult } from '../tool-result'
+import { approval, DECISIONS, previewOf, sourceKind } from './approval'
+import { abortedResult, callResult, deniedResult } from './call-results'
+import type { LimitsStage } from './limits-stage'
+import type { PipelineShared } from './pipeline-host'
+import { isPromise, type Stage, type Step } from './stage'
+
+/** Edited calls the pipeline's editors validated (`editorFor`); only these may run. */
+const validatedEdits = new WeakSet<RevisedCall>()
+
+/**
+ * Authorize: the call's permission, decided by the permission service (or, without one,
+ * only read-only tools run). A plain `allow` passes at once, synchronously; an answer that
+ * comes later, an ask (with the tool's preview and an editor for its arguments) or a denial
+ * goes through `slowly`. A call over its quota is refused before anyone is asked, so this
+ * stage takes the limits stage's quota units itself when it waited.
+ */
+export class AuthorizeStage implements Stage {
+  constructor(private shared: PipelineShared, private limits: LimitsStage) {}
+
+  enter(call: ActiveCall): Step<ToolResult | undefined> {
+    let permission: PermissionSpec
+    try {
+      permission = permissionOf(call)
+    } catch (error) {
+      return callResult(call, 'error', `Error: ${messageOf(error)}`, 'tool_error')
+    }
+    call.permission = permission
+    const gate = this.shared.host.permissions
+    if (!gate) {
+      const effect = permission.effect ?? call.tool.traits.effect
+      if (effect === 'read') return undefined
+      return callResult(call, 'denied', `Permission denied: no permission service is loaded, so only read-only tools may run ("${call.name}" has effect "${effect}").`, 'no_permission_service')
+    }
+    const request = requestFor(call, permission, call.tool.confirm)
+    let result: AuthorizeResult | Promise<AuthorizeResult>
+    try {
+      result = gate.authorize(request)
+    } catch (error) {
+      return deniedResult(call, `the permission check failed: ${messageOf(error)}`)
+    }
+    // Any answer but a plain `allow`, even `undefined` from a faulty gate, goes to the slow path that checks it.
+    if (result && !isPromise(result) && result.decision === 'allow') {
+      call.span?.decided('allow', sourceKind(result.rule))
+      return undefined
+    }
+    return this.slowly(call, gate, request, result)
+  }
+
+  /** An asynchronous answer, an ask or a denial. */
+  private async slowly(call: ActiveCall, gate: PermissionGate, request: AuthorizeRequest, pending: AuthorizeResult | Promise<AuthorizeResult>): Promise<ToolResult | undefined> {
+    call.waited = true
+    try {
+      const answer = await pending
+      if (call.aborted) return abortedResult(call)
+      const decision = answer?.decision
+      if (!DECISIONS.has(decision)) return deniedResult(call, `the permission check returned no valid decision (got ${JSON.stringify(decision) ?? 'undefined'})`)
+      call.span?.decided(decision, sourceKind(answer.rule))
+      // A call over its quota is refused before anyone is asked to approve it.
+      if (decision !== 'deny') {
+        const refused = await this.limits.takeQuota(call)
+        if (refused) return refused
+        if (call.aborted) return abortedResult(call)
+      }
+      if (decision === 'deny') return deniedResult(call, answer.reason ?? 'a permission rule denies it')
+      if (decision === 'ask') return await this.ask(call, gate, request)
+    } catch (error) {
+      if (call.aborted) return abortedResult(call)
+      return deniedResult(call, `the permission check failed: ${messageOf(error)}`)
+    }
+    return undefined
+  }
+
+  /** The question put to a person: the tool's preview, an editor for its arguments, the repair if any. */
+  private async ask(call: ActiveCall, gate: PermissionGate, request: AuthorizeRequest): Promise<ToolResult | undefined> {
+    const asked = Date.now()
+    let outcome: ApprovalOutcome | undefined
+    try {
+      const preview = call.tool.preview ? await previewOf(call, this.shared.host.logger) : undefined
+      if (call.aborted) return abortedResult(call)
+      const edit = editorFor(call, this.shared.limits.maxArgumentsLength, validatedEdits)
+      outcome = await approval(call, gate, { ...request, callId: call.id, reason: request.permission.reason, ...(preview ? { preview } : {}), ...(edit ? { edit } : {}), ...(call.repaired ? { repaired: call.repaired } : {}) })
+    } finally {
+      call.waitedFor(asked)
+    }
+    // A request dropped because the call was cancelled ends `cancelled`, not `denied`.
+    if (call.aborted) return abortedResult(call)
+    const edited = outcome?.edited
+    if (edited) {
+      // Only an edit this call's editor validated runs, whatever the gate hands back.
+      if (!validatedEdits.has(edited)) return deniedResult(call, 'the permission service approved arguments the pipeline did not validate')
+      call.revise(edited.input, edited.request.args, edited.changes)
+    }
+    if (outcome?.decision !== 'allow') return deniedResult(call, outcome?.reason ?? 'the request was not approved')
+    return undefined
+  }
+}

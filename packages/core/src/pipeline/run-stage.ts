@@ -1,0 +1,109 @@
+import type { ActiveCall } from '../active-call'
+import type { BackgroundPort } from '../background-port'
+import type { ToolResult } from '../tool-result'
+import { callResult } from './call-results'
+import { errorResult, outputResult } from './handler-result'
+import type { MiddlewareStage } from './middleware-stage'
+import type { PipelineShared } from './pipeline-host'
+import type { SettleStage } from './settle-stage'
+import type { Stage } from './stage'
+
+/**
+ * Run: the last stage, which keeps the call until it settles. Starts the call's deadline
+ * (the lower of the tool's timeout and the host's), then the handler, through the
+ * middlewares that match it (the middleware stage). Past the deadline a tool with
+ * `background` is adopted by the background service, any other ends `timed_out`.
+ */
+export class RunStage implements Stage {
+  constructor(private shared: PipelineShared, private middleware: MiddlewareStage, private settle: SettleStage) {}
+
+  enter(call: ActiveCall): ToolResult | undefined {
+    if (call.waitTimer) clearTimeout(call.waitTimer)
+    if (call.entry.disposed) {
+      call.releaseSlot()
+      return callResult(call, 'cancelled', `Cancelled: tool "${call.name}" was unloaded.`, 'cancelled')
+    }
+    const { host, limits } = this.shared
+    // A call that reached its handler without waiting (the common case) starts its clock
+    // at `startedAt`, which saves a clock read; one that waited starts it now.
+    call.runAt = call.waited ? Date.now() : call.startedAt
+    // Handed over at start (MCP task mode): its deadline is now, so the timer adopts it at once.
+    call.at = call.runAt + (limits.backgroundAtStart && call.tool.traits.background ? 0 : Math.min(call.tool.traits.timeout, limits.timeout))
+    call.waitBeforeRun = call.waitMs
+    host.running.add(call)
+    if (this.middleware.wrap(call)) return undefined
+    let output: unknown
+    try {
+      output = runTool(call)
+    } catch (error) {
+      this.settleError(call, error)
+      return undefined
+    }
+    if (output && typeof (output as Promise<unknown>).then === 'function') {
+      ;(output as Promise<unknown>).then((value) => this.settleOutput(call, value), (error) => this.settleError(call, error))
+    } else {
+      this.settleOutput(call, output)
+    }
+    return undefined
+  }
+
+  /** The deadline passed while the handler was running. */
+  expired(call: ActiveCall): void {
+    if (call.settled || call.adopted || call.aborted) return
+    const background = this.shared.host.background
+    if (call.tool.traits.background && background) {
+      try {
+        this.adopt(call, background)
+        return
+      } catch (error) {
+        this.shared.host.logger.warn('background service refused %s: %s', call.name, error)
+      }
+    }
+    const seconds = Math.round(Math.min(call.tool.traits.timeout, this.shared.limits.timeout) / 100) / 10
+    call.abort('timed_out', `timed out after ${seconds}s`)
+  }
+
+  private settleOutput(call: ActiveCall, output: unknown) {
+    if (call.settled) return this.settle.dropLate(call, 'result')
+    this.settle.settle(call, outputResult(call, output))
+  }
+
+  private settleError(call: ActiveCall, error: unknown) {
+    if (call.settled) return this.settle.dropLate(call, 'error')
+    this.settle.settle(call, errorResult(call, error, this.shared.host.logger))
+  }
+
+  /** The model is answered now (`background`, with the task's id); the call's end goes to the task. */
+  private adopt(call: ActiveCall, background: BackgroundPort) {
+    const reply = call.sink!
+    const later = new Promise<ToolResult>((resolve) => { call.sink = resolve })
+    call.adopted = true
+    let task: { id: string }
+    try {
+      task = background.adopt({
+        callId: call.id,
+        tool: call.name,
+        session: call.session,
+        args: call.args,
+        startedAt: call.startedAt,
+        result: later,
+        cancel: (reason) => call.abort('cancelled', reason ?? 'the background task was cancelled'),
+      })
+    } catch (error) {
+      call.adopted = false
+      call.sink = reply
+      throw error
+    }
+    const result = callResult(call, 'background', `The call is still running and continues in the background as task ${task.id}. Check it later with task_status({ "id": "${task.id}" }) or stop it with task_cancel.`, 'background')
+    result.taskId = task.id
+    this.settle.report(call, result)
+    reply(result)
+  }
+}
+
+/** The tool's `run` for the call, inside the call's span when it is traced. */
+export function runTool(call: ActiveCall): unknown {
+  // Its quota units are spent: the tool ran.
+  if (call.reservation) call.toolStarted = true
+  return call.span ? call.span.run(() => call.tool.run(call.input as any, call)) : call.tool.run(call.input as any, call)
+}
