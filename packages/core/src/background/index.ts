@@ -1,6 +1,7 @@
 // Exports chosen one by one: eviction, result capping, record checks and the in-memory
 // store stay internal for now.
-export { BackgroundEngine, type BackgroundEngineOptions, type ListTasksOptions, type WaitTaskOptions } from './background-engine'
+export { BackgroundEngine } from './background-engine'
+export type { BackgroundEngineOptions, ListTasksOptions, WaitTaskOptions } from './background-options'
 export type { BackgroundEvents } from './background-events'
 export type { BackgroundTask, TaskStatus } from './background-task'
 export { DatabaseTaskStore, type DatabaseTaskStoreOptions, TASK_TABLE } from './database-task-store'
