@@ -2,6 +2,8 @@ import { type Logger, silentLogger } from '../logger'
 import { writeFileAtomically } from '../write-file-atomically'
 import type { AuditFilter, AuditRecord, AuditRetention } from './audit-record'
 import { type AuditStore, isEarly, retained, selectRecords } from './audit-store'
+import { distinct, type Line, nodeFs, type NodeFs, readLines, endsWithNewline, type FileLines } from './jsonl-lines'
+import { lineOf, preparedArgs } from './record-json'
 import { keepNewest } from './retention-order'
 
 export interface JsonlAuditStoreOptions {
@@ -27,6 +29,9 @@ export interface JsonlAuditStoreOptions {
  * so each instance sees the others' records. Rotation and rewrites are not coordinated: two
  * instances rotating at once can drop a file's worth. Share a file only where that is
  * acceptable; the database store (`dogu_audit`) is the multi-instance one.
+ * Appends and rotations are synchronous (one `write(2)` of the batch, to the page cache, no
+ * fsync): they finish without the event loop, so calls that never yield to it cannot pile
+ * records up behind a write, and a batch costs no promise round trips.
  * Node-only; `node:fs` is imported lazily so the core still loads in a browser.
  */
 export class JsonlAuditStore implements AuditStore {
@@ -51,6 +56,7 @@ export class JsonlAuditStore implements AuditStore {
   private rotatedCount = 0
   private rotatedEarly = 0
   private folderMade = false
+  private fs: NodeFs | undefined
   private rotatedNewest = -Infinity
   /** Whether the files were read at least once (every count above is known then). */
   private known = false
@@ -70,22 +76,23 @@ export class JsonlAuditStore implements AuditStore {
 
   async append(records: readonly AuditRecord[]): Promise<void> {
     if (!records.length) return
-    const fs = await import('node:fs/promises')
+    const fs = this.fs ?? (this.fs = await nodeFs())
+    const prepared = preparedArgs.get(records)
     let text = ''
-    for (const record of records) text += lineOf(record) + '\n'
+    for (let i = 0; i < records.length; i++) text += lineOf(records[i], prepared?.[i]) + '\n'
     if (!this.freshLine) {
       // After a torn write the file ends mid-line: start ours on a line of its own.
-      if (!(await endsWithNewline(this.file))) text = '\n' + text
+      if (!endsWithNewline(fs, this.file)) text = '\n' + text
       this.freshLine = true
     }
     // The folder is made once, not per batch (a syscall per batch); made again if it went.
-    if (!this.folderMade) await this.makeFolder()
+    if (!this.folderMade) this.makeFolder(fs)
     try {
-      await fs.appendFile(this.file, text, { encoding: 'utf8', mode: 0o600 })
+      fs.appendFileSync(this.file, text, { encoding: 'utf8', mode: 0o600 })
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
-      await this.makeFolder()
-      await fs.appendFile(this.file, text, { encoding: 'utf8', mode: 0o600 })
+      this.makeFolder(fs)
+      fs.appendFileSync(this.file, text, { encoding: 'utf8', mode: 0o600 })
     }
     this.count += records.length
     for (const record of records) {
@@ -95,9 +102,8 @@ export class JsonlAuditStore implements AuditStore {
     }
   }
 
-  private async makeFolder(): Promise<void> {
-    const [fs, { dirname }] = await Promise.all([import('node:fs/promises'), import('node:path')])
-    await fs.mkdir(dirname(this.file), { recursive: true })
+  private makeFolder(fs: NodeFs): void {
+    fs.mkdirSync(this.file.slice(0, Math.max(this.file.lastIndexOf('/'), this.file.lastIndexOf('\\')) + 1) || '.', { recursive: true })
     this.folderMade = true
   }
 
@@ -116,14 +122,14 @@ export class JsonlAuditStore implements AuditStore {
   async prune(retention: AuditRetention, now = Date.now()): Promise<number> {
     this.retention = retention
     if (!this.known) await this.read()
-    const fs = await import('node:fs/promises')
+    const fs = this.fs ?? (this.fs = await nodeFs())
     const cutoff = now - retention.maxAgeMs
     let removed = 0
     if (this.leftover) removed += await this.merge(retention.maxRecords)
     if (this.count >= retention.maxRecords) {
       if (this.rotatedCount > this.rotatedEarly && this.count - this.liveEarly < retention.maxRecords) {
         // `.1` holds authorized records the retention keeps over the live file's early ones.
-        await this.detachLive(this.rotating)
+        this.detachLive(fs, this.rotating)
         this.leftover = true
         removed += await this.merge(retention.maxRecords)
       } else {
@@ -133,7 +139,7 @@ export class JsonlAuditStore implements AuditStore {
         const early = this.liveEarly
         const newest = this.newest
         const moved = this.count
-        await this.detachLive(this.rotated)
+        this.detachLive(fs, this.rotated)
         this.rotatedCount = moved
         this.rotatedEarly = early
         this.rotatedNewest = newest
@@ -141,7 +147,7 @@ export class JsonlAuditStore implements AuditStore {
     }
     // Known from the last read or rotation: the rotated file is not read again.
     if (this.rotatedCount && this.rotatedNewest < cutoff) {
-      await fs.rm(this.rotated, { force: true })
+      fs.rmSync(this.rotated, { force: true })
       removed += this.rotatedCount
       this.rotatedCount = 0
       this.rotatedNewest = -Infinity
@@ -161,9 +167,12 @@ export class JsonlAuditStore implements AuditStore {
   }
 
   /** Renames the live file to `to` (replacing it); appends begin a new one. */
-  private async detachLive(to: string): Promise<void> {
-    const fs = await import('node:fs/promises')
-    await fs.rename(this.file, to).catch((error: NodeJS.ErrnoException) => { if (error.code !== 'ENOENT') throw error })
+  private detachLive(fs: NodeFs, to: string): void {
+    try {
+      fs.renameSync(this.file, to)
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
+    }
     this.count = 0
     this.liveEarly = 0
     this.oldest = Infinity
@@ -178,13 +187,13 @@ export class JsonlAuditStore implements AuditStore {
    * the delete, so a crash between leaves duplicates (read once, by id), never a loss.
    */
   private async merge(max: number): Promise<number> {
-    const fs = await import('node:fs/promises')
+    const fs = await nodeFs()
     const older = await this.readLines(this.rotated, false)
     const newer = await this.readLines(this.rotating, false)
     const lines = distinct([...older.lines, ...newer.lines])
     const kept = keepNewest(lines, max, isEarly)
     await writeFileAtomically(this.rotated, kept.map((line) => line.text + '\n').join(''), 0o600)
-    await fs.rm(this.rotating, { force: true })
+    await fs.promises.rm(this.rotating, { force: true })
     this.reported.delete(this.rotated)
     this.reported.delete(this.rotating)
     this.leftover = false
@@ -230,119 +239,7 @@ export class JsonlAuditStore implements AuditStore {
     }
   }
 
-  /** A file's lines; `parse` also gives the records (else only each line's id, time and mark, read cheaply). */
-  private async readLines(file: string, parse: boolean): Promise<{ records: AuditRecord[]; lines: Line[]; bad: number }> {
-    const fs = await import('node:fs/promises')
-    let text: string
-    try {
-      text = await fs.readFile(file, 'utf8')
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { records: [], lines: [], bad: 0 }
-      throw error
-    }
-    const lines = text.split('\n')
-    const records: AuditRecord[] = []
-    const good: Line[] = []
-    let bad = 0
-    let torn = false
-    for (let i = 0; i < lines.length; i++) {
-      const line = lines[i]
-      if (!line.trim()) continue
-      // Lines this store wrote start `{"id":"…","at":<n>,` and, for early records,
-      // `"early":true,`: retention needs only that. There, the mark cannot be a value the
-      // model chose (an argument of that name comes later in the line).
-      const head = parse ? null : HEAD.exec(line)
-      if (head && line.endsWith('}')) {
-        good.push({ id: head[1], at: Number(head[2]), early: head[3] !== undefined, text: line })
-        continue
-      }
-      try {
-        const record = JSON.parse(line)
-        if (record && typeof record === 'object' && typeof record.at === 'number' && typeof record.tool === 'string') {
-          records.push(record)
-          good.push({ id: typeof record.id === 'string' ? record.id : undefined, at: record.at, early: record.early === true, text: line })
-          continue
-        }
-      } catch {}
-      bad++
-      // The last line with no newline after it: a write cut short.
-      if (i === lines.length - 1) torn = true
-    }
-    if (bad > (this.reported.get(file) ?? 0)) {
-      this.logger.warn(torn && bad === 1
-        ? 'skipped a torn last line of audit log %s (a write cut short); the records before it are intact'
-        : 'skipped %d unreadable line(s) of audit log %s', ...(torn && bad === 1 ? [file] : [bad, file]))
-      this.reported.set(file, bad)
-    }
-    return { records, lines: good, bad }
-  }
-}
-
-/** JSON of the objects records share (a session's caller, a rule's decider), made once each. */
-const sharedJson = new WeakMap<object, string>()
-/** `,"key":` for each key seen. */
-const keyJson = new Map<string, string>()
-
-/**
- * A record's line: `JSON.stringify(record)`, to the byte, but the objects records share
- * (`caller`, `decided`: the log makes one per session and per rule) are serialized once
- * rather than per record, which halves the cost of a line. Records are plain JSON data.
- */
-function lineOf(record: AuditRecord): string {
-  let line = ''
-  for (const key in record) {
-    const value = (record as unknown as Record<string, unknown>)[key]
-    if (value === undefined || typeof value === 'function') continue
-    let json: string
-    if (typeof value === 'number') json = Number.isFinite(value) ? String(value) : 'null'
-    else if ((key === 'caller' || key === 'decided') && value && typeof value === 'object') {
-      json = sharedJson.get(value)!
-      if (json === undefined) sharedJson.set(value, json = JSON.stringify(value))
-    } else json = JSON.stringify(value)
-    let head = keyJson.get(key)
-    if (head === undefined) keyJson.set(key, head = `,${JSON.stringify(key)}:`)
-    line += line ? head + json : `{${head.slice(1)}${json}`
-  }
-  return line ? `${line}}` : '{}'
-}
-
-const HEAD = /^\{"id":"([^"\\]*)","at":(\d+),("early":true,)?/
-
-/** A line as retention sees it. */
-interface Line {
-  id: string | undefined
-  at: number
-  early: boolean
-  text: string
-}
-
-/** The items whose id was not seen before (a merge cut short leaves records in two files). */
-function distinct<T extends { id?: unknown }>(items: T[]): T[] {
-  const seen = new Set<unknown>()
-  return items.filter((item) => {
-    if (item.id === undefined) return true
-    if (seen.has(item.id)) return false
-    seen.add(item.id)
-    return true
-  })
-}
-
-async function endsWithNewline(file: string): Promise<boolean> {
-  const fs = await import('node:fs/promises')
-  let handle
-  try {
-    handle = await fs.open(file, 'r')
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return true
-    throw error
-  }
-  try {
-    const { size } = await handle.stat()
-    if (!size) return true
-    const byte = Buffer.alloc(1)
-    await handle.read(byte, 0, 1, size - 1)
-    return byte[0] === 0x0a
-  } finally {
-    await handle.close()
+  private readLines(file: string, parse: boolean): Promise<FileLines> {
+    return readLines(file, parse, this.reported, this.logger)
   }
 }
