@@ -1,4 +1,4 @@
-// yarn fuzz [--seed <n>] [--runs <n>] [--only I1,I3] [--survey] [--host cordis|koishi|sandbox]:
+// yarn fuzz [--seed <n>] [--runs <n>] [--only I1,I3] [--survey] [--host cordis|koishi|sandbox|files]:
 // the invariant properties of tests/invariants (docs/invariants.md), longer than the suite
 // runs them and with a random seed unless one is given. It prints the seed first, so any run
 // can be replayed: `yarn fuzz --seed <n> --runs <n>` runs exactly the same scenarios.
@@ -28,7 +28,8 @@ const number = (name, text) => {
 }
 const seed = values.seed === undefined ? randomInt(2 ** 31) : number('seed', values.seed)
 const runs = number('runs', values.runs)
-const files = { cordis: 'tests/invariants/cordis.spec.ts', koishi: 'tests/invariants/koishi.spec.ts', sandbox: 'tests/invariants/sandbox.spec.ts' }
+// `files`: the fs tools' previews and undo with a third party (both hosts, the chat, the console).
+const files = { cordis: 'tests/invariants/cordis.spec.ts', koishi: 'tests/invariants/koishi.spec.ts', sandbox: 'tests/invariants/sandbox.spec.ts', files: 'tests/invariants/files.spec.ts' }
 const hosts = values.host ?? Object.keys(files)
 for (const host of hosts) {
   if (!files[host]) {
@@ -42,7 +43,7 @@ if (values.only && !/^I[1-6](,I[1-6])*$/.test(values.only)) {
 }
 
 console.log(`fuzz: seed ${seed}, ${runs} runs per property${values.only ? `, only ${values.only}` : ''}${values.survey ? ', survey' : ''}`)
-console.log(`replay: yarn fuzz --seed ${seed} --runs ${runs}${values.only ? ` --only ${values.only}` : ''}${hosts.length < 3 ? hosts.map((host) => ` --host ${host}`).join('') : ''}`)
+console.log(`replay: yarn fuzz --seed ${seed} --runs ${runs}${values.only ? ` --only ${values.only}` : ''}${hosts.length < Object.keys(files).length ? hosts.map((host) => ` --host ${host}`).join('') : ''}`)
 let failed = false
 for (const host of hosts) {
   const env = {

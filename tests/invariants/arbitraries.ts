@@ -1,6 +1,6 @@
 import type { PermissionRule } from '@dogu/core'
 import fc from 'fast-check'
-import { type Answer, BAD_SECRET_PREFIX, type CallSpec, type SandboxSpec, type Scenario, SECRET_PREFIX } from './scenario'
+import { type Answer, BAD_SECRET_PREFIX, type CallSpec, type HostName, type HostSpec, type SandboxSpec, type Scenario, SECRET_PREFIX } from './scenario'
 
 // fast-check generators of scenarios. Each dimension is one arbitrary; a failure shrinks
 // each towards its first (simplest) choice: fewer calls, no rules, default mode.
@@ -59,6 +59,13 @@ export const PATHS = ['a.txt', 'sub/b.txt', '.git/config', '.git/hooks/pre-commi
 const writeCall = fc.record({ path: fc.constantFrom(...PATHS), content: word })
   .map((args) => ({ tool: 'write', arguments: args as Record<string, unknown> | string }))
 
+/** `edit` over the workspace's files (a.txt holds "a\n"), a protected one, and one that does not match. */
+const editCall = fc.record({
+  path: fc.constantFrom('a.txt', 'sub/b.txt', '.env', '.git/config'),
+  oldText: fc.constantFrom('a', 'alpha', 'API_KEY'),
+  newText: word,
+}).map((args) => ({ tool: 'edit', arguments: args as Record<string, unknown> | string }))
+
 /** Commands that write inside, into protected paths, outside, or only read. */
 export const COMMANDS = [
   'echo hi',
@@ -89,10 +96,11 @@ export interface ScenarioOptions {
 }
 
 export function scenarioArb(options: ScenarioOptions = {}): fc.Arbitrary<Scenario> {
-  const kinds = [deployCall, noteCall, peekCall, writeCall, refusedCall, ...(options.bash ? [bashCall, bashCall] : [])]
+  const kinds = [deployCall, noteCall, peekCall, writeCall, editCall, refusedCall, ...(options.bash ? [bashCall, bashCall] : [])]
   const calls = fc.array(fc.oneof(...kinds), { minLength: 1, maxLength: options.maxCalls ?? 4 })
-  // A second batch of refused calls after the first: they must not evict what was authorized (I5).
-  const flood = fc.option(fc.integer({ min: 10, max: 40 }), { nil: 0, freq: 4 })
+  // A second batch of refused calls after the first, in one run of four: they must not evict
+  // what was authorized (I5). (fc.option's `freq` is the odds of its nil: 1 in `freq`.)
+  const flood = fc.oneof({ weight: 3, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: fc.integer({ min: 10, max: 40 }) })
   return fc.record({
     mode: fc.constantFrom('default' as const, 'readOnly' as const, 'acceptEdits' as const, 'trust' as const),
     rules: fc.uniqueArray(ruleArb, { maxLength: 3, selector: (rule) => JSON.stringify(rule) }),
@@ -103,10 +111,13 @@ export function scenarioArb(options: ScenarioOptions = {}): fc.Arbitrary<Scenari
     quotas: fc.option(fc.constant({ name: 'two deploys', tools: 'deploy', per: 'session' as const, max: 2, window: 60_000 }), { nil: undefined }).map((quota) => quota ? [quota] : []),
     maxRunning: fc.option(fc.constant({ session: 1 }), { nil: undefined }),
     maxRecords: fc.constantFrom(10_000, 8),
-    cancelBefore: fc.option(fc.constant(true), { nil: false, freq: 9 }),
+    // One run in ten: more would leave most batches cancelled before anything runs.
+    cancelBefore: fc.oneof({ weight: 9, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }),
     calls: withIds(calls, fc.boolean()),
     flood,
-  }, { requiredKeys: ['mode', 'rules', 'repair', 'answer', 'middleware', 'quotas', 'maxRecords', 'cancelBefore', 'calls', 'flood'] })
+    tamper: fc.constantFrom('none' as const, 'rewrite' as const, 'same' as const, 'remove' as const),
+    undo: fc.constantFrom('none' as const, 'plain' as const, 'link' as const, 'parent-link' as const),
+  }, { requiredKeys: ['mode', 'rules', 'repair', 'answer', 'middleware', 'quotas', 'maxRecords', 'cancelBefore', 'calls', 'flood', 'tamper', 'undo'] })
 }
 
 export const sandboxArb: fc.Arbitrary<SandboxSpec> = fc.record({
@@ -114,3 +125,47 @@ export const sandboxArb: fc.Arbitrary<SandboxSpec> = fc.record({
   sandbox: fc.oneof({ weight: 3, arbitrary: fc.constant('full' as const) }, fc.constant('unavailable' as const), fc.constant('off' as const)),
   network: fc.constantFrom<SandboxSpec['network']>('none', 'host', ['example.com']),
 })
+
+/** Who answers on each host, and whether Cordis's console is read: Koishi asks in chat, Cordis may load the console. */
+export function hostArb(name: HostName): fc.Arbitrary<HostSpec> {
+  if (name === 'koishi') return fc.record({ name: fc.constant(name), approver: fc.constantFrom('asker' as const, 'chat' as const), console: fc.constant(false) })
+  return fc.record({ name: fc.constant(name), approver: fc.constant('asker' as const), console: fc.boolean() })
+}
+
+/**
+ * Issue 43's items 11 and 6 without the rest: writes and edits of the workspace's own files,
+ * mostly asked about, the file changed by a third party before the answer, the last change
+ * undone after a swap for a link. In `scenarioArb` these meet one run in a few hundred.
+ */
+export function fileScenarioArb(): fc.Arbitrary<Scenario> {
+  const path = fc.constantFrom('a.txt', 'sub/b.txt')
+  const fileCall = fc.oneof(
+    fc.record({ path, content: word }).map((args) => ({ tool: 'write', arguments: args as Record<string, unknown> | string })),
+    // An empty oldText creates the file; "a" is a.txt's one line.
+    fc.record({ path, oldText: fc.constantFrom('a', ''), newText: word }).map((args) => ({ tool: 'edit', arguments: args as Record<string, unknown> | string })),
+  )
+  return fc.record({
+    mode: fc.constantFrom('default' as const, 'acceptEdits' as const),
+    rules: fc.uniqueArray(fc.constantFrom<PermissionRule>(
+      { permission: 'fs.write', target: 'sub/**', decision: 'ask' },
+      { permission: 'fs.write', target: 'a.txt', decision: 'allow', name: 'a.txt is free' },
+    ), { maxLength: 2, selector: (rule) => JSON.stringify(rule) }),
+    repair: fc.constant(true),
+    answer: fc.oneof(
+      fc.constant({ kind: 'allow' as const, scope: 'once' as const }),
+      fc.constant({ kind: 'edit' as const, edit: 'valid' as const }),
+      fc.constant({ kind: 'edit' as const, edit: 'permission' as const }),
+      fc.constant({ kind: 'allow' as const, scope: 'session' as const }),
+      fc.constant({ kind: 'deny' as const }),
+    ),
+    middleware: fc.constant('none' as const),
+    quotas: fc.constant([]),
+    maxRecords: fc.constant(10_000),
+    cancelBefore: fc.constant(false),
+    calls: withIds(fc.array(fileCall, { minLength: 1, maxLength: 3 }), fc.boolean()),
+    flood: fc.constant(0),
+    // Each shrinks to nothing done: a counterexample keeps only the third party it needs.
+    tamper: fc.constantFrom('none' as const, 'rewrite' as const, 'remove' as const, 'same' as const),
+    undo: fc.constantFrom('none' as const, 'link' as const, 'parent-link' as const, 'plain' as const),
+  })
+}

@@ -1,9 +1,10 @@
-import type { AuditRecord, DecisionEvent, ToolResult } from '@dogu/core'
+import type { AuditRecord, DecisionEvent, PermissionRequest, ToolResult } from '@dogu/core'
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base'
 import type { LogLine } from '../../test-support/log-guard'
 
-// Everything a person, a log, an event, the audit log, a span or the model can see of a run,
-// collected so the invariants can read it afterwards. Each channel is kept as it arrived.
+// Everything a person, a log, an event, the console, the audit log, a span or the model can
+// see of a run, collected so the invariants can read it afterwards. Each channel is kept as it
+// arrived.
 
 /** What the scripted approver did with one question. */
 export interface ApproverAction {
@@ -12,8 +13,17 @@ export interface ApproverAction {
   /** What it answered, and with which edited arguments (masked, as it was shown them). */
   answer: 'allow' | 'deny' | 'silent' | 'cancel' | 'edit'
   value?: Record<string, unknown>
-  /** What `respond` returned for it. */
+  /** What `respond` returned for it; in chat, `accepted` or `refused` by whether the edit was decided. */
   verdict?: string
+  /** In chat: the call as the bot's reply to the edit says it runs (`实际运行的参数：{…}`). */
+  echo?: Record<string, unknown>
+}
+
+/** What a third party did to a file between a question and its answer. */
+export interface Tampering {
+  callId: string
+  path: string
+  kind: 'rewrite' | 'same' | 'remove'
 }
 
 /** A middleware's rewrite: the arguments it passed to `next` (masked, as it saw them). */
@@ -26,7 +36,14 @@ export interface Rewrite {
 export interface Observations {
   /** Every question shown to an asker, as serialized text (what a person sees). */
   questions: string[]
+  /** The same questions as they came, with their previews: what the person was shown. */
+  asked: Readonly<PermissionRequest>[]
   approver: ApproverAction[]
+  tampered: Tampering[]
+  /** In chat: every message the bot posted in the channel, then every reply it gave the person. */
+  chat: string[]
+  /** The console's views read through its HTTP API (`approvals.list` while asked, `log.list` and `audit.list` after), as JSON. */
+  console: string[]
   rewrites: Rewrite[]
   decisions: DecisionEvent[]
   /** Every `tools/*` and `permissions/*` event, serialized. */
@@ -43,7 +60,7 @@ export interface Observations {
 }
 
 export function emptyObservations(): Observations {
-  return { questions: [], approver: [], rewrites: [], decisions: [], events: [], results: [], floodResults: [], thrown: [], audit: [], logs: [], spans: [], errors: [] }
+  return { questions: [], asked: [], approver: [], tampered: [], chat: [], console: [], rewrites: [], decisions: [], events: [], results: [], floodResults: [], thrown: [], audit: [], logs: [], spans: [], errors: [] }
 }
 
 /** JSON of anything a channel carries: functions dropped, schemas as their JSON, cycles cut. */
@@ -64,6 +81,8 @@ export function serialize(value: unknown): string {
 export function channelTexts(observations: Observations): [channel: string, text: string][] {
   const texts: [string, string][] = []
   observations.questions.forEach((text, i) => texts.push([`question #${i}`, text]))
+  observations.chat.forEach((text, i) => texts.push([`chat message #${i}`, text]))
+  observations.console.forEach((text, i) => texts.push([`console view #${i}`, text]))
   observations.events.forEach((text, i) => texts.push([`event #${i}`, text]))
   observations.results.forEach((result, i) => texts.push([`result #${i} (${result.name}, shown to the model)`, serialize(result)]))
   observations.audit.forEach((record, i) => texts.push([`audit record #${i}`, serialize(record)]))

@@ -1,23 +1,19 @@
 import { join } from 'node:path'
 import type { AuditRecord, ModelToolCall, PermissionRule, QuotaRule, MaxRunning, PermissionMode, ToolResult, ExecuteOptions, ToolsetOptions } from '@dogu/core'
-import { createRequire } from 'node:module'
 import { Context } from 'cordis'
 import DoguCordis from '../../packages/cordis/src'
 import * as DoguKoishi from '../../packages/koishi/src'
+import { WebUI } from '../../packages/webui/src'
 import type { HostPlugin } from '../../test-support/conformance'
 import { guardLogs, type LogGuard } from '../../test-support/log-guard'
-import type { HostName } from './scenario'
+import { ChatChannel } from './chat-channel'
+import { App, Memory, MockBot } from './koishi-modules'
+import type { HostSpec } from './scenario'
 
 // The two hosts as a user loads them: Cordis 4 with the `Dogu` plugin (docs/getting-started.md),
-// Koishi with the mock adapter, a database (minato's memory driver) and koishi-plugin-dogu.
-// A run gets a fresh app; `plugin` loads the harness's own plugin into it.
-
-// Koishi 4 and its plugins are installed in packages/koishi/node_modules only: loaded from
-// there, through require, as Koishi apps load them (vitest.config.ts says why).
-const requireKoishi = createRequire(new URL('../../packages/koishi/package.json', import.meta.url))
-const { App } = requireKoishi('koishi') as typeof import('../../packages/koishi/node_modules/koishi')
-const { MockBot } = requireKoishi('@koishijs/plugin-mock') as typeof import('../../packages/koishi/node_modules/@koishijs/plugin-mock')
-const Memory = requireKoishi('@koishijs/plugin-database-memory')
+// optionally with the WebUI console; Koishi with the mock adapter, a database (minato's memory
+// driver) and koishi-plugin-dogu, asking in chat or not. A run gets a fresh app; `plugin`
+// loads the harness's own plugin into it.
 
 export interface DoguConfig {
   dir: string
@@ -38,6 +34,10 @@ export interface RunApp {
   audit(): Promise<AuditRecord[]>
   plugin(plugin: HostPlugin): Promise<void>
   on(name: string, listener: (...args: any[]) => void): void
+  /** The mock channel the bot asks in, when the host asks in chat. */
+  readonly chat?: ChatChannel
+  /** Calls a console method through the WebUI's HTTP API, as the page does, when the console is loaded. */
+  readonly console?: (method: string, payload?: unknown) => Promise<unknown>
   stop(): Promise<void>
 }
 
@@ -50,16 +50,34 @@ function sections(config: DoguConfig) {
   }
 }
 
-async function cordisApp(config: DoguConfig): Promise<RunApp> {
+/** A console method by POST, as the page calls it; a refusal is an error with the console's words. */
+async function consoleClient(base: string) {
+  return async (method: string, payload: unknown = {}) => {
+    const response = await fetch(`${base}/api/${method}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(payload),
+      signal: AbortSignal.timeout(20_000),
+    })
+    const body = await response.json()
+    if (!response.ok) throw new Error(`console ${method}: ${response.status} ${JSON.stringify(body)}`)
+    return body
+  }
+}
+
+async function cordisApp(host: HostSpec, config: DoguConfig): Promise<RunApp> {
   const ctx = new Context()
   const guard = guardLogs(ctx)
   const errors: unknown[] = []
   ctx.on('internal/error', (error) => { errors.push(error) })
   await ctx.plugin(DoguCordis, sections(config))
   const auditLog = ctx.audit.log
+  // A free loopback port: the console asks for no token there (docs/webui.md).
+  if (host.console) await ctx.plugin(WebUI, { port: 0 })
   return {
     guard,
     errors,
+    ...(host.console ? { console: await consoleClient(ctx.webui.url) } : {}),
     execute: (calls, options) => ctx.tools.execute(calls, options),
     audit: () => ctx.audit.query({ limit: 100_000 }),
     async plugin(plugin) {
@@ -73,7 +91,7 @@ async function cordisApp(config: DoguConfig): Promise<RunApp> {
   }
 }
 
-async function koishiApp(config: DoguConfig): Promise<RunApp> {
+async function koishiApp(host: HostSpec, config: DoguConfig): Promise<RunApp> {
   const app = new App()
   const guard = guardLogs(app)
   const errors: unknown[] = []
@@ -82,8 +100,9 @@ async function koishiApp(config: DoguConfig): Promise<RunApp> {
   app.plugin((Memory.default ?? Memory) as any)
   await app.start()
   const settle = () => app.lifecycle.flush()
+  const chat = host.approver === 'chat'
   app.plugin(DoguKoishi, {
-    approvals: { enabled: false },
+    approvals: { enabled: chat },
     notices: { enabled: false },
     ...sections(config),
   } as DoguKoishi.Config)
@@ -92,6 +111,7 @@ async function koishiApp(config: DoguConfig): Promise<RunApp> {
   return {
     guard,
     errors,
+    ...(chat ? { chat: await ChatChannel.open(app) } : {}),
     execute: (calls, options) => app.tools.execute(calls, options),
     audit: () => app.audit.query({ limit: 100_000 }),
     async plugin(plugin) {
@@ -111,6 +131,6 @@ async function koishiApp(config: DoguConfig): Promise<RunApp> {
   }
 }
 
-export function createApp(host: HostName, config: DoguConfig): Promise<RunApp> {
-  return host === 'cordis' ? cordisApp(config) : koishiApp(config)
+export function createApp(host: HostSpec, config: DoguConfig): Promise<RunApp> {
+  return host.name === 'cordis' ? cordisApp(host, config) : koishiApp(host, config)
 }

@@ -2,15 +2,15 @@ import { mkdir, mkdtemp, realpath, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { defineTool, type Effect, type Tool } from '@dogu/core'
-import { createFsTools } from '@dogu/fs'
+import { type ChangeLog, createFsTools } from '@dogu/fs'
 import { createShellTool, ProcessTable } from '@dogu/shell'
 import Schema from 'schemastery'
 import type { SandboxSpec } from './scenario'
 
 // The tools of a run, each recording what actually ran: the clear arguments its `run` got,
 // and the effect and target its own `permission()` gives for them (I1 compares those with
-// what was decided). `deploy` carries a secret field; `write` and `bash` are the real fs and
-// shell tools in a temporary workspace, with their host-free defaults (what a user of
+// what was decided). `deploy` carries a secret field; `write`, `edit` and `bash` are the real
+// fs and shell tools in a temporary workspace, with their host-free defaults (what a user of
 // `createFsTools` / `createShellTool` gets).
 
 /** One call that reached a tool's `run`. */
@@ -81,6 +81,8 @@ function instrument(tool: Tool, runs: RunRecord[]): Tool {
 export interface Toolbox {
   tools: Tool[]
   runs: RunRecord[]
+  /** The fs tools' change log: what `write` and `edit` changed, for undo. */
+  changes: ChangeLog
   processes?: ProcessTable
 }
 
@@ -112,7 +114,7 @@ export function makeTools(workspace: Workspace, sandbox?: SandboxSpec): Toolbox 
     run: ({ q }) => `saw ${q}`,
   })
   const fs = createFsTools({ workspace: workspace.workspace })
-  const tools: Tool[] = [deploy, note, peek, fs.tools.write as Tool]
+  const tools: Tool[] = [deploy, note, peek, fs.tools.write as Tool, fs.tools.edit as Tool]
   let processes: ProcessTable | undefined
   if (sandbox) {
     processes = new ProcessTable()
@@ -128,5 +130,5 @@ export function makeTools(workspace: Workspace, sandbox?: SandboxSpec): Toolbox 
       },
     }) as Tool)
   }
-  return { tools: tools.map((tool) => instrument(tool, runs)), runs, processes }
+  return { tools: tools.map((tool) => instrument(tool, runs)), runs, changes: fs.changes, processes }
 }

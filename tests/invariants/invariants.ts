@@ -2,8 +2,9 @@ import { isDeepStrictEqual } from 'node:util'
 import { maskSecrets, secretPaths, TOOL_STATUSES } from '@dogu/core'
 import { channelTexts, serialize } from './channels'
 import { deployArgs, type RunRecord } from './instrumented-tools'
+import { shownFile } from './previewed-content'
 import type { RunOutcome } from './run-scenario'
-import { changedPaths } from './workspace-tree'
+import { changedPaths, isProtected } from './workspace-tree'
 
 // I1–I6 of issue 43 as checks over one run's observations. Each returns what it found wrong,
 // in words a person can act on; an empty list is a pass. docs/invariants.md says what each
@@ -28,19 +29,47 @@ export function checkWhatRan({ observations, runs }: RunOutcome): Violation[] {
     const allowed = observations.decisions.filter((event) => event.request.callId === run.callId && event.request.tool === run.tool && event.decision === 'allow')
     const sameAction = (event: (typeof allowed)[number]) => event.request.permission.target === run.target && event.request.effect === run.effect
     const rewrite = observations.rewrites.find((item) => item.callId === run.callId && item.tool === run.tool && isDeepStrictEqual(item.args, shown))
-    const edit = observations.approver.find((action) => action.callId === run.callId && action.tool === run.tool && action.answer === 'edit' && action.verdict === 'accepted')
+    const exact = allowed.some((event) => sameAction(event) && isDeepStrictEqual(event.request.args, shown))
+    // Edits accepted for a call of this id and tool (the model may reuse an id): the run is
+    // held to the one it matches key by key, if any.
+    const edits = observations.approver.filter((action) => action.callId === run.callId && action.tool === run.tool && action.answer === 'edit' && action.verdict === 'accepted' && action.value)
+    const lostKeys = (value: Record<string, unknown>) => Object.keys(value).filter((key) => !isDeepStrictEqual(value[key], shown[key]))
+    const edit = edits.find((action) => !lostKeys(action.value!).length)
     // A field the schema does not name reaches `run` but means nothing to the tool: a person
     // who set it (`e {"Env":"staging"}`) approved a call other than the one that runs.
     if (run.unknownKeys.length) violations.push({ invariant: 'I1', message: `${run.tool} ${run.callId} ran with ${run.unknownKeys.map((key) => `$.${key}`).join(', ')}, which its schema does not name: ${serialize(shown)} (effect ${run.effect}, target ${serialize(run.target)})` })
     // A middleware's rewrite comes after the approval, under the same permission (middleware.md).
-    if (edit?.value && !rewrite) {
-      const lost = Object.keys(edit.value).filter((key) => !isDeepStrictEqual(edit.value![key], shown[key]))
-      if (lost.length) violations.push({ invariant: 'I1', message: `${run.tool} ${run.callId}: the approver's edit ${serialize(edit.value)} was accepted, but it ran with ${serialize(shown)} (${lost.map((key) => `$.${key}`).join(', ')} not as approved)` })
+    if (edits.length && !edit && !rewrite && !exact) {
+      const [first] = edits
+      violations.push({ invariant: 'I1', message: `${run.tool} ${run.callId}: the approver's edit ${serialize(first.value)} was accepted, but it ran with ${serialize(shown)} (${lostKeys(first.value!).map((key) => `$.${key}`).join(', ')} not as approved)` })
     }
-    const decided = allowed.some((event) => sameAction(event) && (isDeepStrictEqual(event.request.args, shown) || rewrite || (edit && event.phase === 'approve')))
+    // In chat, the reply to an accepted edit says how the call runs: it must be how it ran.
+    if (edit?.echo && !rewrite && !isDeepStrictEqual(edit.echo, shown)) {
+      violations.push({ invariant: 'I1', message: `${run.tool} ${run.callId}: the chat's reply to the edit said it runs with ${serialize(edit.echo)}, but it ran with ${serialize(shown)}` })
+    }
+    const decided = exact || allowed.some((event) => sameAction(event) && (rewrite || (edit && event.phase === 'approve')))
     if (!decided) {
       violations.push({ invariant: 'I1', message: `${run.tool} ${run.callId} ran with ${serialize(shown)} (effect ${run.effect}, target ${serialize(run.target)}), which no allow decision covers; allow decisions of the call: ${serialize(allowed.map((event) => ({ phase: event.phase, effect: event.request.effect, target: event.request.permission.target, args: event.request.args })))}` })
     }
+  }
+  return violations
+}
+
+/**
+ * I1, for the fs tools' previews: a `write` or `edit` a person was asked about writes only
+ * over the file its preview showed them. A file a third party changed between the question
+ * and the answer ends the call `STALE`; one written back to the very content shown does not.
+ * An approver's edit that points the call at another path is not held to the first preview.
+ */
+export function checkWrittenAsPreviewed({ observations, changes }: RunOutcome): Violation[] {
+  const violations: Violation[] = []
+  for (const change of changes) {
+    const questions = observations.asked.filter((request) => request.callId === change.callId && request.tool === change.tool && (request.args as { path?: unknown } | undefined)?.path === change.path)
+    const shown = questions.map((request) => shownFile(request.preview, request.args)).filter((file) => file !== undefined)
+    if (!shown.length || shown.some((file) => file === change.prior)) continue
+    const describe = (file: (typeof shown)[number]) => file === 'refused' ? 'a refusal' : file === null ? 'no file (a creation)' : serialize(file)
+    const tampered = observations.tampered.filter((item) => item.callId === change.callId && item.path === change.path).map((item) => item.kind)
+    violations.push({ invariant: 'I1', message: `${change.tool} ${change.callId} wrote ${change.path} over ${change.prior === null ? 'no file' : serialize(change.prior)}, but the person was shown ${shown.map(describe).join(' or ')}${tampered.length ? ` (a third party's ${tampered.join(', ')} came between); it should have ended STALE` : ''}` })
   }
   return violations
 }
@@ -59,22 +88,38 @@ export function checkSecrets({ scenario, observations }: RunOutcome): Violation[
   return violations
 }
 
-const isProtected = (path: string) => path.split('/').some((segment) => segment === '.git' || /^\.env(\..*)?$/.test(segment))
-
 /**
  * I3: nothing written outside the workspace or to a protected path. A bash command that ran
  * unsandboxed (sandbox off or unavailable) is the documented exception: nothing confines it,
  * so a run where one ran is not checked.
  */
-export function checkWrites({ before, after, runs }: RunOutcome): Violation[] {
+export function checkWrites(outcome: RunOutcome): Violation[] {
+  return [...checkRunWrites(outcome), ...checkUndo(outcome)]
+}
+
+function checkRunWrites({ before, after, runs }: RunOutcome): Violation[] {
   if (runs.some((run: RunRecord) => run.tool === 'bash' && run.sandboxed !== true)) return []
   return changedPaths(before, after)
     .filter((path) => !path.startsWith('ws/') || isProtected(path.slice(3)))
     .map((path) => ({ invariant: 'I3' as const, message: `${path} changed (${before.get(path) ?? 'absent'} → ${after.get(path) ?? 'absent'}): ${path.startsWith('ws/') ? 'a protected path' : 'outside the workspace'}, and no rule names it; what ran: ${serialize(runs.map((run) => ({ tool: run.tool, args: masked(run), sandboxed: run.sandboxed })))}` }))
 }
 
+/**
+ * I3, for undo: undoing a change deletes or restores the file that change wrote and nothing
+ * else — not a file a link at its path (or at a parent's) leads to, however alike they are.
+ */
+function checkUndo({ undo }: RunOutcome): Violation[] {
+  if (!undo) return []
+  const own = `ws/${undo.change.path}`
+  return changedPaths(undo.before, undo.after).filter((path) => path !== own).map((path) => ({
+    invariant: 'I3' as const,
+    message: `the undo of ${undo.change.type === 'created' ? 'the creation of' : 'a change to'} ${undo.change.path}${undo.swapped ? ` (swapped for a link: ${undo.swapped})` : ''} changed ${path} (${undo.before.get(path) ?? 'absent'} → ${undo.after.get(path) ?? 'absent'}), which that change did not write; undo said: ${serialize(undo.outcomes.map(({ status, code, message }) => ({ status, code, message })))}`,
+  }))
+}
+
 /** I4: every call ends with exactly one result, in order; nothing throws; no internal error. */
-export function checkResults({ scenario, observations }: RunOutcome): Violation[] {
+export function checkResults(outcome: RunOutcome): Violation[] {
+  const { scenario, observations } = outcome
   const violations: Violation[] = []
   for (const error of observations.thrown) violations.push({ invariant: 'I4', message: `execute threw: ${error instanceof Error ? error.stack : serialize(error)}` })
   const { results, floodResults } = observations
@@ -84,6 +129,7 @@ export function checkResults({ scenario, observations }: RunOutcome): Violation[
     if (!TOOL_STATUSES.includes(result.status)) violations.push({ invariant: 'I4', message: `result #${i} has status ${serialize(result.status)}` })
   })
   if (scenario.flood && floodResults.length !== scenario.flood) violations.push({ invariant: 'I4', message: `${scenario.flood} flood calls, ${floodResults.length} results` })
+  if (outcome.undo?.error) violations.push({ invariant: 'I4', message: `undo threw: ${outcome.undo.error instanceof Error ? outcome.undo.error.stack : serialize(outcome.undo.error)}` })
   for (const error of observations.errors) violations.push({ invariant: 'I4', message: `internal/error: ${error instanceof Error ? error.stack : serialize(error)}` })
   for (const line of observations.logs.filter((item) => item.type === 'error')) violations.push({ invariant: 'I4', message: `an error was logged: ${line.text}` })
   return violations
@@ -124,5 +170,5 @@ export function checkNothingRanWhenRefused({ observations, runs }: RunOutcome): 
 }
 
 export function checkInvariants(outcome: RunOutcome): Violation[] {
-  return [checkWhatRan, checkSecrets, checkWrites, checkResults, checkAudit, checkNothingRanWhenRefused].flatMap((check) => check(outcome))
+  return [checkWhatRan, checkWrittenAsPreviewed, checkSecrets, checkWrites, checkResults, checkAudit, checkNothingRanWhenRefused].flatMap((check) => check(outcome))
 }

@@ -1,9 +1,9 @@
 import fc from 'fast-check'
 import type { InstalledOtel } from '../../test-support/otel'
-import { sandboxArb, scenarioArb, type ScenarioOptions } from './arbitraries'
+import { fileScenarioArb, hostArb, sandboxArb, scenarioArb, type ScenarioOptions } from './arbitraries'
 import { checkInvariants, type Violation } from './invariants'
 import { cleanUp, runScenario } from './run-scenario'
-import { describeScenario, type HostName, type SandboxSpec, type Scenario } from './scenario'
+import { describeScenario, type HostName, type HostSpec, type SandboxSpec, type Scenario } from './scenario'
 
 // The properties, parameterized by host. In the suite they run a fixed seed and a bounded
 // number of runs; `yarn fuzz` (scripts/fuzz.mjs) passes a random seed and more runs through
@@ -35,8 +35,8 @@ export function settings(defaults: { seed: number; numRuns: number }): RunSettin
 }
 
 export class InvariantViolation extends Error {
-  constructor(readonly violations: Violation[], scenario: Scenario, sandbox?: SandboxSpec) {
-    super(`${violations.length} invariant violation(s):\n${violations.map((item) => `  ${item.invariant}: ${item.message}`).join('\n')}\nscenario:\n${describeScenario(scenario, sandbox)}`)
+  constructor(readonly violations: Violation[], scenario: Scenario, sandbox?: SandboxSpec, host?: HostSpec) {
+    super(`${violations.length} invariant violation(s):\n${violations.map((item) => `  ${item.invariant}: ${item.message}`).join('\n')}\nscenario:\n${describeScenario(scenario, sandbox, host)}`)
     this.name = 'InvariantViolation'
   }
 }
@@ -44,19 +44,19 @@ export class InvariantViolation extends Error {
 /** Violations seen by a survey, one example per invariant and first words. */
 export const surveyed = new Map<string, { count: number; example: string }>()
 
-async function check(host: HostName, otel: InstalledOtel, scenario: Scenario, sandbox: SandboxSpec | undefined, { survey, only }: RunSettings) {
+async function check(host: HostSpec, otel: InstalledOtel, scenario: Scenario, sandbox: SandboxSpec | undefined, { survey, only }: RunSettings) {
   const outcome = await runScenario(host, scenario, otel, sandbox)
   try {
     const violations = checkInvariants(outcome).filter((violation) => !only || only.includes(violation.invariant))
     if (!violations.length) return
-    if (!survey) throw new InvariantViolation(violations, scenario, sandbox)
+    if (!survey) throw new InvariantViolation(violations, scenario, sandbox, host)
     for (const violation of violations) {
       // Grouped by what was found, not by which call or channel number found it.
       const kind = violation.message.replace(/[sp]k-live-\w+/g, '<secret>').replace(/#\d+/g, '#n').replace(/\bc\d+\b/g, 'cN').replace(/\b\d+\b/g, 'N').replace(/…[^]*$/, '')
-      const key = `${host} ${violation.invariant}: ${kind.slice(0, 90)}`
+      const key = `${host.name}${host.approver === 'chat' ? ' (chat)' : ''}${host.console ? ' (console)' : ''} ${violation.invariant}: ${kind.slice(0, 90)}`
       const seen = surveyed.get(key)
       if (seen) seen.count++
-      else surveyed.set(key, { count: 1, example: `${violation.message}\n${describeScenario(scenario, sandbox)}` })
+      else surveyed.set(key, { count: 1, example: `${violation.message}\n${describeScenario(scenario, sandbox, host)}` })
     }
   } finally {
     await cleanUp(outcome)
@@ -69,14 +69,20 @@ async function assertProperty<T>(property: fc.IAsyncPropertyWithHooks<T>, run: R
   if (run.survey && surveyed.size) throw new Error(`the survey found ${surveyed.size} kind(s) of violation (printed after the test)`)
 }
 
-/** Every feature with every other, on one host, without the sandbox's real bubblewrap. */
+/** Every feature with every other, on one host (its approver and console a dimension too), without the sandbox's real bubblewrap. */
 export function assertInvariants(host: HostName, otel: InstalledOtel, run: RunSettings, options: ScenarioOptions = {}) {
-  return assertProperty(fc.asyncProperty(scenarioArb(options), (scenario) => check(host, otel, scenario, undefined, run)), run)
+  return assertProperty(fc.asyncProperty(hostArb(host), scenarioArb(options), (spec, scenario) => check(spec, otel, scenario, undefined, run)), run)
+}
+
+/** Writes and edits of the workspace's files, a third party between question and answer, and undo (issue 43 items 11 and 6). */
+export function assertFileInvariants(host: HostName, otel: InstalledOtel, run: RunSettings) {
+  return assertProperty(fc.asyncProperty(hostArb(host), fileScenarioArb(), (spec, scenario) => check(spec, otel, scenario, undefined, run)), run)
 }
 
 /** The same with `bash` and the sandbox's dimensions: real bubblewrap is slow, so fewer runs. */
 export function assertSandboxInvariants(host: HostName, otel: InstalledOtel, run: RunSettings) {
-  return assertProperty(fc.asyncProperty(scenarioArb({ bash: true, maxCalls: 3 }), sandboxArb, (scenario, sandbox) => check(host, otel, scenario, sandbox, run)), run)
+  const spec: HostSpec = { name: host, approver: 'asker', console: false }
+  return assertProperty(fc.asyncProperty(scenarioArb({ bash: true, maxCalls: 3 }), sandboxArb, (scenario, sandbox) => check(spec, otel, scenario, sandbox, run)), run)
 }
 
 /** Prints what a survey found (nothing outside one). */

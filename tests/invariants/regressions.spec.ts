@@ -2,22 +2,24 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { logGuard } from '../../test-support/log-guard'
 import { type InstalledOtel, installOtel } from '../../test-support/otel'
 import { expectHarnessWarnings } from './expected-logs'
-import { checkAudit, checkResults, checkSecrets, checkWhatRan, checkWrites, type Violation } from './invariants'
+import { checkAudit, checkResults, checkSecrets, checkWhatRan, checkWrites, checkWrittenAsPreviewed, type Violation } from './invariants'
 import { cleanUp, runScenario, type RunOutcome } from './run-scenario'
-import type { HostName, SandboxSpec, Scenario } from './scenario'
+import type { HostName, HostSpec, SandboxSpec, Scenario } from './scenario'
 
 // Each counterexample the harness found, shrunk, as a named case (docs/invariants.md lists
-// them with the seed that found them). They run on both hosts.
+// them with the seed that found them), on both hosts; and the chat's and the console's
+// channels with the attacks of issue 43 that reach them.
 
 let otel: InstalledOtel
 beforeAll(() => { otel = installOtel() })
 afterAll(() => otel.uninstall())
 
-const base: Scenario = { mode: 'default', rules: [], repair: true, answer: { kind: 'deny' }, middleware: 'none', quotas: [], maxRecords: 10_000, cancelBefore: false, calls: [], flood: 0 }
+const base: Scenario = { mode: 'default', rules: [], repair: true, answer: { kind: 'deny' }, middleware: 'none', quotas: [], maxRecords: 10_000, cancelBefore: false, calls: [], flood: 0, tamper: 'none', undo: 'none' }
 
-async function run(host: HostName, scenario: Partial<Scenario>, check: (outcome: RunOutcome) => Violation[], sandbox?: SandboxSpec) {
+async function run(host: HostName | HostSpec, scenario: Partial<Scenario>, check: (outcome: RunOutcome) => Violation[], sandbox?: SandboxSpec) {
   expectHarnessWarnings(logGuard)
-  const outcome = await runScenario(host, { ...base, ...scenario }, otel, sandbox)
+  const spec: HostSpec = typeof host === 'string' ? { name: host, approver: 'asker', console: false } : host
+  const outcome = await runScenario(spec, { ...base, ...scenario }, otel, sandbox)
   try {
     return { outcome, violations: check(outcome) }
   } finally {
@@ -109,6 +111,84 @@ describe('Cordis 4 with bash: counterexamples of issue 43', () => {
         { id: 'c1', tool: 'bash', arguments: { command: 'echo y > .env.production' } },
       ],
     }, checkWrites, { sandbox: 'full', network: 'none' })
+    expect(violations).toEqual([])
+  })
+})
+
+const CHAT: HostSpec = { name: 'koishi', approver: 'chat', console: false }
+const CONSOLE: HostSpec = { name: 'cordis', approver: 'asker', console: true }
+const asked = [
+  ['Cordis 4', { name: 'cordis', approver: 'asker', console: false }],
+  ['Koishi 4', { name: 'koishi', approver: 'asker', console: false }],
+  ['Koishi 4, asked in chat', CHAT],
+] as const satisfies readonly (readonly [string, HostSpec])[]
+const STALE = /changed on disk after the change was shown for approval/
+
+describe.each(asked)('%s: previews and undo (issue 43 items 11 and 6)', (_, host) => {
+  // seed 1143, run 15 (I1), on the fs tools before f0b6438: the person was shown "a", a
+  // third party added a line before the answer, and the approved call wrote over it.
+  it.each([
+    ['write', { path: 'a.txt', content: 'alpha' }],
+    ['edit', { path: 'a.txt', oldText: 'a', newText: 'alpha' }],
+  ])('a %s whose file a third party changed between the question and the answer ends STALE and writes nothing', async (tool, args) => {
+    const { outcome, violations } = await run(host, { answer: { kind: 'allow', scope: 'once' }, tamper: 'rewrite', calls: [{ id: 'c0', tool, arguments: args }] }, checkWrittenAsPreviewed)
+    expect(outcome.observations.tampered).toEqual([{ callId: 'c0', path: 'a.txt', kind: 'rewrite' }])
+    expect(outcome.observations.results[0]).toMatchObject({ status: 'error', content: expect.stringMatching(STALE) })
+    expect(outcome.changes).toEqual([])
+    expect(violations).toEqual([])
+  })
+
+  it('a file written back with the very bytes shown is not stale: the approved write runs over what was shown', async () => {
+    const { outcome, violations } = await run(host, { answer: { kind: 'allow', scope: 'once' }, tamper: 'same', calls: [{ id: 'c0', tool: 'write', arguments: { path: 'a.txt', content: 'alpha' } }] }, checkWrittenAsPreviewed)
+    expect(outcome.observations.results[0]).toMatchObject({ status: 'ok' })
+    expect(outcome.changes).toMatchObject([{ path: 'a.txt', prior: 'a\n' }])
+    expect(violations).toEqual([])
+  })
+
+  // seed 1143 (I3), on the fs tools before 1ae2996: undoing the creation of sub/b.txt, swapped
+  // for a link to important.txt with the same content, deleted important.txt.
+  it.each(['link', 'parent-link'] as const)('undoing a creation whose path was swapped for a %s to a file of the same content deletes nothing', async (undo) => {
+    const { outcome, violations } = await run(host, { mode: 'acceptEdits', undo, calls: [{ id: 'c0', tool: 'write', arguments: { path: 'sub/b.txt', content: 'alpha' } }] }, checkWrites)
+    expect(outcome.undo?.swapped).toBeDefined()
+    expect(outcome.undo?.outcomes).toMatchObject([{ status: 'conflict', code: 'REPLACED' }])
+    expect(violations).toEqual([])
+  })
+})
+
+describe('Koishi 4, asked in chat: the edit kinds through `e {json}`', () => {
+  // Issue 43 item 2 as a person in the channel types it.
+  it('an edit with a misspelled field is refused in the channel with a "did you mean", and the original call does not run', async () => {
+    const { outcome, violations } = await run(CHAT, {
+      answer: { kind: 'edit', edit: 'unknown-key' },
+      calls: [{ id: 'c0', tool: 'deploy', arguments: { env: 'prod', token: 'sk-live-0123456789', ref: 'main' } }],
+    }, (outcome) => [...checkWhatRan(outcome), ...checkSecrets(outcome)])
+    expect(outcome.observations.approver).toMatchObject([{ answer: 'edit', verdict: 'refused' }])
+    expect(outcome.observations.chat.join('\n')).toContain('did you mean `env`?')
+    expect(outcome.observations.results[0]).toMatchObject({ status: 'denied' })
+    expect(outcome.runs).toEqual([])
+    expect(violations).toEqual([])
+  })
+
+  it('an accepted edit is shown back as it runs, secret masked, and runs so', async () => {
+    const { outcome, violations } = await run(CHAT, {
+      answer: { kind: 'edit', edit: 'permission' },
+      calls: [{ id: 'c0', tool: 'deploy', arguments: { env: 'prod', token: 'sk-live-0123456789', ref: 'main' } }],
+    }, (outcome) => [...checkWhatRan(outcome), ...checkSecrets(outcome)])
+    expect(outcome.observations.approver).toMatchObject([{ verdict: 'accepted', echo: { env: 'staging', token: '••••', ref: 'main' } }])
+    expect(outcome.runs).toMatchObject([{ args: { env: 'staging', token: 'sk-live-0123456789', ref: 'main' }, target: 'staging' }])
+    expect(violations).toEqual([])
+  })
+})
+
+describe('Cordis 4 with the console: its views read through the HTTP API', () => {
+  it.each([
+    ['a repaired call', "{'env':'staging','token':'sk-live-9d7b3e3e7a','ref':'x',}"],
+    ['a secret the schema refuses', { env: 'staging', token: 'pk-live-aaa000aaaa', ref: 'alpha' }],
+  ])('%s with a secret field shows the secret in none of the approval, log and audit views', async (_, args) => {
+    const { outcome, violations } = await run(CONSOLE, { answer: { kind: 'allow', scope: 'once' }, calls: [{ id: 'c0', tool: 'deploy', arguments: args }] }, checkSecrets)
+    // The question's view only when it was asked (the refused secret never reaches a question).
+    expect(outcome.observations.console.length).toBeGreaterThanOrEqual(2)
+    expect(outcome.observations.console.join('\n')).toContain('deploy')
     expect(violations).toEqual([])
   })
 })

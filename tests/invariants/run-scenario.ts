@@ -1,65 +1,64 @@
 import { rm } from 'node:fs/promises'
-import type { AskerContext, DecisionEvent, ModelToolCall, PermissionRequest, Session } from '@dogu/core'
+import type { DecisionEvent, ModelToolCall, Session } from '@dogu/core'
+import type { FileChange, UndoOutcome } from '@dogu/fs'
 import type { HostPlugin, PluginContext } from '../../test-support/conformance'
 import type { InstalledOtel } from '../../test-support/otel'
-import { type ApproverAction, emptyObservations, type Observations, serialize } from './channels'
-import { createApp } from './hosts'
-import { makeTools, makeWorkspace, type RunRecord, type Workspace } from './instrumented-tools'
-import type { EditKind, HostName, SandboxSpec, Scenario } from './scenario'
+import { type BeforeAnswer, chatPerson, scriptedAsker } from './approvers'
+import { emptyObservations, type Observations, serialize } from './channels'
+import { createApp, type RunApp } from './hosts'
+import { makeTools, makeWorkspace, type RunRecord, type Toolbox, type Workspace } from './instrumented-tools'
+import type { HostSpec, SandboxSpec, Scenario, Undo } from './scenario'
+import { swapForLink, tamperWith } from './third-party'
 import { ABSOLUTE_TARGET, snapshotTree, type Tree } from './workspace-tree'
 
 // One run: a fresh app on the host, the harness's plugin (the instrumented tools, the
-// scripted approver, the middleware), the batch, then every channel collected.
+// scripted approver, the middleware), the batch, then every channel collected; last, when
+// the scenario says so, the undo of the last file change.
 
 export const session: Session = { id: 's1', userId: 'u1', platform: 'test', authority: 1 }
-const caller = { id: 'u1', platform: 'test', authority: 1 }
-/** Long enough that an answer given at once always lands first; a silent approver's question expires. */
-export const ASK_TIMEOUT = 40
 
-export interface RunOutcome {
-  scenario: Scenario
-  sandbox?: SandboxSpec
-  observations: Observations
-  runs: RunRecord[]
-  workspace: Workspace
+/**
+ * Long enough that an answer given at once always lands first; a silent approver's question
+ * expires. An answer in chat, or after a look at the console, takes a few more hops (the
+ * database, the middleware, an HTTP request) than one handed to `respond`.
+ */
+export function askTimeout(host: HostSpec): number {
+  return host.approver === 'chat' || host.console ? 200 : 40
+}
+
+/** The undo after the run: the change undone, what was swapped in before, the workspace around it. */
+export interface UndoStep {
+  change: FileChange
+  kind: Undo
+  /** What `swapForLink` replaced, if anything. */
+  swapped?: string
+  outcomes: UndoOutcome[]
+  error?: unknown
   before: Tree
   after: Tree
 }
 
-/** The edit each kind makes to a tool's arguments, from what the approver was shown. */
-export function editFor(tool: string, kind: EditKind, shown: Record<string, unknown>): Record<string, unknown> {
-  const edits: Record<string, Record<EditKind, Record<string, unknown>>> = {
-    deploy: { 'valid': { ref: 'edited' }, 'unknown-key': { Env: 'staging' }, 'invalid': { env: 'moon' }, 'permission': { env: shown.env === 'prod' ? 'staging' : 'prod' } },
-    note: { 'valid': { text: 'edited' }, 'unknown-key': { Count: 2 }, 'invalid': { count: 9 }, 'permission': { count: 3 } },
-    peek: { 'valid': { q: 'edited' }, 'unknown-key': { Q: 'x' }, 'invalid': { q: 5 }, 'permission': { q: 'y' } },
-    write: { 'valid': { content: 'edited' }, 'unknown-key': { Path: '.git/config' }, 'invalid': { path: 5 }, 'permission': { path: '.git/config' } },
-    bash: { 'valid': { timeout: 5_000 }, 'unknown-key': { Command: 'echo x >> .git/config' }, 'invalid': { command: 5 }, 'permission': { command: 'echo x >> .git/config' } },
-  }
-  return edits[tool]?.[kind] ?? {}
+export interface RunOutcome {
+  host: HostSpec
+  scenario: Scenario
+  sandbox?: SandboxSpec
+  observations: Observations
+  runs: RunRecord[]
+  /** Every file change `write` and `edit` made, oldest first. */
+  changes: FileChange[]
+  workspace: Workspace
+  before: Tree
+  after: Tree
+  undo?: UndoStep
 }
 
-function harness(scenario: Scenario, tools: ReturnType<typeof makeTools>, observations: Observations, controller: AbortController): HostPlugin {
+function harness(scenario: Scenario, tools: Toolbox, observations: Observations, asker: ReturnType<typeof scriptedAsker>): HostPlugin {
   return {
     name: 'invariants-harness',
     inject: ['tools', 'permissions'],
     apply(ctx: PluginContext) {
       for (const tool of tools.tools) ctx.tools.define(tool)
-      ctx.permissions.asker((request: PermissionRequest, { respond }: AskerContext) => {
-        observations.questions.push(serialize(request))
-        const answer = scenario.answer
-        const action: ApproverAction = { callId: request.callId, tool: request.tool, answer: answer.kind }
-        observations.approver.push(action)
-        if (answer.kind === 'silent') return
-        if (answer.kind === 'cancel') return void controller.abort()
-        if (answer.kind === 'deny') return void (action.verdict = respond({ decision: 'deny', by: caller }))
-        if (answer.kind === 'allow') return void (action.verdict = respond({ decision: 'allow', scope: answer.scope, by: caller }))
-        // Chat's `e {json}`: merged key by key over the arguments shown.
-        const shown = (request.input?.initial ?? request.args ?? {}) as Record<string, unknown>
-        action.value = { ...shown, ...editFor(request.tool, answer.edit, shown) }
-        action.verdict = respond({ decision: 'allow', by: caller, value: action.value })
-        // A refused edit: the person gives up, and says no.
-        if (action.verdict !== 'accepted') respond({ decision: 'deny', by: caller, reason: 'the edit was refused' })
-      })
+      ctx.permissions.asker(asker)
       if (scenario.middleware !== 'none') {
         ctx.tools.use(async (call, next) => {
           if (scenario.middleware === 'end' && (call.tool.name === 'deploy' || call.tool.name === 'note')) return { status: 'denied', reason: 'the middleware ends it' }
@@ -76,7 +75,32 @@ function harness(scenario: Scenario, tools: ReturnType<typeof makeTools>, observ
   }
 }
 
-export async function runScenario(host: HostName, scenario: Scenario, otel: InstalledOtel, sandbox?: SandboxSpec): Promise<RunOutcome> {
+/** Reads the console's question board, and changes the previewed file, before the person answers. */
+function beforeAnswer(app: RunApp, scenario: Scenario, workspace: Workspace, observations: Observations): BeforeAnswer {
+  return async (request) => {
+    if (app.console) observations.console.push(serialize(await app.console('approvals.list')))
+    const tampering = await tamperWith(scenario.tamper, workspace, request)
+    if (tampering) observations.tampered.push(tampering)
+  }
+}
+
+/** Undoes the last change, after swapping its path for a link when the scenario says so. */
+async function undoLast(kind: Undo, tools: Toolbox, workspace: Workspace): Promise<UndoStep | undefined> {
+  const change = tools.changes.list().at(-1)
+  if (kind === 'none' || !change) return undefined
+  const swapped = await swapForLink(kind, workspace, change)
+  const before = await snapshotTree(workspace)
+  let outcomes: UndoOutcome[] = []
+  let error: unknown
+  try {
+    outcomes = await tools.changes.undo(change.id)
+  } catch (thrown) {
+    error = thrown
+  }
+  return { change, kind, swapped, outcomes, error, before, after: await snapshotTree(workspace) }
+}
+
+export async function runScenario(host: HostSpec, scenario: Scenario, otel: InstalledOtel, sandbox?: SandboxSpec): Promise<RunOutcome> {
   const workspace = await makeWorkspace()
   const tools = makeTools(workspace, sandbox)
   const observations = emptyObservations()
@@ -86,7 +110,7 @@ export async function runScenario(host: HostName, scenario: Scenario, otel: Inst
     dir: workspace.stores,
     mode: scenario.mode,
     rules: scenario.rules,
-    askTimeout: ASK_TIMEOUT,
+    askTimeout: askTimeout(host),
     repair: scenario.repair,
     quotas: scenario.quotas,
     maxRunning: scenario.maxRunning,
@@ -94,37 +118,47 @@ export async function runScenario(host: HostName, scenario: Scenario, otel: Inst
   })
   const logsBefore = app.guard.lines.length
   const before = await snapshotTree(workspace)
+  const answering = beforeAnswer(app, scenario, workspace, observations)
+  const person = app.chat && chatPerson(app.chat, scenario.answer, observations, controller, answering)
   try {
     for (const name of ['tools/call-start', 'tools/call-progress', 'tools/call-log', 'tools/call-end', 'permissions/decision']) {
       app.on(name, (...args: unknown[]) => { observations.events.push(serialize({ name, args })) })
     }
     app.on('permissions/decision', (event: DecisionEvent) => { observations.decisions.push(event) })
-    await app.plugin(harness(scenario, tools, observations, controller))
+    await app.plugin(harness(scenario, tools, observations, person?.asker ?? scriptedAsker(scenario.answer, observations, controller, answering)))
     if (scenario.cancelBefore) controller.abort()
     const calls: ModelToolCall[] = scenario.calls.map((call) => ({ id: call.id, name: call.tool, arguments: structuredClone(call.arguments) }))
     try {
-      observations.results = await app.execute(calls, { session, signal: controller.signal })
+      observations.results = await app.execute(calls, { session: app.chat?.session ?? session, signal: controller.signal })
     } catch (error) {
       observations.thrown.push(error)
     }
     if (scenario.flood) {
       const flood = Array.from({ length: scenario.flood }, (_, i) => ({ id: `f${i}`, name: 'nope', arguments: {} }))
       try {
-        observations.floodResults = await app.execute(flood, { session })
+        observations.floodResults = await app.execute(flood, { session: app.chat?.session ?? session })
       } catch (error) {
         observations.thrown.push(error)
       }
     }
+    // The person's last words (a late answer, a "no" after a refused edit) before anything is read.
+    await person?.settled()
     observations.audit = await app.audit()
+    if (app.console) {
+      observations.console.push(serialize(await app.console('log.list')))
+      observations.console.push(serialize(await app.console('audit.list', { limit: 200 })))
+    }
   } finally {
     await tools.processes?.dispose()
     await app.stop()
+    if (app.chat) observations.chat.push(...app.chat.posts, ...app.chat.replies)
     observations.logs = app.guard.lines.slice(logsBefore)
     observations.errors = app.errors
     observations.spans = otel.spans().slice(spansBefore)
   }
   const after = await snapshotTree(workspace)
-  return { scenario, sandbox, observations, runs: tools.runs, workspace, before, after }
+  const undo = await undoLast(scenario.undo, tools, workspace)
+  return { host, scenario, sandbox, observations, runs: tools.runs, changes: tools.changes.list(), workspace, before, after, undo }
 }
 
 export async function cleanUp(outcome: RunOutcome): Promise<void> {

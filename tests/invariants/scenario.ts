@@ -6,6 +6,18 @@ import type { MaxRunning, PermissionMode, PermissionRule, QuotaRule } from '@dog
 
 export type HostName = 'cordis' | 'koishi'
 
+/**
+ * Who answers, and which of the host's views are read. `asker`: a scripted asker answers the
+ * engine's question; `chat` (Koishi): the bot asks in the mock channel and a scripted person
+ * answers there (`y` / `s` / `n` / `e {json}`). `console` (Cordis): the WebUI console is
+ * loaded, and its approval and log views are read through its HTTP API.
+ */
+export interface HostSpec {
+  name: HostName
+  approver: 'asker' | 'chat'
+  console: boolean
+}
+
 /** How the scripted approver answers each question it is shown. */
 export type Answer =
   | { kind: 'allow'; scope: 'once' | 'session' }
@@ -21,6 +33,19 @@ export type Answer =
 export type EditKind = 'valid' | 'unknown-key' | 'invalid' | 'permission'
 
 export type Middleware = 'none' | 'rewrite' | 'end'
+
+/**
+ * What a third party does to the file of an asked `write` or `edit` between the question
+ * (its preview) and the answer: rewrite it, write back the very bytes shown, or remove it.
+ */
+export type Tamper = 'none' | 'rewrite' | 'same' | 'remove'
+
+/**
+ * After the run, the last file change is undone: as it is (`plain`), with its path replaced
+ * by a link to another workspace file of the same content (`link`), or with its parent
+ * directory replaced by a link to a copy of it (`parent-link`).
+ */
+export type Undo = 'none' | 'plain' | 'link' | 'parent-link'
 
 export interface CallSpec {
   id: string
@@ -44,6 +69,8 @@ export interface Scenario {
   calls: CallSpec[]
   /** Calls to an unknown tool sent as a second batch, after the first has ended. */
   flood: number
+  tamper: Tamper
+  undo: Undo
 }
 
 /** The sandbox dimensions of the `bash` property. */
@@ -58,16 +85,18 @@ export const SECRET_PREFIX = 'sk-live-'
 export const BAD_SECRET_PREFIX = 'pk-live-'
 
 /** The scenario as a person reads it in a failure report: one line per part. */
-export function describeScenario(scenario: Scenario, sandbox?: SandboxSpec): string {
+export function describeScenario(scenario: Scenario, sandbox?: SandboxSpec, host?: HostSpec): string {
   const lines = [
+    ...(host ? [`host: ${host.name}   approver: ${host.approver}   console: ${host.console ? 'read through its API' : 'not loaded'}`] : []),
     `mode: ${scenario.mode}   repair: ${scenario.repair ? 'on' : 'off'}   middleware: ${scenario.middleware}   audit maxRecords: ${scenario.maxRecords}`,
     `approver: ${JSON.stringify(scenario.answer)}   cancel before: ${scenario.cancelBefore}`,
     `rules: ${scenario.rules.length ? scenario.rules.map((rule) => JSON.stringify(rule)).join(', ') : 'none'}`,
     `quotas: ${scenario.quotas.length ? JSON.stringify(scenario.quotas) : 'none'}   maxRunning: ${scenario.maxRunning ? JSON.stringify(scenario.maxRunning) : 'none'}`,
+    `between question and answer: ${scenario.tamper === 'none' ? 'nothing' : `a third party ${scenario.tamper === 'same' ? 'writes back the same bytes' : scenario.tamper === 'remove' ? 'removes the file' : 'rewrites the file'}`}   after the run: ${scenario.undo === 'none' ? 'no undo' : `undo of the last change${scenario.undo === 'plain' ? '' : scenario.undo === 'link' ? ', its path replaced by a link to a file of the same content' : ', its parent replaced by a link to a copy'}`}`,
   ]
   if (sandbox) lines.push(`sandbox: ${sandbox.sandbox}   network: ${JSON.stringify(sandbox.network)}`)
   lines.push(`calls (${scenario.calls.length}):`)
-  if (scenario.flood) lines.push(`then a second batch: ${scenario.flood} calls to an unknown tool`)
   for (const call of scenario.calls) lines.push(`  ${call.id}  ${call.tool}(${typeof call.arguments === 'string' ? `raw ${JSON.stringify(call.arguments)}` : JSON.stringify(call.arguments)})`)
+  if (scenario.flood) lines.push(`then a second batch: ${scenario.flood} calls to an unknown tool`)
   return lines.join('\n')
 }

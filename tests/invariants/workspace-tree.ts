@@ -44,6 +44,9 @@ export async function snapshotTree(workspace: Workspace): Promise<Tree> {
   return tree
 }
 
+/** The protected names of the fs tools' host-free defaults (`.git`, `.env`, `.env.*`) at any depth. */
+export const isProtected = (path: string) => path.split('/').some((segment) => segment === '.git' || /^\.env(\..*)?$/.test(segment))
+
 /** Paths added, removed or changed between two snapshots. */
 export function changedPaths(before: Tree, after: Tree): string[] {
   const paths = new Set([...before.keys(), ...after.keys()])
