@@ -11,7 +11,7 @@ import { errorResult, outputResult } from './handler-result'
 import type { PipelineShared } from './pipeline-host'
 import { reauthorize } from './reauthorize'
 import { reportDecision } from './report-decision'
-import { runTool } from './run-stage'
+import { runTool } from './run-tool'
 import type { SettleStage } from './settle-stage'
 
 /** What a middleware may end a call with: every status but `background` (only the pipeline adopts). */

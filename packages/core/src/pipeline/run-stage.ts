@@ -6,6 +6,7 @@ import { errorResult, outputResult } from './handler-result'
 import type { MiddlewareStage } from './middleware-stage'
 import type { PipelineShared } from './pipeline-host'
 import type { SettleStage } from './settle-stage'
+import { runTool } from './run-tool'
 import type { Stage } from './stage'
 
 /**
@@ -99,11 +100,4 @@ export class RunStage implements Stage {
     this.settle.report(call, result)
     reply(result)
   }
-}
-
-/** The tool's `run` for the call, inside the call's span when it is traced. */
-export function runTool(call: ActiveCall): unknown {
-  // Its quota units are spent: the tool ran.
-  if (call.reservation) call.toolStarted = true
-  return call.span ? call.span.run(() => call.tool.run(call.input as any, call)) : call.tool.run(call.input as any, call)
 }
