@@ -1,9 +1,7 @@
 import { resolve } from 'node:path'
 import {
-  type AuditFilter,
+  auditHost,
   AuditLog,
-  type AuditRecord,
-  type AuditStore,
   type BackgroundTask,
   type CallInfo,
   type DecisionEvent,
@@ -35,12 +33,13 @@ declare module 'cordis' {
  * It taps `tools/call-end` and `permissions/decision` of the app's Dogu services (past
  * Cordis' dispatch: see `tapEvent`), and injects nothing,
  * so the Dogu plugin loads it first and it stops last: calls the tools service cancels as the
- * app stops are still recorded.
+ * app stops are still recorded. `query`, `export`, `flush` and `useStore` are the host
+ * layer's (`auditHost` of `@dogu/core`).
  *
  * @example
  * const denied = await ctx.audit.query({ outcome: 'denied', since: Date.now() - 86_400_000 })
  */
-export class AuditService extends Service {
+export class AuditService extends auditHost(Service) {
   static Config: Schema<AuditService.Config> = Schema.object({
     enabled: Schema.boolean().default(true).description('Record every tool call and permission decision.'),
     storePath: Schema.string().description('JSON Lines file of audit records. Default: data/dogu/audit.jsonl under the working directory.'),
@@ -52,7 +51,6 @@ export class AuditService extends Service {
       .description('Records older than this are removed.'),
   }) as Schema<AuditService.Config>
 
-  /** The host-free engine; `undefined` when `enabled` is false. */
   readonly log: AuditLog | undefined
 
   constructor(ctx: Context, config: AuditService.Config = {}) {
@@ -78,31 +76,6 @@ export class AuditService extends Service {
   /** Active once the store is opened and pruned. */
   async [Service.init]() {
     await this.log?.ready
-  }
-
-  /** True while records are being kept. */
-  get enabled(): boolean {
-    return !!this.log
-  }
-
-  /** Records matching `filter`, newest first. Empty when auditing is off. */
-  query(filter?: AuditFilter): Promise<AuditRecord[]> {
-    return this.log ? this.log.query(filter) : Promise.resolve([])
-  }
-
-  /** Every retained record matching `filter`, oldest first. */
-  export(filter?: Omit<AuditFilter, 'limit'>): Promise<AuditRecord[]> {
-    return this.log ? this.log.export(filter) : Promise.resolve([])
-  }
-
-  /** Writes queued records now. */
-  flush(): Promise<void> {
-    return this.log ? this.log.flush() : Promise.resolve()
-  }
-
-  /** Switches where records go (a database appearing); see `AuditLog.useStore`. */
-  useStore(store: AuditStore): Promise<void> {
-    return this.log ? this.log.useStore(store) : Promise.resolve()
   }
 }
 

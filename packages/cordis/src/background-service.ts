@@ -1,14 +1,12 @@
 import { resolve } from 'node:path'
 import {
+  attachEngine,
   BackgroundEngine,
   type BackgroundEvents,
-  type BackgroundTask,
+  backgroundHost,
   createTaskTools,
   DEFAULT_RETENTION,
   JsonFileTaskStore,
-  type ListTasksOptions,
-  type RunningCall,
-  type WaitTaskOptions,
 } from '@dogu/core'
 import { type Context, type Fiber, Service } from 'cordis'
 import Schema from 'schemastery'
@@ -42,7 +40,7 @@ declare module 'cordis' {
  * })
  * const task = await ctx.background.wait(taskId, { timeout: 30_000 })
  */
-export class BackgroundService extends Service {
+export class BackgroundService extends backgroundHost(Service) {
   static inject = ['tools']
 
   static Config: Schema<BackgroundService.Config> = Schema.object({
@@ -56,7 +54,6 @@ export class BackgroundService extends Service {
       .description('Longest stored result content; longer content is cut with a marker.'),
   })
 
-  /** The host-free engine; it is `ctx.tools.registry.background` while this service is loaded. */
   readonly engine: BackgroundEngine
 
   constructor(ctx: Context, config: BackgroundService.Config = {}) {
@@ -81,13 +78,14 @@ export class BackgroundService extends Service {
     const { ctx, engine } = this
     await engine.load()
     const registry = ctx.tools.registry
+    let detach = () => {}
     // In this order: no new hand-overs, then stop the tasks. A second call is harmless.
     const stop = () => {
-      if (registry.background === engine) registry.background = undefined
+      detach()
       return engine.dispose()
     }
     ctx.effect(() => {
-      registry.background = engine
+      detach = attachEngine(registry, 'background', engine)
       return stop
     }, 'ctx.background: adopt timed-out calls of ctx.tools')
     // Cordis disposes a stopping app's plugins last-loaded first: a tool's plugin goes before
@@ -95,31 +93,6 @@ export class BackgroundService extends Service {
     // tool. Stopping here first records it `interrupted`, as a restart would.
     onStopping(ctx, stop)
     for (const tool of createTaskTools(engine)) ctx.tools.define(tool)
-  }
-
-  /** Takes over a running call (the tool pipeline does this on timeout). */
-  adopt(call: RunningCall): BackgroundTask {
-    return this.engine.adopt(call)
-  }
-
-  /** A task by id, or `undefined` when unknown or evicted. */
-  get(id: string): BackgroundTask | undefined {
-    return this.engine.get(id)
-  }
-
-  /** Tasks in the order they started, filtered by session and status. */
-  list(options?: ListTasksOptions): BackgroundTask[] {
-    return this.engine.list(options)
-  }
-
-  /** Resolves with the task once it settles, or as it is after `timeout` ms. See `BackgroundEngine.wait`. */
-  wait(id: string, options: WaitTaskOptions): Promise<BackgroundTask | undefined> {
-    return this.engine.wait(id, options)
-  }
-
-  /** Aborts a running task's call and resolves with the task once it has settled. */
-  cancel(id: string, reason?: string): Promise<BackgroundTask | undefined> {
-    return this.engine.cancel(id, reason)
   }
 }
 

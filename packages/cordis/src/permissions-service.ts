@@ -1,21 +1,21 @@
 import { resolve } from 'node:path'
 import {
-  type Asker,
-  type AuthorizeRequest,
-  type AuthorizeResult,
+  attachEngine,
+  callingPlugin,
   type DecisionEvent,
-  type Grant,
+  type HostPlugin,
   JsonFileGrantStore,
   PERMISSION_MODES,
   PermissionEngine,
   type PermissionMode,
-  type PermissionRequest,
   type PermissionRule,
+  permissionsHost,
 } from '@dogu/core'
 import { type Context, Service } from 'cordis'
 import Schema from 'schemastery'
 import { eventEmitter } from './cordis-events'
 import { cordisLogger } from './cordis-logger'
+import { cordisPlugin } from './cordis-plugin'
 
 declare module 'cordis' {
   interface Context {
@@ -53,9 +53,10 @@ const Rule: Schema<PermissionRule> = Schema.object({
  * `ctx.tools`; without it, only read tools run.
  *
  * Methods called as `ctx.permissions.x()` see the caller's context as `this.ctx`, so
- * `rule()` and `asker()` belong to the plugin that called them and go away with it.
+ * `rule()` and `asker()` belong to the plugin that called them and go away with it. The
+ * methods are the host layer's (`permissionsHost` of `@dogu/core`).
  */
-export class PermissionService extends Service {
+export class PermissionService extends permissionsHost(Service) {
   static inject = ['tools']
 
   static Config: Schema<PermissionService.Config> = Schema.object({
@@ -71,7 +72,6 @@ export class PermissionService extends Service {
     storePath: Schema.string().description('JSON file for "always" grants. Default: data/dogu/permissions.json under the working directory.'),
   })
 
-  /** The host-free engine; it is `ctx.tools.registry.permissions` while this service is loaded. */
   readonly engine: PermissionEngine
 
   constructor(ctx: Context, config: PermissionService.Config = {}) {
@@ -89,13 +89,7 @@ export class PermissionService extends Service {
       logger,
     })
     const engine = this.engine
-    ctx.effect(() => {
-      const registry = ctx.tools.registry
-      registry.permissions = engine
-      return () => {
-        if (registry.permissions === engine) registry.permissions = undefined
-      }
-    }, 'ctx.permissions: gate ctx.tools')
+    ctx.effect(() => attachEngine(ctx.tools.registry, 'permissions', engine), 'ctx.permissions: gate ctx.tools')
     // Reload or unload: waiting calls end denied, and grants are saved before the next start.
     ctx.effect(() => () => engine.stop('the permissions service stopped (reloaded or unloaded) while the call waited for an answer'), 'ctx.permissions: end pending requests')
   }
@@ -105,66 +99,8 @@ export class PermissionService extends Service {
     await this.engine.ready
   }
 
-  /** Decides a call: `allow`, `ask` or `deny`, with the reason and what decided it. */
-  authorize(request: AuthorizeRequest): AuthorizeResult {
-    return this.engine.authorize(request)
-  }
-
-  /**
-   * Adds a rule for the calling plugin and returns its disposer; the rule goes away with
-   * the plugin. A bad rule throws a `PermissionError` (`INVALID_RULE`) naming the field.
-   *
-   * @example
-   * ctx.permissions.rule({ permission: 'deploy:run', target: 'prod', authority: 4, decision: 'allow' })
-   */
-  rule(rule: PermissionRule): () => void {
-    const origin = `plugin "${this.ctx.fiber.name}"`
-    const label = `ctx.permissions.rule(${JSON.stringify(typeof rule?.permission === 'string' ? rule.permission : '?')})`
-    const dispose = this.ctx.effect(() => this.engine.addRule(rule, origin), label)
-    return () => {
-      dispose()
-    }
-  }
-
-  /**
-   * Registers an asker for the calling plugin: it is shown permission requests and
-   * answers through its return value or `respond`. See `Asker`.
-   */
-  asker(handler: Asker): () => void {
-    const dispose = this.ctx.effect(() => this.engine.addAsker(handler), 'ctx.permissions.asker()')
-    return () => {
-      dispose()
-    }
-  }
-
-  /** Every remembered grant, oldest first. */
-  grants(): Readonly<Grant>[] {
-    return this.engine.grants()
-  }
-
-  /** Removes a grant (from the store too, for `always`). True when it existed. */
-  revoke(id: string): boolean {
-    return this.engine.revoke(id)
-  }
-
-  /** Sets a session's mode; `undefined` returns it to the configured mode. */
-  setMode(sessionId: string, mode: PermissionMode | undefined): void {
-    this.engine.setMode(sessionId, mode)
-  }
-
-  /** The mode in force for a session. */
-  modeOf(sessionId: string): PermissionMode {
-    return this.engine.modeOf(sessionId)
-  }
-
-  /** Forgets a session's mode and `session` grants. */
-  endSession(sessionId: string): void {
-    this.engine.endSession(sessionId)
-  }
-
-  /** Requests waiting for an answer. */
-  pending(): Readonly<PermissionRequest>[] {
-    return this.engine.pending()
+  [callingPlugin](): HostPlugin {
+    return cordisPlugin(this.ctx)
   }
 }
 

@@ -1,26 +1,19 @@
 import {
-  DoguError,
+  callingPlugin,
+  type HostPlugin,
   type MaxRunning,
   QUOTA_SCOPES,
   type QuotaRule,
-  type ExecuteOptions,
-  type MiddlewareOptions,
-  type ModelToolCall,
-  type Tool,
-  type ToolEvents,
-  type ToolMiddleware,
-  type ToolOptions,
-  type ToolSource,
   type RedactOptions,
+  type ToolEvents,
   ToolRegistry,
-  type ToolResult,
-  type Toolset,
-  type ToolsetOptions,
+  toolsHost,
 } from '@dogu/core'
 import { type Context, Service } from 'cordis'
 import Schema from 'schemastery'
 import { eventEmitter } from './cordis-events'
 import { cordisLogger } from './cordis-logger'
+import { cordisPlugin } from './cordis-plugin'
 
 declare module 'cordis' {
   interface Context {
@@ -36,9 +29,11 @@ declare module 'cordis' {
  * hosts take toolsets from it.
  *
  * Methods called as `ctx.tools.x()` see the caller's context as `this.ctx` (Cordis'
- * tracker), which is how `define` ties a tool to the plugin that defined it.
+ * tracker), which is how `define` ties a tool to the plugin that defined it. The methods
+ * are the host layer's (`toolsHost` of `@dogu/core`); this class adds Cordis' config and
+ * lifecycle.
  */
-export class ToolService extends Service {
+export class ToolService extends toolsHost(Service) {
   static Config: Schema<ToolService.Config> = Schema.object({
     maxContentLength: Schema.natural().min(1).default(50_000)
       .description('Longest result content, in characters, before it is cut with a marker.'),
@@ -66,10 +61,6 @@ export class ToolService extends Service {
     repair: Schema.boolean().default(true).description('Repair malformed JSON arguments from the model (trailing commas, single quotes, full-width punctuation, a Markdown fence…) when the repair cannot change their meaning; off: refuse them.'),
   })
 
-  /**
-   * The host-free registry behind the service. The `permissions` and `background`
-   * services set `registry.permissions` / `registry.background` while they are loaded.
-   */
   readonly registry: ToolRegistry
 
   constructor(ctx: Context, config: ToolService.Config = {}) {
@@ -81,101 +72,8 @@ export class ToolService extends Service {
     ctx.effect(() => () => this.registry.dispose(), 'ctx.tools: abort calls in flight')
   }
 
-  /**
-   * Defines a tool for the calling plugin and returns its disposer. The tool is removed
-   * when that plugin is disposed or reloaded; calling the disposer twice is harmless.
-   * Redefining a name from the same plugin replaces the tool; a name held by another
-   * live plugin throws a `DoguError` with code `NAME_CONFLICT` naming both plugins.
-   *
-   * @example
-   * ctx.tools.define(defineTool({ name: 'echo', description: 'Repeat a text', ... }))
-   */
-  define<A = unknown>(tool: Tool<A> | ToolOptions<A>): () => void {
-    const fiber = this.ctx.fiber
-    if (fiber.uid === null) {
-      // A plugin kept `ctx.tools` past its own disposal: nothing would ever remove the tool.
-      throw new DoguError('INACTIVE', `plugin "${fiber.name}" is no longer active; it cannot define tool "${toolName(tool)}"`)
-    }
-    const label = `ctx.tools.define(${JSON.stringify(toolName(tool))})`
-    const dispose = this.ctx.effect(() => this.registry.define(tool, fiber, `plugin "${fiber.name}"`), label)
-    // The effect's disposer is also a thenable; hand out a plain function instead.
-    return () => {
-      dispose()
-    }
-  }
-
-  /**
-   * Adds a middleware around every call it matches, after validation and authorization;
-   * it is removed with the calling plugin. Middlewares run by `order` (lower outside), then
-   * in registration order. See `ToolMiddleware` for what one may do.
-   *
-   * @example
-   * ctx.tools.use(async (call, next) => {
-   *   if (call.session.guildId === 'g-quiet') return { status: 'denied', reason: 'no tools in this group' }
-   *   return next()
-   * }, { name: 'quiet-group', tools: 'shell' })
-   */
-  use(middleware: ToolMiddleware, options?: MiddlewareOptions): () => void {
-    const fiber = this.ctx.fiber
-    if (fiber.uid === null) throw new DoguError('INACTIVE', `plugin "${fiber.name}" is no longer active; it cannot add a middleware`)
-    const dispose = this.ctx.effect(() => this.registry.use(middleware, options, `plugin "${fiber.name}"`), `ctx.tools.use(${JSON.stringify(options?.name ?? middleware?.name ?? '')})`)
-    return () => {
-      dispose()
-    }
-  }
-
-  /**
-   * Declares secret values (a token, a header) the calling plugin holds: they are replaced
-   * with `[redacted]` in every result and progress line while the plugin is loaded, unless
-   * the `redact.builtin` config is off. Returns the disposer.
-   */
-  redact(values: Iterable<string>): () => void {
-    const dispose = this.ctx.effect(() => this.registry.redactor.add(values), 'ctx.tools.redact()')
-    return () => {
-      dispose()
-    }
-  }
-
-  /**
-   * Registers a source of tools (an imported MCP server) while the calling plugin is
-   * loaded: the consoles list it, and `toolset.unavailable()` names it while it has no
-   * tools. Returns the disposer.
-   */
-  addSource(source: ToolSource): () => void {
-    const dispose = this.ctx.effect(() => this.registry.addSource(source), 'ctx.tools.addSource()')
-    return () => {
-      dispose()
-    }
-  }
-
-  /** The registered sources of tools, by kind then name. */
-  sources(): ToolSource[] {
-    return this.registry.sources()
-  }
-
-  /** A finalized toolset for one session. See `ToolsetOptions`. */
-  toolset(options: ToolsetOptions): Toolset {
-    return this.registry.toolset(options)
-  }
-
-  /** Shortcut: makes a toolset for `options` and runs `calls` through it. */
-  execute(calls: readonly ModelToolCall[], options: ToolsetOptions & ExecuteOptions): Promise<ToolResult[]> {
-    return this.registry.execute(calls, options)
-  }
-
-  /** All tools, sorted by name. */
-  list(): Tool[] {
-    return this.registry.list()
-  }
-
-  /** The tool of this name, if one is defined. */
-  get(name: string): Tool | undefined {
-    return this.registry.get(name)
-  }
-
-  /** Tools filtered by name globs (ChatLuna's `filter`); `visibility` is not applied. */
-  filter(options: { include?: string[]; exclude?: string[] } = {}): Tool[] {
-    return this.registry.filter(options)
+  [callingPlugin](): HostPlugin {
+    return cordisPlugin(this.ctx)
   }
 }
 
@@ -196,8 +94,4 @@ export namespace ToolService {
     /** Repair malformed JSON arguments. @default true */
     repair?: boolean
   }
-}
-
-function toolName(tool: Tool | ToolOptions): string {
-  return typeof tool?.name === 'string' ? tool.name : '?'
 }

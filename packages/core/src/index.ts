@@ -64,6 +64,20 @@ export { DoguError } from './errors'
 export { type Elicitation, type ElicitationJsonSchema, type ElicitationSchema, type ElicitOptions, LOG_LEVELS, type LogLevel } from './elicitation/elicitation'
 export { type FormField, formFields, type FormProblem, type FormReply, MAX_FORM_LENGTH, parseFormReply, typedValue } from './elicitation/form-reply'
 export type { CallInfo, EmitFunction, ToolEvents } from './events'
+// The host layer: what a host of Dogu (Cordis 4, Koishi, a framework adapter) builds its services on.
+export {
+  attachEngine,
+  auditHost,
+  backgroundHost,
+  callingPlugin,
+  type EngineSlots,
+  type HostBaseClass,
+  type HostPlugin,
+  permissionsHost,
+  pluginEffect,
+  ruleLabel,
+  toolsHost,
+} from './host'
 export type { Logger } from './logger'
 export type { ApprovalOutcome, ApprovalRequest, ArgumentEditor, ElicitQuestion, AuthorizeRequest, AuthorizeResult, Decision, PermissionGate, PipelineDecision, RevisedCall } from './permission-gate'
 export {

@@ -1,8 +1,7 @@
 import { resolve } from 'node:path'
 import {
-  type AuditFilter,
+  auditHost,
   AuditLog,
-  type AuditRecord,
   type AuditStore,
   DatabaseAuditStore,
   DEFAULT_AUDIT_RETENTION,
@@ -56,16 +55,16 @@ export const auditFields = {
  * a stopping app (cordis 3 disposes plugins in load order) disposes it after the tools and
  * permissions services; what is queued is then written, except to a table: Koishi does not
  * wait for the write, and the driver closes before it could land (a debug line says so).
+ * `query`, `export`, `flush` and `useStore` are the host layer's (`auditHost` of `@dogu/core`).
  *
  * @example
  * const denied = await ctx.audit.query({ outcome: 'denied', since: Date.now() - 86_400_000 })
  */
-export class AuditService extends Service {
+export class AuditService extends auditHost(Service) {
   static inject = { database: { required: false } }
 
   static Config: Schema<AuditService.Config> = Schema.object(auditFields) as Schema<AuditService.Config>
 
-  /** The host-free engine; `undefined` when `enabled` is false. */
   readonly log: AuditLog | undefined
 
   constructor(ctx: Context, config: AuditService.Config = {}) {
@@ -114,31 +113,6 @@ export class AuditService extends Service {
     ctx.on('exit', () => log.flush())
     // Unload, reload or the app's stop: what is queued is written before the next start.
     ctx.effect(() => () => void log.stop().finally(stopping))
-  }
-
-  /** True while records are being kept. */
-  get enabled(): boolean {
-    return !!this.log
-  }
-
-  /** Records matching `filter`, newest first. Empty when auditing is off. */
-  query(filter?: AuditFilter): Promise<AuditRecord[]> {
-    return this.log ? this.log.query(filter) : Promise.resolve([])
-  }
-
-  /** Every retained record matching `filter`, oldest first. */
-  export(filter?: Omit<AuditFilter, 'limit'>): Promise<AuditRecord[]> {
-    return this.log ? this.log.export(filter) : Promise.resolve([])
-  }
-
-  /** Writes queued records now. */
-  flush(): Promise<void> {
-    return this.log ? this.log.flush() : Promise.resolve()
-  }
-
-  /** Switches where records go; see `AuditLog.useStore`. A database is followed by itself. */
-  useStore(store: AuditStore): Promise<void> {
-    return this.log ? this.log.useStore(store) : Promise.resolve()
   }
 }
 

@@ -2,18 +2,16 @@ import { createHash } from 'node:crypto'
 import { hostname } from 'node:os'
 import { resolve } from 'node:path'
 import {
+  attachEngine,
   BackgroundEngine,
   type BackgroundEvents,
-  type BackgroundTask,
+  backgroundHost,
   createTaskTools,
   DatabaseTaskStore,
   DEFAULT_RETENTION,
   JsonFileTaskStore,
-  type ListTasksOptions,
   type MinatoDatabase,
-  type RunningCall,
   type TaskStore,
-  type WaitTaskOptions,
 } from '@dogu/core'
 import { type Context, Schema, Service } from 'koishi'
 import { followDatabase, koishiDatabase } from './koishi-database'
@@ -43,7 +41,7 @@ declare module 'koishi' {
  * unloading the plugin that defined a task's tool, while the service runs, ends it
  * `cancelled`.
  */
-export class BackgroundService extends Service {
+export class BackgroundService extends backgroundHost(Service) {
   static inject = ['tools']
 
   static Config: Schema<BackgroundService.Config> = Schema.object({
@@ -70,7 +68,6 @@ export class BackgroundService extends Service {
       '保存的结果内容的最大长度；超出部分截断并加标记。'),
   })
 
-  /** The host-free engine; it is `ctx.tools.registry.background` while this service is loaded. */
   readonly engine: BackgroundEngine
   /** Where records persist now: the database store while a database is loaded, else the file. */
   private store: TaskStore
@@ -110,13 +107,14 @@ export class BackgroundService extends Service {
     // Unloaded while the store loaded: nothing was handed over yet.
     if (ctx.scope.uid === null) return void engine.dispose()
     const registry = ctx.tools.registry
+    let detach = () => {}
     // In this order: no new hand-overs, then stop the tasks. A second call is harmless.
     const stop = () => {
-      if (registry.background === engine) registry.background = undefined
+      detach()
       void engine.dispose()
     }
     ctx.effect(() => {
-      registry.background = engine
+      detach = attachEngine(registry, 'background', engine)
       return stop
     })
     // cordis 3 resets the plugins that need `ctx.tools` one by one when it is withdrawn, and
@@ -144,31 +142,6 @@ export class BackgroundService extends Service {
       if (shared() && active()) void engine.refresh()
     }, this.config.syncInterval ?? 5_000)
     for (const tool of createTaskTools(engine)) ctx.tools.define(tool)
-  }
-
-  /** Takes over a running call (the tool pipeline does this on timeout). */
-  adopt(call: RunningCall): BackgroundTask {
-    return this.engine.adopt(call)
-  }
-
-  /** A task by id, or `undefined` when unknown or evicted. */
-  get(id: string): BackgroundTask | undefined {
-    return this.engine.get(id)
-  }
-
-  /** Tasks in the order they started, filtered by session and status. */
-  list(options?: ListTasksOptions): BackgroundTask[] {
-    return this.engine.list(options)
-  }
-
-  /** Resolves with the task once it settles, or as it is after `timeout` ms. See `BackgroundEngine.wait`. */
-  wait(id: string, options: WaitTaskOptions): Promise<BackgroundTask | undefined> {
-    return this.engine.wait(id, options)
-  }
-
-  /** Aborts a running task's call and resolves with the task once it has settled. */
-  cancel(id: string, reason?: string): Promise<BackgroundTask | undefined> {
-    return this.engine.cancel(id, reason)
   }
 }
 

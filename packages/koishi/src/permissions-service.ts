@@ -1,12 +1,15 @@
 import { resolve } from 'node:path'
 import {
   type Asker,
+  attachEngine,
   type AuthorizeRequest,
   type AuthorizeResult,
+  callingPlugin,
   DatabaseGrantStore,
   type DecisionEvent,
   type Grant,
   type GrantStore,
+  type HostPlugin,
   JsonFileGrantStore,
   type MinatoDatabase,
   PERMISSION_MODES,
@@ -15,11 +18,15 @@ import {
   type PermissionMode,
   type PermissionRequest,
   type PermissionRule,
+  permissionsHost,
+  pluginEffect,
+  ruleLabel,
 } from '@dogu/core'
 import { type Context, Schema, type Session } from 'koishi'
 import { followDatabase, koishiDatabase } from './koishi-database'
 import { eventEmitter } from './koishi-events'
 import { koishiLogger } from './koishi-logger'
+import { koishiPlugin } from './koishi-plugin'
 import { type KoishiDoguSession, koishiPermissionCondition, koishiPermissionNames, koishiUser } from './koishi-permission'
 import { described } from './schema-text'
 import { doguSession } from './session'
@@ -210,54 +217,42 @@ export class PermissionService {
       await engine.ready
       if (ctx.scope.uid === null) return
       ctx.inject(['tools'], (ctx) => {
-        ctx.effect(() => {
-          const registry = ctx.tools.registry
-          registry.permissions = engine
-          return () => {
-            if (registry.permissions === engine) registry.permissions = undefined
-          }
-        })
+        ctx.effect(() => attachEngine(ctx.tools.registry, 'permissions', engine))
       })
     })
   }
 
-  private methods(): DoguPermissions {
-    const { engine } = this
+  /**
+   * Dogu's methods, as they go onto Koishi's permissions object: the host layer's, which
+   * read `this.engine` and `this[callingPlugin]()` there (`this.ctx` is the caller, through
+   * cordis 3's tracing proxy), with `rule` also counting the Koishi permissions rules name.
+   */
+  private methods(): DoguMethods {
     const service = this
-    // `this` is Koishi's permissions object as the caller sees it: `this.ctx` is the caller.
-    const caller = (self: { ctx?: Context } | undefined) => self?.ctx ?? service.ctx
-    return {
-      engine,
-      authorize: (request) => engine.authorize(request),
-      rule(this: { ctx?: Context } | undefined, rule) {
-        const ctx = caller(this)
-        const origin = `plugin "${ctx.name ?? 'anonymous'}"`
-        const dispose = ctx.effect(() => {
-          const remove = engine.addRule(rule, origin)
+    class Methods extends permissionsHost(Object) implements DoguPermissions {
+      [callingPlugin](): HostPlugin {
+        return koishiPlugin((this as { ctx?: Context }).ctx ?? service.ctx)
+      }
+
+      readonly engine = service.engine
+
+      override rule(rule: KoishiPermissionRule): () => void {
+        const plugin = this[callingPlugin]()
+        return pluginEffect(plugin, () => {
+          const remove = this.engine.addRule(rule, plugin.label)
           service.count(rule, 1)
           return () => {
             remove()
             service.count(rule, -1)
           }
-        })
-        return () => {
-          dispose()
-        }
-      },
-      asker(this: { ctx?: Context } | undefined, handler) {
-        const dispose = caller(this).effect(() => engine.addAsker(handler))
-        return () => {
-          dispose()
-        }
-      },
-      grants: () => engine.grants(),
-      revoke: (id) => engine.revoke(id),
-      setMode: (sessionId, mode) => engine.setMode(sessionId, mode),
-      modeOf: (sessionId) => engine.modeOf(sessionId),
-      endSession: (sessionId) => engine.endSession(sessionId),
-      pending: () => engine.pending(),
-      resolveSession: (session) => this.resolveSession(session),
+        }, ruleLabel(rule))
+      }
+
+      resolveSession(session: Session): Promise<KoishiDoguSession> {
+        return service.resolveSession(session)
+      }
     }
+    return new Methods()
   }
 
   private async resolveSession(session: Session): Promise<KoishiDoguSession> {
@@ -295,22 +290,29 @@ export class PermissionService {
   }
 }
 
+/** The names Dogu adds to Koishi's permissions object, in the order a conflict names them. */
+const DOGU_NAMES = ['engine', 'authorize', 'rule', 'asker', 'grants', 'revoke', 'setMode', 'modeOf', 'endSession', 'pending', 'resolveSession'] as const satisfies readonly (keyof DoguPermissions)[]
+
+/** Dogu's methods and the host layer's hook they call. */
+type DoguMethods = DoguPermissions & { [callingPlugin](): HostPlugin }
+
 /**
  * Adds Dogu's methods to Koishi's permissions object (the one behind every context's
  * tracing proxy) and returns their removal. Koishi's own members are never replaced.
  */
-function install(ctx: Context, methods: DoguPermissions): () => void {
+function install(ctx: Context, methods: DoguMethods): () => void {
   const traced = ctx.root.permissions
-  const target = ((traced as any)[ORIGINAL] ?? traced) as Record<string, unknown>
-  const taken = Object.keys(methods).filter((key) => key in target)
+  const target = ((traced as any)[ORIGINAL] ?? traced) as Record<PropertyKey, unknown>
+  const taken = DOGU_NAMES.filter((key) => key in target)
   if (taken.length) {
     throw new PermissionError('INVALID_OPTIONS', `ctx.permissions already has ${taken.join(', ')}: is another Dogu permissions service loaded in this app?`)
   }
-  for (const [key, value] of Object.entries(methods)) {
+  const entries: [PropertyKey, unknown][] = [...DOGU_NAMES.map((key) => [key, methods[key]] as [PropertyKey, unknown]), [callingPlugin, methods[callingPlugin]]]
+  for (const [key, value] of entries) {
     Object.defineProperty(target, key, { value, configurable: true, writable: false, enumerable: false })
   }
   return () => {
-    for (const [key, value] of Object.entries(methods)) {
+    for (const [key, value] of entries) {
       if (target[key] === value) delete target[key]
     }
   }

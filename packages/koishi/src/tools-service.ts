@@ -1,28 +1,21 @@
 import {
+  callingPlugin,
   DatabaseQuotaStore,
-  DoguError,
+  type HostPlugin,
   type MaxRunning,
   MemoryQuotaStore,
   QUOTA_SCOPES,
   type QuotaRule,
-  type ExecuteOptions,
-  type MiddlewareOptions,
-  type ModelToolCall,
-  type Tool,
-  type ToolEvents,
-  type ToolMiddleware,
-  type ToolOptions,
   type RedactOptions,
+  type ToolEvents,
   ToolRegistry,
-  type ToolResult,
-  type Toolset,
-  type ToolSource,
-  type ToolsetOptions,
+  toolsHost,
 } from '@dogu/core'
 import { type Context, Schema, Service } from 'koishi'
 import { followDatabase, koishiDatabase } from './koishi-database'
 import { eventEmitter } from './koishi-events'
 import { koishiLogger } from './koishi-logger'
+import { koishiPlugin } from './koishi-plugin'
 import { described } from './schema-text'
 
 declare module 'koishi' {
@@ -39,9 +32,11 @@ declare module 'koishi' {
  * define tools through it; agent hosts take toolsets from it.
  *
  * Methods called as `ctx.tools.x()` see the caller's context as `this.ctx` (cordis 3's
- * tracing proxy), which is how `define` ties a tool to the plugin that defined it.
+ * tracing proxy), which is how `define` ties a tool to the plugin that defined it. The
+ * methods are the host layer's (`toolsHost` of `@dogu/core`); this class adds Koishi's
+ * config, the quota store that follows the database, and cordis 3's lifecycle.
  */
-export class ToolService extends Service {
+export class ToolService extends toolsHost(Service) {
   // A database is used when loaded: quota counts live in it, shared by every instance.
   static inject = { database: { required: false } }
 
@@ -94,10 +89,6 @@ export class ToolService extends Service {
       '修复模型发来的不规范 JSON 参数（多余逗号、单引号、全角标点、Markdown 代码块……），仅在修复不会改变含义时；关闭则直接拒绝。'),
   })
 
-  /**
-   * The host-free registry behind the service. Dogu's permissions and background services
-   * set `registry.permissions` / `registry.background` while they are loaded.
-   */
   readonly registry: ToolRegistry
 
   constructor(ctx: Context, config: ToolService.Config = {}) {
@@ -133,103 +124,8 @@ export class ToolService extends Service {
     this.ctx.effect(() => () => this.registry?.dispose())
   }
 
-  /**
-   * Defines a tool for the calling plugin and returns its disposer. The tool is removed
-   * when that plugin is disposed or reloaded; calling the disposer twice is harmless.
-   * Redefining a name from the same plugin replaces the tool; a name held by another
-   * live plugin throws a `DoguError` with code `NAME_CONFLICT` naming both plugins.
-   *
-   * @example
-   * ctx.tools.define(defineTool({ name: 'echo', description: 'Repeat a text', ... }))
-   */
-  define<A = unknown>(tool: Tool<A> | ToolOptions<A>): () => void {
-    const ctx = this.ctx
-    // A plain plugin's scope is its runtime, so a reload (same runtime) redefines in place.
-    const scope = ctx.scope
-    const owner = `plugin "${ctx.name ?? 'anonymous'}"`
-    if (scope.uid === null) {
-      // A plugin kept `ctx.tools` past its own disposal: nothing would ever remove the tool.
-      throw new DoguError('INACTIVE', `${owner} is no longer active; it cannot define tool "${toolName(tool)}"`)
-    }
-    const dispose = ctx.effect(() => this.registry.define(tool, scope, owner))
-    return () => {
-      dispose()
-    }
-  }
-
-  /**
-   * Adds a middleware around every call it matches, after validation and authorization;
-   * it is removed with the calling plugin. Middlewares run by `order` (lower outside), then
-   * in registration order. See `ToolMiddleware` for what one may do.
-   *
-   * @example
-   * ctx.tools.use(async (call, next) => {
-   *   if (call.session.guildId === 'g-quiet') return { status: 'denied', reason: 'no tools in this group' }
-   *   return next()
-   * }, { name: 'quiet-group', tools: 'shell' })
-   */
-  use(middleware: ToolMiddleware, options?: MiddlewareOptions): () => void {
-    const ctx = this.ctx
-    const owner = `plugin "${ctx.name ?? 'anonymous'}"`
-    if (ctx.scope.uid === null) throw new DoguError('INACTIVE', `${owner} is no longer active; it cannot add a middleware`)
-    const dispose = ctx.effect(() => this.registry.use(middleware, options, owner))
-    return () => {
-      dispose()
-    }
-  }
-
-  /**
-   * Declares secret values (a token, a header) the calling plugin holds: they are replaced
-   * with `[redacted]` in every result and progress line while the plugin is loaded, unless
-   * the `redact.builtin` config is off. Returns the disposer.
-   */
-  redact(values: Iterable<string>): () => void {
-    const dispose = this.ctx.effect(() => this.registry.redactor.add(values))
-    return () => {
-      dispose()
-    }
-  }
-
-  /**
-   * Registers a source of tools (an imported MCP server) while the calling plugin is
-   * loaded: the consoles list it, and `toolset.unavailable()` names it while it has no
-   * tools. Returns the disposer.
-   */
-  addSource(source: ToolSource): () => void {
-    const dispose = this.ctx.effect(() => this.registry.addSource(source))
-    return () => {
-      dispose()
-    }
-  }
-
-  /** The registered sources of tools, by kind then name. */
-  sources(): ToolSource[] {
-    return this.registry.sources()
-  }
-
-  /** A finalized toolset for one session. See `ToolsetOptions`; `toolsetFor` maps a Koishi session. */
-  toolset(options: ToolsetOptions): Toolset {
-    return this.registry.toolset(options)
-  }
-
-  /** Shortcut: makes a toolset for `options` and runs `calls` through it. */
-  execute(calls: readonly ModelToolCall[], options: ToolsetOptions & ExecuteOptions): Promise<ToolResult[]> {
-    return this.registry.execute(calls, options)
-  }
-
-  /** All tools, sorted by name. */
-  list(): Tool[] {
-    return this.registry.list()
-  }
-
-  /** The tool of this name, if one is defined. */
-  get(name: string): Tool | undefined {
-    return this.registry.get(name)
-  }
-
-  /** Tools filtered by name globs (ChatLuna's `filter`); `visibility` is not applied. */
-  filter(options: { include?: string[]; exclude?: string[] } = {}): Tool[] {
-    return this.registry.filter(options)
+  [callingPlugin](): HostPlugin {
+    return koishiPlugin(this.ctx)
   }
 }
 
@@ -250,8 +146,4 @@ export namespace ToolService {
     /** Repair malformed JSON arguments. @default true */
     repair?: boolean
   }
-}
-
-function toolName(tool: Tool | ToolOptions): string {
-  return typeof tool?.name === 'string' ? tool.name : '?'
 }

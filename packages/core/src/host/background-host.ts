@@ -1,0 +1,46 @@
+import type { BackgroundEngine, BackgroundTask, ListTasksOptions, WaitTaskOptions } from '../background'
+import type { RunningCall } from '../background-port'
+import type { HostBaseClass } from './host-plugin'
+
+/**
+ * `ctx.background` for any host: the task methods over a `BackgroundEngine`. The host's
+ * class builds the engine and its store, loads it, attaches it to the registry with
+ * `attachEngine(registry, 'background', engine)` and stops it when it stops.
+ *
+ * @example
+ * export class BackgroundService extends backgroundHost(Service) {
+ *   readonly engine = new BackgroundEngine({ store: new JsonFileTaskStore('data/tasks.json') })
+ * }
+ */
+export function backgroundHost<B extends HostBaseClass>(Base: B) {
+  abstract class BackgroundHost extends Base {
+    /** The host-free engine; it is `ctx.tools.registry.background` while the service is loaded. */
+    abstract readonly engine: BackgroundEngine
+
+    /** Takes over a running call (the tool pipeline does this on timeout). */
+    adopt(call: RunningCall): BackgroundTask {
+      return this.engine.adopt(call)
+    }
+
+    /** A task by id, or `undefined` when unknown or evicted. */
+    get(id: string): BackgroundTask | undefined {
+      return this.engine.get(id)
+    }
+
+    /** Tasks in the order they started, filtered by session and status. */
+    list(options?: ListTasksOptions): BackgroundTask[] {
+      return this.engine.list(options)
+    }
+
+    /** Resolves with the task once it settles, or as it is after `timeout` ms. See `BackgroundEngine.wait`. */
+    wait(id: string, options: WaitTaskOptions): Promise<BackgroundTask | undefined> {
+      return this.engine.wait(id, options)
+    }
+
+    /** Aborts a running task's call and resolves with the task once it has settled. */
+    cancel(id: string, reason?: string): Promise<BackgroundTask | undefined> {
+      return this.engine.cancel(id, reason)
+    }
+  }
+  return BackgroundHost
+}
