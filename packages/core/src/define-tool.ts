@@ -1,6 +1,7 @@
 import { isSchema, SchemaError, toJsonSchema } from '@dogu/schema'
 import Schema from 'schemastery'
 import { DoguError } from './errors'
+import { isPlainSchema } from './plain-schema'
 import { secretPaths } from './secret-fields'
 import type { Effect, Tool, ToolOptions, ToolTraits } from './tool'
 import { jsonSchemaOf } from './tool-json-schema'
@@ -63,8 +64,9 @@ export function defineTool<A = unknown>(options: ToolOptions<A>): Tool<A> {
   }
   try {
     // Refuse what no model could be told about (`Schema.function()`, `Schema.is(...)`) now,
-    // not at the first definitions() call. The result is cached for the definitions.
-    jsonSchemaOf(args)
+    // not at the first definitions() call. A schema whose conversion cannot fail waits for
+    // its first use: a catalog of thousands of tools converts only those a model is shown.
+    if (!isPlainSchema(args)) jsonSchemaOf(args)
   } catch (error) {
     if (!SchemaError.is(error)) throw error
     throw new DoguError('INVALID_ARGS_SCHEMA', `tool "${name}": ${error.message}`, { cause: error })
@@ -87,7 +89,7 @@ export function defineTool<A = unknown>(options: ToolOptions<A>): Tool<A> {
     args,
     traits: resolveTraits(name, options.traits),
     mode,
-    groups: Object.freeze([...groups]),
+    groups: groups.length ? Object.freeze([...groups]) : NO_GROUPS,
     confirm: options.confirm,
     visibility: options.visibility,
     permission: options.permission,
@@ -100,6 +102,9 @@ export function defineTool<A = unknown>(options: ToolOptions<A>): Tool<A> {
 }
 
 const defined = new WeakSet<object>()
+const NO_GROUPS: readonly string[] = Object.freeze([])
+/** Resolved traits by their values: most tools share a few, and they are frozen. */
+const sharedTraits = new Map<string, Readonly<Required<ToolTraits>>>()
 
 /** True for what `defineTool` returned. */
 export function isTool(value: unknown): value is Tool {
@@ -119,13 +124,16 @@ function resolveTraits(name: string, traits: ToolTraits = {}): Readonly<Required
   if (!(concurrency >= 1)) {
     throw new DoguError('INVALID_DEFINITION', `tool "${name}": traits.concurrency must be at least 1`)
   }
-  return Object.freeze({
-    effect,
-    parallel: traits.parallel ?? effect === 'read',
-    timeout,
-    background: traits.background ?? true,
-    concurrency,
-  })
+  const parallel = traits.parallel ?? effect === 'read'
+  const background = traits.background ?? true
+  const key = `${effect} ${parallel} ${timeout} ${background} ${concurrency}`
+  let resolved = sharedTraits.get(key)
+  if (!resolved) {
+    resolved = Object.freeze({ effect, parallel, timeout, background, concurrency })
+    // Bounded: a catalog of odd timeouts keeps its own objects past this many.
+    if (sharedTraits.size < 1000 && typeof parallel === 'boolean' && typeof background === 'boolean') sharedTraits.set(key, resolved)
+  }
+  return resolved
 }
 
 // An object, or what is one for every value: intersections and unions of objects (Koishi's

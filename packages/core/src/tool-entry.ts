@@ -7,12 +7,9 @@ import type { PermissionSpec, Tool } from './tool'
 
 /** A registered tool with its owner and the state the pipeline keeps for it. */
 export class ToolEntry {
-  readonly defaultPermission: PermissionSpec
   readonly limit?: ConcurrencyLimit
   /** Where the tool's arguments hold secrets; `undefined` for most tools. */
   readonly secrets?: SecretPaths
-  /** Provider definitions, computed once per dialect. */
-  readonly definitions = new Map<string, unknown>()
   disposed = false
   /** The toolset's own `tool_search`: a lookup, not a tool an owner's quota counts. */
   uncounted = false
@@ -20,12 +17,24 @@ export class ToolEntry {
   chain: readonly RegisteredMiddleware[] | undefined = undefined
   chainVersion = -1
   private _validator?: Validator
+  // Made on first use: a registry of thousands of tools sees few of them called or listed.
+  private _defaultPermission?: PermissionSpec
+  private _definitions?: Map<string, unknown>
 
   constructor(public readonly tool: Tool, public readonly owner: object, public readonly ownerName: string) {
-    this.defaultPermission = Object.freeze({ name: `tool:${tool.name}` })
     // Cached per schema, and computed already by defineTool.
     this.secrets = secretPaths(tool.args)
     if (Number.isFinite(tool.traits.concurrency)) this.limit = new ConcurrencyLimit(tool.traits.concurrency)
+  }
+
+  /** `tool:<name>`, the permission a call asks for when the tool declares none. */
+  get defaultPermission(): PermissionSpec {
+    return this._defaultPermission ??= Object.freeze({ name: `tool:${this.tool.name}` })
+  }
+
+  /** Provider definitions, computed once per dialect. */
+  get definitions(): Map<string, unknown> {
+    return this._definitions ??= new Map()
   }
 
   get validator(): Validator {

@@ -19,6 +19,15 @@ export function jsonSchemaOf(args: Schema, locale?: string): JsonSchema {
 }
 
 /**
+ * The JSON Schema of a tool's arguments for a reader that looks once (the search index):
+ * the cached one when some toolset converted it already, else a fresh one that is not kept,
+ * so indexing thousands of deferred tools does not hold thousands of schemas no model sees.
+ */
+export function passingJsonSchemaOf(args: Schema): JsonSchema {
+  return cache.get(args)?.get('') ?? toJsonSchema(args)
+}
+
+/**
  * A tool's arguments in a provider's dialect, with what that form gives up (`loosened`) and
  * the paths that travel JSON-encoded: converted once per schema, locale and dialect, since
  * the definitions, `toolset.loosened()` and the decoding of every call share it. Frozen.

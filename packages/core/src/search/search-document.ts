@@ -1,7 +1,7 @@
 import type { JsonSchema } from '@dogu/schema'
 import { isTool } from '../define-tool'
 import type { Tool } from '../tool'
-import { jsonSchemaOf } from '../tool-json-schema'
+import { passingJsonSchemaOf } from '../tool-json-schema'
 
 /**
  * What the search index reads of a tool: its name, its description and its parameters as
@@ -29,9 +29,9 @@ export interface SearchFields {
 const MAX_DEPTH = 4
 const MAX_PROPERTIES = 200
 
-/** Reads a tool (through its cached JSON Schema) or a plain record into index fields. */
+/** Reads a tool (through its JSON Schema, converted without being kept) or a plain record into index fields. */
 export function searchFields(source: Tool | SearchDocument): SearchFields {
-  const parameters = isTool(source) ? jsonSchemaOf(source.args) : source.parameters
+  const parameters = isTool(source) ? passingJsonSchemaOf(source.args) : source.parameters
   const names: string[] = []
   const text: string[] = []
   if (parameters && typeof parameters === 'object') {

@@ -1,43 +1,12 @@
 import type { Tool } from '../tool'
-import { type SearchDocument, type SearchFields, searchFields } from './search-document'
+import { DEFAULT_FIELD_B, DEFAULT_FIELD_WEIGHTS, F, FIELDS, type FieldWeights, fieldNorms, type Postings, saturate } from './bm25f'
+import { NamedTools } from './named-tools'
+import { type SearchDocument, searchFields } from './search-document'
+import { better, EXACT_NAME_BOOST, type SearchHit, type SearchOptions } from './search-hit'
 import { documentTerms, queryWords, tokenize } from './tokenize'
 
-/** One search result: a tool name and how well it matched. */
-export interface SearchHit {
-  name: string
-  /**
-   * The BM25F evidence for the tool, in units of one distinctive word: 1 is about what a
-   * word that only this tool has, in its name and description, is worth. It does not
-   * depend on query length or on how many tools are indexed, so one threshold can say
-   * "no good match" everywhere. A tool the query names exactly gets `EXACT_NAME_BOOST` more.
-   */
-  score: number
-  /** The share of the query's words (stop words and filler aside) the tool has, from 0 to 1. */
-  coverage: number
-  /**
-   * The tool's evidence (without the exact-name boost) as a share of the most this query
-   * could get from the tools `accept` lets through: the sum, over the query's words, of the
-   * best evidence any of them has for that word. From 0 to 1, whatever the query's length.
-   */
-  share: number
-  /**
-   * The query names the tool: exactly, or by holding every word of a name that its
-   * description does not use (`weather forecast` for a `weather` tool described in Chinese).
-   */
-  named: boolean
-}
-
-export interface SearchOptions {
-  /** At most this many hits. */
-  limit: number
-  /** Only names this accepts are returned: a toolset's own deferred tools, say. */
-  accept?: (name: string) => boolean
-  /** Hits scoring below this are left out. @default 0 */
-  threshold?: number
-}
-
-/** A number per indexed field. */
-export type FieldWeights = Record<keyof SearchFields, number>
+export { DEFAULT_FIELD_B, DEFAULT_FIELD_WEIGHTS, type FieldWeights } from './bm25f'
+export { EXACT_NAME_BOOST, type SearchHit, type SearchOptions } from './search-hit'
 
 export interface ToolSearchIndexOptions {
   /** How much a term counts in each field. */
@@ -48,45 +17,15 @@ export interface ToolSearchIndexOptions {
   k1?: number
 }
 
-/** What naming a tool exactly adds to its score: more than most queries' whole evidence. */
-export const EXACT_NAME_BOOST = 3
-
-
-const FIELDS = ['name', 'description', 'parameterNames', 'parameterText'] as const
-const F = FIELDS.length
-const NAME = FIELDS.indexOf('name')
-const DESCRIPTION = FIELDS.indexOf('description')
-
 /** Han, kana and hangul. */
 const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u
 
-/**
- * Chosen by a grid search on the tuning queries (Seal-Tools dev, even-numbered BFCL and
- * MetaTool queries); the optimum is flat: every setting within 0.005 of mean Recall@5.
- */
-export const DEFAULT_FIELD_WEIGHTS: Readonly<FieldWeights> = Object.freeze({
-  name: 2,
-  description: 1,
-  parameterNames: 0.6,
-  parameterText: 0.5,
-})
+/** The name terms of a tool whose description uses them: shared, most tools have it. */
+const NO_NAME_TERMS: readonly string[] = Object.freeze([])
 
-/** Names are short and their length says little; descriptions are normalised fully. */
-export const DEFAULT_FIELD_B: Readonly<FieldWeights> = Object.freeze({
-  name: 0.4,
-  description: 0.75,
-  parameterNames: 0.5,
-  parameterText: 0.75,
-})
-
-/** The documents that hold one term, with the term's frequency in each field. */
-interface Postings {
-  slots: number[]
-  /** `F` numbers per slot, in `FIELDS` order. */
-  tf: number[]
-  /** Each slot's saturated BM25F term frequency, valid while `version` is the index's. */
-  saturated?: Float64Array
-  version?: number
+/** A term's postings with the term itself, so slots can hold the one string the map keys on. */
+interface TermPostings extends Postings {
+  term: string
 }
 
 /**
@@ -104,16 +43,15 @@ export class ToolSearchIndex {
   private readonly b: Float64Array
   private readonly k1: number
   private readonly bySlot: (string | undefined)[] = []
-  private readonly termsBySlot: (Set<string> | undefined)[] = []
-  private readonly nameTermsBySlot: (string[] | undefined)[] = []
+  /** Per slot, its distinct terms: the strings the postings map keys on, not copies. */
+  private readonly termsBySlot: (readonly string[] | undefined)[] = []
+  private readonly nameTermsBySlot: (readonly string[] | undefined)[] = []
   /** Slots whose description is written in another script than their name (Chinese and Latin). */
   private readonly foreignDescription = new Set<number>()
-  private readonly bySlotKey: (string | undefined)[] = []
   private readonly free: number[] = []
   private readonly slots = new Map<string, number>()
-  /** Names squeezed to lowercase letters and digits → names: `get_weather`, `getWeather`. */
-  private readonly identifiers = new Map<string, Set<string>>()
-  private readonly postings = new Map<string, Postings>()
+  private readonly names = new NamedTools()
+  private readonly postings = new Map<string, TermPostings>()
   private readonly totals = new Float64Array(F)
   private lengths: Float64Array = new Float64Array(F * 64)
   /** Per slot and field: weight / BM25 length norm. Recomputed on the first search after a change. */
@@ -170,25 +108,23 @@ export class ToolSearchIndex {
         tf[f]++
       }
     }
+    const own: string[] = []
     for (const [term, tf] of counts) {
       let postings = this.postings.get(term)
-      if (!postings) this.postings.set(term, postings = { slots: [], tf: [] })
+      if (!postings) this.postings.set(term, postings = { term, slots: [], tf: [] })
       postings.slots.push(slot)
       for (let f = 0; f < F; f++) postings.tf.push(tf[f])
+      own.push(postings.term)
     }
-    this.termsBySlot[slot] = new Set(counts.keys())
+    this.termsBySlot[slot] = own
     // Holding a name's words names the tool only when its description does not use them (a
     // name in another language): elsewhere they are ordinary words the score already weighs.
     const nameTerms = [...new Set(tokenize(name))]
     const described = new Set(tokenize(`${fields.description} ${fields.parameterText}`))
-    this.nameTermsBySlot[slot] = nameTerms.some((term) => described.has(term)) ? [] : nameTerms
+    this.nameTermsBySlot[slot] = !nameTerms.length || nameTerms.some((term) => described.has(term)) ? NO_NAME_TERMS : nameTerms
     if (CJK.test(fields.description) && !CJK.test(name)) this.foreignDescription.add(slot)
     this.changed()
-    const key = squeeze(name)
-    this.bySlotKey[slot] = key
-    let names = this.identifiers.get(key)
-    if (!names) this.identifiers.set(key, names = new Set())
-    names.add(name)
+    this.names.add(name)
   }
 
   /** Forgets a tool; returns whether it was indexed. */
@@ -211,11 +147,8 @@ export class ToolSearchIndex {
       this.totals[f] -= this.lengths[slot * F + f]
       this.lengths[slot * F + f] = 0
     }
-    const key = this.bySlotKey[slot]!
-    const names = this.identifiers.get(key)!
-    names.delete(name)
-    if (!names.size) this.identifiers.delete(key)
-    this.bySlot[slot] = this.termsBySlot[slot] = this.nameTermsBySlot[slot] = this.bySlotKey[slot] = undefined
+    this.names.remove(name)
+    this.bySlot[slot] = this.termsBySlot[slot] = this.nameTermsBySlot[slot] = undefined
     this.foreignDescription.delete(slot)
     this.free.push(slot)
     this.changed()
@@ -276,7 +209,7 @@ export class ToolSearchIndex {
       attainable += most
       return known ? 'terms' : byChars ? 'chars' : 'none'
     })
-    const exact = this.namedIn(query)
+    const exact = this.names.namedIn(query)
     const queryTerms = new Set(groups.flatMap((word) => word.terms))
     const hits: SearchHit[] = []
     const consider = (name: string, score: number) => {
@@ -307,7 +240,7 @@ export class ToolSearchIndex {
       const own = this.termsBySlot[slot]!
       let shared = 0
       groups.forEach((word, i) => {
-        if (matchedBy[i] === 'terms' ? word.terms.some((term) => own.has(term)) : matchedBy[i] === 'chars' && word.chars.every((char) => own.has(char))) shared++
+        if (matchedBy[i] === 'terms' ? word.terms.some((term) => own.includes(term)) : matchedBy[i] === 'chars' && word.chars.every((char) => own.includes(char))) shared++
       })
       hit.coverage = groups.length ? shared / groups.length : 0
     }
@@ -325,7 +258,7 @@ export class ToolSearchIndex {
     const { best, inGroup } = this
     const { slots } = postings
     const idf = Math.log(1 + (n - slots.length + 0.5) / (slots.length + 0.5))
-    const saturated = this.saturate(postings)
+    const saturated = saturate(postings, this.updateNorms(), this.k1, this.version)
     for (let i = 0; i < slots.length; i++) {
       const slot = slots[i]
       const value = idf * saturated[i]
@@ -346,77 +279,16 @@ export class ToolSearchIndex {
     this.normsValid = false
   }
 
-  /**
-   * BM25F per slot: field frequencies, each weighted and length-normalised, saturate
-   * together. Depends only on the index, so it is computed once per term and version:
-   * repeated searches cost one multiply-add per posting.
-   */
-  private saturate(postings: Postings): Float64Array {
-    if (postings.version === this.version) return postings.saturated!
-    const norms = this.updateNorms()
-    const { slots, tf } = postings
-    const { k1 } = this
-    const saturated = postings.saturated?.length === slots.length ? postings.saturated : new Float64Array(slots.length)
-    for (let i = 0; i < slots.length; i++) {
-      let weighted = 0
-      for (let f = 0, at = slots[i] * F, j = i * F; f < F; f++) weighted += tf[j + f] * norms[at + f]
-      saturated[i] = weighted / (k1 + weighted)
-    }
-    postings.saturated = saturated
-    postings.version = this.version
-    return saturated
-  }
-
   private updateNorms(): Float64Array {
     if (this.normsValid) return this.norms
-    const size = this.bySlot.length * F
-    if (this.norms.length < size) this.norms = new Float64Array(this.lengths.length)
-    const { norms, lengths, weights, b } = this
-    const n = this.slots.size
-    for (let f = 0; f < F; f++) {
-      const average = this.totals[f] / n || 1
-      for (let at = f; at < size; at += F) norms[at] = weights[f] / (1 - b[f] + b[f] * lengths[at] / average)
-    }
-    // A description in another script than the name stands in for the name as well: a
-    // Chinese query can only meet the Chinese description of `weather`, so there it weighs
-    // as name and description together, as an English query's words do on English tools.
-    const standIn = (weights[NAME] + weights[DESCRIPTION]) / weights[DESCRIPTION]
-    for (const slot of this.foreignDescription) norms[slot * F + DESCRIPTION] *= standIn
+    this.norms = fieldNorms(this.norms, { lengths: this.lengths, totals: this.totals, slotCount: this.bySlot.length, size: this.slots.size, foreignDescription: this.foreignDescription }, this.weights, this.b)
     this.normsValid = true
-    return norms
-  }
-
-  /**
-   * Tools the query names: the whole query squeezed (`get weather` → `getweather`), or an
-   * identifier-like word in it (`get_weather`, `math.factorial`, `getWeather`). A plain
-   * word such as "find" does not count, or every sentence would name the `find` tool.
-   */
-  private namedIn(query: string): Set<string> | undefined {
-    let found: Set<string> | undefined
-    const add = (key: string) => {
-      const names = this.identifiers.get(key)
-      if (names) for (const name of names) (found ??= new Set()).add(name)
-    }
-    if (query.length <= 80) add(squeeze(query))
-    for (const [word] of query.matchAll(IDENTIFIER)) {
-      if (/[_.-]|\p{Ll}\p{Lu}/u.test(word)) add(squeeze(word))
-    }
-    return found
+    return this.norms
   }
 }
 
 /** How a query word met the index: by its terms, by all its characters, or not at all. */
 type MatchedBy = 'terms' | 'chars' | 'none'
-
-const IDENTIFIER = /[\p{L}\p{N}][\p{L}\p{N}_.-]*[\p{L}\p{N}]/gu
-
-function squeeze(text: string): string {
-  return text.normalize('NFKC').toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '')
-}
-
-function better(score: number, name: string, than: SearchHit): boolean {
-  return score > than.score || (score === than.score && name < than.name)
-}
 
 function grow(array: Float64Array, size: number): Float64Array {
   const next = new Float64Array(Math.max(size, array.length * 2))
