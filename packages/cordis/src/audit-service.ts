@@ -1,6 +1,8 @@
 import { resolve } from 'node:path'
 import {
   auditHost,
+  type AuditHostConfig,
+  auditLogOptions,
   AuditLog,
   type BackgroundTask,
   type CallInfo,
@@ -58,10 +60,8 @@ export class AuditService extends auditHost(Service) {
     if (config.enabled === false) return
     const logger = cordisLogger(ctx)
     const log = this.log = new AuditLog({
+      ...auditLogOptions(config),
       store: new JsonlAuditStore(resolve(config.storePath ?? 'data/dogu/audit.jsonl'), { logger }),
-      hashArguments: config.hashArguments,
-      maxRecords: config.maxRecords,
-      maxAgeMs: config.maxAgeMs,
       logger,
     })
     // Taps, not `ctx.on`: a Cordis listener on every call would cost more than the call.
@@ -80,16 +80,8 @@ export class AuditService extends auditHost(Service) {
 }
 
 export namespace AuditService {
-  export interface Config {
-    /** @default true */
-    enabled?: boolean
+  export interface Config extends AuditHostConfig {
     /** @default 'data/dogu/audit.jsonl' (relative to the working directory) */
     storePath?: string
-    /** @default false */
-    hashArguments?: boolean | string[]
-    /** @default 10_000 */
-    maxRecords?: number
-    /** @default 30 days */
-    maxAgeMs?: number
   }
 }

@@ -4,6 +4,8 @@ import {
   BackgroundEngine,
   type BackgroundEvents,
   backgroundHost,
+  type BackgroundHostConfig,
+  backgroundLimits,
   createTaskTools,
   DEFAULT_RETENTION,
   JsonFileTaskStore,
@@ -61,7 +63,7 @@ export class BackgroundService extends backgroundHost(Service) {
     const logger = cordisLogger(ctx)
     this.engine = new BackgroundEngine({
       store: new JsonFileTaskStore(resolve(config.storePath ?? 'data/dogu/background.json'), { logger }),
-      limits: { maxTasks: config.maxTasks, maxAgeMs: config.maxAgeMs, maxResultLength: config.maxResultLength },
+      limits: backgroundLimits(config),
       onSettled: (task) => {
         try {
           ctx.emit('background/settled', task)
@@ -132,14 +134,8 @@ function standsOn(self: Fiber, fiber: Fiber): boolean {
 }
 
 export namespace BackgroundService {
-  export interface Config {
+  export interface Config extends BackgroundHostConfig {
     /** @default 'data/dogu/background.json' (relative to the working directory) */
     storePath?: string
-    /** @default 200 */
-    maxTasks?: number
-    /** @default 7 days */
-    maxAgeMs?: number
-    /** @default 50_000 */
-    maxResultLength?: number
   }
 }

@@ -1,11 +1,5 @@
+import type { HostEmitter } from '@dogu/core'
 import type { Context } from 'cordis'
-
-/** Emits one of the runtime's events on a Cordis app; never throws. */
-export interface EmitEvent {
-  (name: string, ...args: unknown[]): void
-  /** False when nobody listens to `name`, so the event need not even be built. */
-  listens(name: string): boolean
-}
 
 // Cordis' `symbols.original`: a traced service's own object, behind the context proxy.
 const ORIGINAL = Symbol.for('cordis.original')
@@ -21,7 +15,7 @@ const ORIGINAL = Symbol.for('cordis.original')
  * they vanish, this falls back to Cordis' public `emit` for every event: slower, never
  * wrong.
  */
-export function eventEmitter(ctx: Context): EmitEvent {
+export function eventEmitter(ctx: Context): HostEmitter {
   const events = unproxiedEvents(ctx)
   const listeners = listenerTable(events)
   const direct = tapsOf(events)

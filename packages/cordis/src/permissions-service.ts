@@ -9,7 +9,9 @@ import {
   PermissionEngine,
   type PermissionMode,
   type PermissionRule,
+  permissionEngineOptions,
   permissionsHost,
+  type PermissionsHostConfig,
 } from '@dogu/core'
 import { type Context, Service } from 'cordis'
 import Schema from 'schemastery'
@@ -77,15 +79,9 @@ export class PermissionService extends permissionsHost(Service) {
   constructor(ctx: Context, config: PermissionService.Config = {}) {
     super(ctx, 'permissions')
     const logger = cordisLogger(ctx)
-    const emit = eventEmitter(ctx)
     this.engine = new PermissionEngine({
-      rules: config.rules,
-      mode: config.mode,
-      askTimeout: config.askTimeout,
-      approvers: { authority: config.approverAuthority, caller: config.callerMayApprove },
+      ...permissionEngineOptions(config, eventEmitter(ctx)),
       store: new JsonFileGrantStore(resolve(config.storePath ?? 'data/dogu/permissions.json')),
-      onDecision: (event) => emit('permissions/decision', event),
-      wantsDecision: () => emit.listens('permissions/decision'),
       logger,
     })
     const engine = this.engine
@@ -105,16 +101,7 @@ export class PermissionService extends permissionsHost(Service) {
 }
 
 export namespace PermissionService {
-  export interface Config {
-    rules?: PermissionRule[]
-    /** @default 'default' */
-    mode?: PermissionMode
-    /** @default 300_000 */
-    askTimeout?: number
-    /** @default 4 */
-    approverAuthority?: number
-    /** @default true */
-    callerMayApprove?: boolean
+  export interface Config extends PermissionsHostConfig {
     /** @default 'data/dogu/permissions.json' (relative to the working directory) */
     storePath?: string
   }

@@ -1,12 +1,12 @@
 import {
   callingPlugin,
   type HostPlugin,
-  type MaxRunning,
   QUOTA_SCOPES,
   type QuotaRule,
-  type RedactOptions,
   type ToolEvents,
+  type ToolsHostConfig,
   ToolRegistry,
+  toolRegistryOptions,
   toolsHost,
 } from '@dogu/core'
 import { type Context, Service } from 'cordis'
@@ -67,7 +67,7 @@ export class ToolService extends toolsHost(Service) {
     super(ctx, 'tools')
     const emit = eventEmitter(ctx)
     const logger = cordisLogger(ctx)
-    this.registry = new ToolRegistry({ emit, logger, limits: config, redact: config.redact, quotas: config.quotas, maxRunning: config.maxRunning, repair: config.repair })
+    this.registry = new ToolRegistry({ emit, logger, ...toolRegistryOptions(config) })
     // Calls still running when the service stops end as `cancelled`, not as a hang.
     ctx.effect(() => () => this.registry.dispose(), 'ctx.tools: abort calls in flight')
   }
@@ -78,20 +78,6 @@ export class ToolService extends toolsHost(Service) {
 }
 
 export namespace ToolService {
-  export interface Config {
-    /** @default 50_000 */
-    maxContentLength?: number
-    /** @default 1_000_000 */
-    maxArgumentsLength?: number
-    /** Upper bound on every tool's timeout (ms). */
-    timeout?: number
-    /** Secrets replaced with `[redacted]` in results and progress. */
-    redact?: RedactOptions
-    /** Calls per window, per user, channel, guild, session or everyone. */
-    quotas?: QuotaRule[]
-    /** Caps on calls running at once. */
-    maxRunning?: MaxRunning
-    /** Repair malformed JSON arguments. @default true */
-    repair?: boolean
-  }
+  /** See `ToolsHostConfig`: the same on every host. */
+  export interface Config extends ToolsHostConfig {}
 }

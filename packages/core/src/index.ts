@@ -68,15 +68,24 @@ export type { CallInfo, EmitFunction, ToolEvents } from './events'
 export {
   attachEngine,
   auditHost,
+  type AuditHostConfig,
+  auditLogOptions,
   backgroundHost,
+  type BackgroundHostConfig,
+  backgroundLimits,
   callingPlugin,
   type EngineSlots,
   type HostBaseClass,
+  type HostEmitter,
   type HostPlugin,
+  permissionEngineOptions,
   permissionsHost,
+  type PermissionsHostConfig,
   pluginEffect,
   ruleLabel,
+  toolRegistryOptions,
   toolsHost,
+  type ToolsHostConfig,
 } from './host'
 export type { Logger } from './logger'
 export type { ApprovalOutcome, ApprovalRequest, ArgumentEditor, ElicitQuestion, AuthorizeRequest, AuthorizeResult, Decision, PermissionGate, PipelineDecision, RevisedCall } from './permission-gate'

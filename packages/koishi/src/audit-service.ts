@@ -1,6 +1,8 @@
 import { resolve } from 'node:path'
 import {
   auditHost,
+  type AuditHostConfig,
+  auditLogOptions,
   AuditLog,
   type AuditStore,
   DatabaseAuditStore,
@@ -77,10 +79,8 @@ export class AuditService extends auditHost(Service) {
       : new JsonlAuditStore(path, { logger })
     let store = storeFor(koishiDatabase(ctx))
     const log = this.log = new AuditLog({
+      ...auditLogOptions(config),
       store,
-      hashArguments: config.hashArguments,
-      maxRecords: config.maxRecords,
-      maxAgeMs: config.maxAgeMs,
       logger,
     })
     // A database that starts late, is reloaded or goes: new records follow it.
@@ -117,15 +117,7 @@ export class AuditService extends auditHost(Service) {
 }
 
 export namespace AuditService {
-  export interface Config {
-    /** @default true */
-    enabled?: boolean
-    /** @default false */
-    hashArguments?: boolean | string[]
-    /** @default 10_000 */
-    maxRecords?: number
-    /** @default 30 days */
-    maxAgeMs?: number
+  export interface Config extends AuditHostConfig {
     /** @default 'data/dogu/audit.jsonl' (under Koishi's base directory) */
     storePath?: string
   }

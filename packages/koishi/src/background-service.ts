@@ -6,6 +6,8 @@ import {
   BackgroundEngine,
   type BackgroundEvents,
   backgroundHost,
+  type BackgroundHostConfig,
+  backgroundLimits,
   createTaskTools,
   DatabaseTaskStore,
   DEFAULT_RETENTION,
@@ -87,7 +89,7 @@ export class BackgroundService extends backgroundHost(Service) {
     this.store = storeFor(koishiDatabase(ctx))
     this.engine = new BackgroundEngine({
       store: this.store,
-      limits: { maxTasks: config.maxTasks, maxAgeMs: config.maxAgeMs, maxResultLength: config.maxResultLength },
+      limits: backgroundLimits(config),
       onSettled: (task) => emit('background/settled', task),
       logger,
     })
@@ -152,7 +154,7 @@ function defaultInstanceId(baseDir: string): string {
 }
 
 export namespace BackgroundService {
-  export interface Config {
+  export interface Config extends BackgroundHostConfig {
     /** @default 'data/dogu/background.json' (under Koishi's base directory) */
     storePath?: string
     /** With a database: this instance's id, unique and stable across restarts. @default `${hostname}:${baseDir}` */
@@ -161,11 +163,5 @@ export namespace BackgroundService {
     leaseMs?: number
     /** With a database: milliseconds between reads of the task table. @default 5_000 */
     syncInterval?: number
-    /** @default 200 */
-    maxTasks?: number
-    /** @default 7 days */
-    maxAgeMs?: number
-    /** @default 50_000 */
-    maxResultLength?: number
   }
 }

@@ -1,11 +1,5 @@
+import type { HostEmitter } from '@dogu/core'
 import type { Context } from 'koishi'
-
-/** Emits one of the runtime's events on a Koishi app; never throws. */
-export interface EmitEvent {
-  (name: string, ...args: unknown[]): void
-  /** False when nobody listens to `name`, so the event need not even be built. */
-  listens(name: string): boolean
-}
 
 // cordis 3's `symbols.original`: a traced object behind the context proxy.
 const ORIGINAL = Symbol.for('cordis.original')
@@ -20,7 +14,7 @@ const ORIGINAL = Symbol.for('cordis.original')
  * tests/koishi-internals.spec.ts fails the day either changes. Should they vanish, this
  * falls back to `emit` for every event: slower, never wrong.
  */
-export function eventEmitter(ctx: Context): EmitEvent {
+export function eventEmitter(ctx: Context): HostEmitter {
   const lifecycle = unproxiedLifecycle(ctx)
   const listeners = listenerTable(lifecycle)
   const listens = (name: string) => !listeners || !!listeners[name]?.length

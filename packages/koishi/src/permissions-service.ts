@@ -18,7 +18,9 @@ import {
   type PermissionMode,
   type PermissionRequest,
   type PermissionRule,
+  permissionEngineOptions,
   permissionsHost,
+  type PermissionsHostConfig,
   pluginEffect,
   ruleLabel,
 } from '@dogu/core'
@@ -166,7 +168,6 @@ export class PermissionService {
   private readonly names = new Map<string, number>()
 
   constructor(private readonly ctx: Context, config: PermissionService.Config = {}) {
-    const emit = eventEmitter(ctx)
     this.defaultAuthority = config.defaultAuthority ?? 1
     const logger = koishiLogger(ctx)
     const path = resolve(ctx.baseDir ?? process.cwd(), config.storePath ?? 'data/dogu/permissions.json')
@@ -176,14 +177,9 @@ export class PermissionService {
       : new JsonFileGrantStore(path)
     let store = storeFor(koishiDatabase(ctx))
     this.engine = new PermissionEngine({
-      rules: config.rules,
-      mode: config.mode,
-      askTimeout: config.askTimeout,
-      approvers: { authority: config.approverAuthority, caller: config.callerMayApprove },
+      ...permissionEngineOptions(config, eventEmitter(ctx)),
       conditions: { koishiPermission: koishiPermissionCondition },
       store,
-      onDecision: (event) => emit('permissions/decision', event),
-      wantsDecision: () => emit.listens('permissions/decision'),
       logger,
     })
     const engine = this.engine
@@ -319,16 +315,7 @@ function install(ctx: Context, methods: DoguMethods): () => void {
 }
 
 export namespace PermissionService {
-  export interface Config {
-    rules?: KoishiPermissionRule[]
-    /** @default 'default' */
-    mode?: PermissionMode
-    /** @default 300_000 */
-    askTimeout?: number
-    /** @default 4 */
-    approverAuthority?: number
-    /** @default true */
-    callerMayApprove?: boolean
+  export interface Config extends PermissionsHostConfig<KoishiPermissionRule> {
     /** @default 'data/dogu/permissions.json' (under Koishi's base directory) */
     storePath?: string
     /** With a database: milliseconds between reads of the grant table. @default 5_000 */

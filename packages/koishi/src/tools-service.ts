@@ -2,13 +2,13 @@ import {
   callingPlugin,
   DatabaseQuotaStore,
   type HostPlugin,
-  type MaxRunning,
   MemoryQuotaStore,
   QUOTA_SCOPES,
   type QuotaRule,
-  type RedactOptions,
   type ToolEvents,
+  type ToolsHostConfig,
   ToolRegistry,
+  toolRegistryOptions,
   toolsHost,
 } from '@dogu/core'
 import { type Context, Schema, Service } from 'koishi'
@@ -99,12 +99,8 @@ export class ToolService extends toolsHost(Service) {
     const registry = this.registry = new ToolRegistry({
       emit: eventEmitter(ctx),
       logger,
-      limits: config,
-      redact: config.redact,
-      quotas: config.quotas,
-      maxRunning: config.maxRunning,
+      ...toolRegistryOptions(config),
       quotaStore: config.quotas?.length ? storeFor(koishiDatabase(ctx)) : undefined,
-      repair: config.repair,
     })
     // A database that starts late, is reloaded or goes: new counts follow it (the engine stays).
     if (registry.quotas.active) {
@@ -130,20 +126,6 @@ export class ToolService extends toolsHost(Service) {
 }
 
 export namespace ToolService {
-  export interface Config {
-    /** @default 50_000 */
-    maxContentLength?: number
-    /** @default 1_000_000 */
-    maxArgumentsLength?: number
-    /** Upper bound on every tool's timeout (ms). */
-    timeout?: number
-    /** Secrets replaced with `[redacted]` in results and progress. */
-    redact?: RedactOptions
-    /** Calls per window, per user, channel, guild, session or everyone. */
-    quotas?: QuotaRule[]
-    /** Caps on calls running at once. */
-    maxRunning?: MaxRunning
-    /** Repair malformed JSON arguments. @default true */
-    repair?: boolean
-  }
+  /** See `ToolsHostConfig`: the same on every host. */
+  export interface Config extends ToolsHostConfig {}
 }

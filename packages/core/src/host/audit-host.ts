@@ -1,4 +1,4 @@
-import type { AuditFilter, AuditLog, AuditRecord, AuditStore } from '../audit'
+import type { AuditFilter, AuditLog, AuditLogOptions, AuditRecord, AuditStore } from '../audit'
 import type { HostBaseClass } from './host-plugin'
 
 /**
@@ -46,4 +46,21 @@ export function auditHost<B extends HostBaseClass>(Base: B) {
     }
   }
   return AuditHost
+}
+
+/** The config every host's audit service takes, beside where records are stored. */
+export interface AuditHostConfig {
+  /** @default true */
+  enabled?: boolean
+  /** @default false */
+  hashArguments?: boolean | string[]
+  /** @default 10_000 */
+  maxRecords?: number
+  /** @default 30 days */
+  maxAgeMs?: number
+}
+
+/** The log's options an audit service's config sets, the same on every host. */
+export function auditLogOptions(config: AuditHostConfig): Pick<AuditLogOptions, 'hashArguments' | 'maxRecords' | 'maxAgeMs'> {
+  return { hashArguments: config.hashArguments, maxRecords: config.maxRecords, maxAgeMs: config.maxAgeMs }
 }

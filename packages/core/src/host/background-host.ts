@@ -1,4 +1,4 @@
-import type { BackgroundEngine, BackgroundTask, ListTasksOptions, WaitTaskOptions } from '../background'
+import type { BackgroundEngine, BackgroundEngineOptions, BackgroundTask, ListTasksOptions, WaitTaskOptions } from '../background'
 import type { RunningCall } from '../background-port'
 import type { HostBaseClass } from './host-plugin'
 
@@ -43,4 +43,19 @@ export function backgroundHost<B extends HostBaseClass>(Base: B) {
     }
   }
   return BackgroundHost
+}
+
+/** The retention every host's background service takes, beside where and how it stores tasks. */
+export interface BackgroundHostConfig {
+  /** @default 200 */
+  maxTasks?: number
+  /** @default 7 days */
+  maxAgeMs?: number
+  /** @default 50_000 */
+  maxResultLength?: number
+}
+
+/** The engine's retention limits a background service's config sets, the same on every host. */
+export function backgroundLimits(config: BackgroundHostConfig): NonNullable<BackgroundEngineOptions['limits']> {
+  return { maxTasks: config.maxTasks, maxAgeMs: config.maxAgeMs, maxResultLength: config.maxResultLength }
 }

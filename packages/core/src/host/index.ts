@@ -1,8 +1,9 @@
 // The host layer: what every host of Dogu (Cordis 4, Koishi, a framework adapter) shares.
 // It imports no framework; see docs/hosts.md.
 export { attachEngine, type EngineSlots } from './attach-engine'
-export { auditHost } from './audit-host'
-export { backgroundHost } from './background-host'
+export { type AuditHostConfig, auditHost, auditLogOptions } from './audit-host'
+export { backgroundHost, type BackgroundHostConfig, backgroundLimits } from './background-host'
 export { callingPlugin, type HostBaseClass, type HostPlugin, pluginEffect } from './host-plugin'
-export { permissionsHost, ruleLabel } from './permissions-host'
-export { toolsHost } from './tools-host'
+export { type HostEmitter } from './host-emitter'
+export { permissionEngineOptions, permissionsHost, type PermissionsHostConfig, ruleLabel } from './permissions-host'
+export { toolRegistryOptions, toolsHost, type ToolsHostConfig } from './tools-host'

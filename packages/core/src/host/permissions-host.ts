@@ -1,5 +1,6 @@
 import type { AuthorizeRequest, AuthorizeResult } from '../permission-gate'
-import type { Asker, Grant, PermissionEngine, PermissionMode, PermissionRequest, PermissionRule } from '../permissions'
+import type { Asker, Grant, PermissionEngine, PermissionEngineOptions, PermissionMode, PermissionRequest, PermissionRule } from '../permissions'
+import type { HostEmitter } from './host-emitter'
 import { callingPlugin, type HostBaseClass, type HostPlugin, pluginEffect } from './host-plugin'
 
 /**
@@ -81,6 +82,37 @@ export function permissionsHost<B extends HostBaseClass>(Base: B) {
     }
   }
   return PermissionsHost
+}
+
+/**
+ * The config every host's permissions service takes, but where grants are stored (each
+ * host says where its `storePath` is relative to). `R` is the host's rule type.
+ */
+export interface PermissionsHostConfig<R extends PermissionRule = PermissionRule> {
+  rules?: R[]
+  /** @default 'default' */
+  mode?: PermissionMode
+  /** @default 300_000 */
+  askTimeout?: number
+  /** @default 4 */
+  approverAuthority?: number
+  /** @default true */
+  callerMayApprove?: boolean
+}
+
+/**
+ * The engine's options a permissions service's config sets, the same on every host, and
+ * its decisions as `permissions/decision` events on `emit` (built only when one listens).
+ */
+export function permissionEngineOptions(config: PermissionsHostConfig, emit: HostEmitter): Pick<PermissionEngineOptions, 'rules' | 'mode' | 'askTimeout' | 'approvers' | 'onDecision' | 'wantsDecision'> {
+  return {
+    rules: config.rules,
+    mode: config.mode,
+    askTimeout: config.askTimeout,
+    approvers: { authority: config.approverAuthority, caller: config.callerMayApprove },
+    onDecision: (event) => emit('permissions/decision', event),
+    wantsDecision: () => emit.listens('permissions/decision'),
+  }
 }
 
 /** `ctx.permissions.rule("deploy:run")`: how a host's effect view names a rule. */

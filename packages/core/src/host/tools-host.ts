@@ -1,8 +1,10 @@
 import { DoguError } from '../errors'
 import type { MiddlewareOptions, ToolMiddleware } from '../middleware/tool-middleware'
+import type { MaxRunning, QuotaRule } from '../quotas'
+import type { RedactOptions } from '../redaction/redactor'
 import type { Tool, ToolOptions } from '../tool'
 import type { ModelToolCall } from '../tool-call'
-import type { ToolRegistry } from '../tool-registry'
+import type { ToolRegistry, ToolRegistryOptions } from '../tool-registry'
 import type { ToolResult } from '../tool-result'
 import type { ToolSource } from '../tool-source'
 import type { ExecuteOptions, Toolset, ToolsetOptions } from '../toolset'
@@ -118,6 +120,29 @@ export function toolsHost<B extends HostBaseClass>(Base: B) {
     }
   }
   return ToolsHost
+}
+
+/** The config every host's tools service takes (its schema may describe it in more languages). */
+export interface ToolsHostConfig {
+  /** @default 50_000 */
+  maxContentLength?: number
+  /** @default 1_000_000 */
+  maxArgumentsLength?: number
+  /** Upper bound on every tool's timeout (ms). */
+  timeout?: number
+  /** Secrets replaced with `[redacted]` in results and progress. */
+  redact?: RedactOptions
+  /** Calls per window, per user, channel, guild, session or everyone. */
+  quotas?: QuotaRule[]
+  /** Caps on calls running at once. */
+  maxRunning?: MaxRunning
+  /** Repair malformed JSON arguments. @default true */
+  repair?: boolean
+}
+
+/** The registry's options a tools service's config sets, the same on every host. */
+export function toolRegistryOptions(config: ToolsHostConfig): Pick<ToolRegistryOptions, 'limits' | 'redact' | 'quotas' | 'maxRunning' | 'repair'> {
+  return { limits: config, redact: config.redact, quotas: config.quotas, maxRunning: config.maxRunning, repair: config.repair }
 }
 
 function toolName(tool: Tool | ToolOptions): string {
