@@ -9,7 +9,13 @@ import { toJsonSchema } from '../../packages/schema/lib/index.js'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { compareAll, formatNs, measureSync, pairedDelta, printTable, writeResults } from './harness.mjs'
+import { compareAll, formatNs, machineLoad, measureSync, pairedDelta, printLoad, printTable, writeResults } from './harness.mjs'
+import { koishiPath } from './cases/koishi-path.mjs'
+import { unconfiguredPairs } from './cases/unconfigured-points.mjs'
+import { scale } from './cases/scale.mjs'
+
+printLoad('at start')
+const loadAtStart = machineLoad()
 
 const session = { id: 'bench', userId: 'u1' }
 const args = Schema.object({
@@ -120,7 +126,10 @@ const unaudited = await defaultPluginApp({ enabled: false })
 listened.on('tools/call-end', () => {})
 
 const execCall = [{ id: 'c1', name: 'weather_exec', arguments: payload }]
+// The Koishi path: ctx.tools in a Koishi app, a toolset for a chat session of the mock bot.
+const koishi = await koishiPath({ args, handler, dataDir })
 const cases = {
+  koishi: await checked(koishi.toolset),
   floor,
   core: await checked(registryFor('read').toolset({ session })),
   coreExecRule: await checked(registryFor('exec', engine).toolset({ session })),
@@ -141,6 +150,8 @@ row('plugin', 'default plugin (ctx.plugin(Dogu)): read tool', 'core', '≤ 1.25�
 row('pluginExec', 'default plugin: exec tool, a configured rule allows', 'coreExecRule', '≤ 1.25×')
 row('pluginAuditOff', 'default plugin, audit: { enabled: false }: read tool', 'core', '—')
 row('pluginListener', 'default plugin + one tools/call-end listener', 'core', '—')
+row('koishi', 'Koishi: ctx.tools, a toolset for a chat session (mock bot)', 'core', '≤ 1.5×')
+figures.coreVsFloor = ns.core / ns.floor
 figures.pluginVsFloor = ns.plugin / ns.floor
 rows.push({ case: 'default plugin against the floor', time: formatNs(ns.plugin), against: `floor ${formatNs(ns.floor)}`, ratio: figures.pluginVsFloor.toFixed(2) + '×', target: '≤ 3.0×' })
 
@@ -172,9 +183,14 @@ await unrepaired.fiber.dispose()
 await wrapped.fiber.dispose()
 await wrappedAsync.fiber.dispose()
 await unaudited.fiber.dispose()
+// A policy point that is not configured costs nothing: each pair below, in its own rounds.
+const unconfigured = await unconfiguredPairs({ defaultPluginApp, checked, session, telemetry: otel })
+figures.unconfigured = unconfigured.figures
+await koishi.stop()
 rmSync(dataDir, { recursive: true, force: true })
 
 printTable('One call: the floor, the bare core, and the default plugin users load (median of alternating rounds)', rows)
+printTable('A policy point that is not configured costs nothing: the default plugin against the same call without that point (see docs/benchmarks.md)', unconfigured.rows)
 
 // Toolset creation over 1,000 tools, and cached definitions().
 const big = new ToolRegistry()
@@ -195,4 +211,9 @@ printTable('Toolsets over 1,000 tools', [
   { case: 'new toolset + definitions(openai), per-tool cache', time: formatNs(freshNs) },
 ])
 
+// Scale: defining 50,000 tools, and tool_search over them.
+figures.scale = await scale({ ToolRegistry, defineTool })
+
+printLoad('at end')
+figures.loadAtStart = loadAtStart
 writeResults('core', figures)

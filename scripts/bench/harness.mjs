@@ -1,12 +1,18 @@
 // Shared measuring helpers for `yarn bench`: every figure is a median over rounds, and
 // every comparison is a ratio against a baseline measured in the same run.
 import { mkdirSync, writeFileSync } from 'node:fs'
+import { cpus, loadavg } from 'node:os'
 import { dirname, resolve } from 'node:path'
 
 export const root = resolve(import.meta.dirname, '../..')
 
+/** DOGU_BENCH_QUICK=1: few rounds of few iterations, to check that a bench runs, not to measure. */
+const quick = !!process.env.DOGU_BENCH_QUICK
+const shortened = (options) => (quick ? { ...options, iterations: Math.min(options.iterations ?? 20_000, 500), rounds: Math.min(options.rounds ?? 9, 3) } : options)
+
 /** Median nanoseconds per iteration of an async or sync function. */
-export async function measure(fn, { iterations = 20_000, rounds = 9, warmup = 2 } = {}) {
+export async function measure(fn, options = {}) {
+  const { iterations = 20_000, rounds = 9, warmup = 2 } = quick ? { ...options, iterations: Math.min(options.iterations ?? 20_000, 500) } : options
   const samples = []
   for (let round = 0; round < rounds + warmup; round++) {
     const start = process.hrtime.bigint()
@@ -18,7 +24,8 @@ export async function measure(fn, { iterations = 20_000, rounds = 9, warmup = 2 
 }
 
 /** Median nanoseconds per iteration of a synchronous function (no await overhead). */
-export function measureSync(fn, { iterations = 20_000, rounds = 9, warmup = 2 } = {}) {
+export function measureSync(fn, options = {}) {
+  const { iterations = 20_000, rounds = 9, warmup = 2 } = quick ? { ...options, iterations: Math.min(options.iterations ?? 20_000, 500) } : options
   const samples = []
   for (let round = 0; round < rounds + warmup; round++) {
     const start = process.hrtime.bigint()
@@ -59,11 +66,24 @@ export function printTable(title, rows) {
   for (const row of rows) console.log(line(keys.map((key) => row[key])))
 }
 
-/** Writes a bench's figures to bench-results/<name>.json. */
+/**
+ * The machine's load (1, 5 and 15 minute averages) and its CPU count: ratios of one run hold
+ * on a loaded machine, absolute times do not. Printed by the benches and kept in every results file.
+ */
+export function machineLoad() {
+  return { loadavg: loadavg().map((value) => Math.round(value * 100) / 100), cpus: cpus().length }
+}
+
+export function printLoad(when) {
+  const { loadavg: [one, five, fifteen], cpus: count } = machineLoad()
+  console.log(`machine load ${when}: ${one} / ${five} / ${fifteen} (1 / 5 / 15 min) on ${count} CPUs`)
+}
+
+/** Writes a bench's figures to bench-results/<name>.json, with the load at its end. */
 export function writeResults(name, figures) {
   const file = resolve(root, 'bench-results', `${name}.json`)
   mkdirSync(dirname(file), { recursive: true })
-  writeFileSync(file, JSON.stringify({ date: new Date().toISOString(), node: process.version, ...figures }, null, 2) + '\n')
+  writeFileSync(file, JSON.stringify({ date: new Date().toISOString(), node: process.version, loadAtEnd: machineLoad(), ...figures }, null, 2) + '\n')
   console.log(`\nfigures written to ${file}`)
 }
 
@@ -72,6 +92,7 @@ export function writeResults(name, figures) {
  * turn), so drift hits them all alike. Returns the median ns per case, keyed as given.
  */
 export async function compareAll(cases, options = {}) {
+  options = shortened(options)
   const { rounds = 9 } = options
   const samples = Object.fromEntries(Object.keys(cases).map((key) => [key, []]))
   for (let round = 0; round < rounds; round++) {
@@ -89,7 +110,8 @@ export async function compareAll(cases, options = {}) {
  * so the figure is the difference of the two fastest rounds (`deltaNs`); the median of the
  * per-round differences is kept beside it (`medianDeltaNs`).
  */
-export async function pairedDelta(baseline, subject, { rounds = 15, iterations = 20_000 } = {}) {
+export async function pairedDelta(baseline, subject, options = {}) {
+  const { rounds = 15, iterations = 20_000 } = shortened(options)
   const deltas = []
   const base = []
   const subj = []
