@@ -81,7 +81,7 @@ function line(session: KoishiSession, record: AuditRecord): string {
     outcome: session.i18n(`.outcome.${record.outcome}`),
   })]
   // Calls nobody authorized, coalesced: how many, in place of what decided.
-  parts.push(record.early ? session.text(record.code === 'unknown_tool' ? '.early.unknown' : '.early.other', { count: record.count ?? 1, tool: record.tool, code: record.code ?? record.outcome }) : decidedText(session, record))
+  parts.push(record.early ? session.text(`${record.code === 'unknown_tool' ? '.early.unknown' : '.early.other'}${(record.count ?? 1) > 1 ? '' : '-one'}`, { count: record.count ?? 1, tool: record.tool, code: record.code ?? record.outcome }) : decidedText(session, record))
   if (ask) {
     if (ask.ended === 'answer') {
       const by = ask.by ? (ask.by.platform ? `${ask.by.platform}:${ask.by.id}` : ask.by.id) : '?'

@@ -54,7 +54,7 @@ describe('the Dogu page in Koishi\'s console', () => {
     const entries = Object.values(app.console.entries).filter((entry) => entry.ctx.name === 'dogu-console')
     expect(entries.map((entry) => entry.files)).toEqual([{ dev: join(DIST, '../client/index.ts'), prod: DIST }])
     expect(Object.keys(app.console.listeners).filter((name) => name.startsWith('dogu/')).sort()).toEqual([
-      'dogu/approvals.answer', 'dogu/approvals.list', 'dogu/audit.list', 'dogu/call', 'dogu/changes.list', 'dogu/changes.undo', 'dogu/definitions',
+      'dogu/approvals.answer', 'dogu/approvals.list', 'dogu/approvals.resolve', 'dogu/audit.list', 'dogu/call', 'dogu/changes.list', 'dogu/changes.undo', 'dogu/definitions',
       'dogu/grants.list', 'dogu/grants.revoke', 'dogu/log.list', 'dogu/modes.get', 'dogu/modes.set', 'dogu/quotas.list',
       'dogu/sources.authorize', 'dogu/sources.complete', 'dogu/sources.list', 'dogu/tasks.cancel',
       'dogu/tasks.list', 'dogu/tasks.wait', 'dogu/tools.list', 'dogu/tools.search',

@@ -123,7 +123,7 @@ describe('the Log view reads the audit trail', () => {
       await page.goto(second.base)
       await page.click('[data-test=tab-log]')
       const all = [
-        ['echo', 'error', 'webui:bob', 'no permission check', ''],
+        ['echo', 'error', 'webui:bob', 'ended before any permission check (invalid_arguments)', ''],
         ['purge', 'denied', 'webui:alice', 'rule "never purge" from config.rules[0]: deny', ''],
         ['deploy', 'denied', 'webui:carol', 'default for write tools', 'deny by webui · via console · once'],
         ['deploy', 'ok', 'webui:bob', 'default for write tools', 'allow by webui · via console · for the session'],

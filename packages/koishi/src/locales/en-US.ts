@@ -166,8 +166,10 @@ export const enUS: Locale = {
         none: 'no permission check',
       },
       early: {
-        unknown: '{count} call(s) to unknown tools, the first {tool}, before any permission check',
-        other: '{count} call(s) ended before any permission check ({code})',
+        unknown: '{count} calls to unknown tools, the first {tool}, before any permission check',
+        other: '{count} calls ended before any permission check ({code})',
+        'unknown-one': 'an unknown tool, before any permission check',
+        'other-one': 'ended before any permission check ({code})',
       },
       decision: {
         allow: 'allow',

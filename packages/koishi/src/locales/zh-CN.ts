@@ -173,6 +173,8 @@ export const zhCN = {
       early: {
         unknown: '{count} 次调用未知工具（首个 {tool}），未到权限检查',
         other: '{count} 次调用在权限检查前结束（{code}）',
+        'unknown-one': '未知工具，未到权限检查',
+        'other-one': '在权限检查前结束（{code}）',
       },
       decision: {
         allow: '允许',
