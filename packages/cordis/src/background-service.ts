@@ -1,7 +1,7 @@
 import { resolve } from 'node:path'
 import {
-  attachEngine,
   BackgroundEngine,
+  backgroundHandOver,
   type BackgroundEvents,
   backgroundHost,
   type BackgroundHostConfig,
@@ -79,21 +79,12 @@ export class BackgroundService extends backgroundHost(Service) {
   async [Service.init]() {
     const { ctx, engine } = this
     await engine.load()
-    const registry = ctx.tools.registry
-    let detach = () => {}
-    // In this order: no new hand-overs, then stop the tasks. A second call is harmless.
-    const stop = () => {
-      detach()
-      return engine.dispose()
-    }
-    ctx.effect(() => {
-      detach = attachEngine(registry, 'background', engine)
-      return stop
-    }, 'ctx.background: adopt timed-out calls of ctx.tools')
+    const handOver = backgroundHandOver(ctx.tools.registry, engine)
+    ctx.effect(handOver.attach, 'ctx.background: adopt timed-out calls of ctx.tools')
     // Cordis disposes a stopping app's plugins last-loaded first: a tool's plugin goes before
     // this service, and its running task would end `cancelled` as if someone unloaded the
     // tool. Stopping here first records it `interrupted`, as a restart would.
-    onStopping(ctx, stop)
+    onStopping(ctx, handOver.stop)
     for (const tool of createTaskTools(engine)) ctx.tools.define(tool)
   }
 }

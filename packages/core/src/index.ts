@@ -70,6 +70,7 @@ export {
   auditHost,
   type AuditHostConfig,
   auditLogOptions,
+  backgroundHandOver,
   backgroundHost,
   type BackgroundHostConfig,
   backgroundLimits,

@@ -5,6 +5,8 @@ import {
   attachEngine,
   AuditLog,
   auditHost,
+  BackgroundEngine,
+  backgroundHandOver,
   callingPlugin,
   defineTool,
   DoguError,
@@ -183,6 +185,22 @@ describe('attachEngine', () => {
     detachSecond()
     detachSecond()
     expect(registry.permissions).toBeUndefined()
+  })
+})
+
+describe('backgroundHandOver', () => {
+  it('hands timed-out calls over while attached; stopping ends the hand-over first, then the engine', async () => {
+    const registry = new ToolRegistry()
+    const engine = new BackgroundEngine()
+    await engine.load()
+    const handOver = backgroundHandOver(registry, engine)
+    const stop = handOver.attach()
+    expect(registry.background).toBe(engine)
+    await stop()
+    expect(registry.background).toBeUndefined()
+    expect(caughtBy(() => engine.adopt({} as never))).toMatchObject({ code: 'INACTIVE', message: 'the background engine is disposed' })
+    await handOver.stop()
+    expect(registry.background).toBeUndefined()
   })
 })
 

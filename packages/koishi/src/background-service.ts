@@ -2,8 +2,8 @@ import { createHash } from 'node:crypto'
 import { hostname } from 'node:os'
 import { resolve } from 'node:path'
 import {
-  attachEngine,
   BackgroundEngine,
+  backgroundHandOver,
   type BackgroundEvents,
   backgroundHost,
   type BackgroundHostConfig,
@@ -108,15 +108,11 @@ export class BackgroundService extends backgroundHost(Service) {
     await engine.load()
     // Unloaded while the store loaded: nothing was handed over yet.
     if (ctx.scope.uid === null) return void engine.dispose()
-    const registry = ctx.tools.registry
-    let detach = () => {}
-    // In this order: no new hand-overs, then stop the tasks. A second call is harmless.
-    const stop = () => {
-      detach()
-      void engine.dispose()
-    }
+    const handOver = backgroundHandOver(ctx.tools.registry, engine)
+    // For cordis 3's effects and listeners, a stop that returns nothing: the tasks settle on their own.
+    const stop = () => void handOver.stop()
     ctx.effect(() => {
-      detach = attachEngine(registry, 'background', engine)
+      handOver.attach()
       return stop
     })
     // cordis 3 resets the plugins that need `ctx.tools` one by one when it is withdrawn, and

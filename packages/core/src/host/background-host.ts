@@ -1,11 +1,12 @@
 import type { BackgroundEngine, BackgroundEngineOptions, BackgroundTask, ListTasksOptions, WaitTaskOptions } from '../background'
 import type { RunningCall } from '../background-port'
+import { attachEngine, type EngineSlots } from './attach-engine'
 import type { HostBaseClass } from './host-plugin'
 
 /**
  * `ctx.background` for any host: the task methods over a `BackgroundEngine`. The host's
- * class builds the engine and its store, loads it, attaches it to the registry with
- * `attachEngine(registry, 'background', engine)` and stops it when it stops.
+ * class builds the engine and its store, loads it, and then hands the registry's timed-out
+ * calls to it with `backgroundHandOver`.
  *
  * @example
  * export class BackgroundService extends backgroundHost(Service) {
@@ -58,4 +59,31 @@ export interface BackgroundHostConfig {
 /** The engine's retention limits a background service's config sets, the same on every host. */
 export function backgroundLimits(config: BackgroundHostConfig): NonNullable<BackgroundEngineOptions['limits']> {
   return { maxTasks: config.maxTasks, maxAgeMs: config.maxAgeMs, maxResultLength: config.maxResultLength }
+}
+
+/**
+ * Timed-out calls of `registry` handed to `engine`, once its stored tasks are loaded.
+ * `attach` (an effect's setup) starts the hand-over and returns `stop`; `stop` ends it and
+ * then stops the running tasks, in that order, so that no call is handed to a stopping
+ * engine. The tasks end `interrupted`, as a restart would leave them. A host whose
+ * framework disposes tool plugins before this service calls `stop` earlier, when it sees
+ * the app stopping; a second call is harmless.
+ *
+ * @example
+ * const handOver = backgroundHandOver(ctx.tools.registry, engine)
+ * ctx.effect(handOver.attach)
+ */
+export function backgroundHandOver(registry: EngineSlots, engine: BackgroundEngine): { attach(): () => Promise<void>; stop(): Promise<void> } {
+  let detach = () => {}
+  const stop = () => {
+    detach()
+    return engine.dispose()
+  }
+  return {
+    attach: () => {
+      detach = attachEngine(registry, 'background', engine)
+      return stop
+    },
+    stop,
+  }
 }

@@ -2,7 +2,7 @@
 // It imports no framework; see docs/hosts.md.
 export { attachEngine, type EngineSlots } from './attach-engine'
 export { type AuditHostConfig, auditHost, auditLogOptions } from './audit-host'
-export { backgroundHost, type BackgroundHostConfig, backgroundLimits } from './background-host'
+export { backgroundHandOver, backgroundHost, type BackgroundHostConfig, backgroundLimits } from './background-host'
 export { callingPlugin, type HostBaseClass, type HostPlugin, pluginEffect } from './host-plugin'
 export { type HostEmitter } from './host-emitter'
 export { permissionEngineOptions, permissionsHost, type PermissionsHostConfig, ruleLabel } from './permissions-host'
