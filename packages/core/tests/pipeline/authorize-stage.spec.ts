@@ -3,9 +3,9 @@ import { defineTool } from '../../src'
 import { AuthorizeStage } from '../../src/pipeline/authorize-stage'
 import { LimitsStage } from '../../src/pipeline/limits-stage'
 import { PermissionEngine } from '../../src/permissions'
-import { stageWorld, weather } from './stage-fixture'
+import { stageWorld, weather, weatherOptions } from './stage-fixture'
 
-const deploy = defineTool({ ...weather, name: 'deploy', traits: { effect: 'exec' } })
+const deploy = defineTool({ ...weatherOptions, name: 'deploy', traits: { effect: 'exec' } })
 
 function authorize(world: ReturnType<typeof stageWorld>) {
   return new AuthorizeStage(world.shared, new LimitsStage(world.shared))

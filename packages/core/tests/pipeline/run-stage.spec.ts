@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { defineTool } from '../../src'
 import { MiddlewareStage } from '../../src/pipeline/middleware-stage'
 import { RunStage } from '../../src/pipeline/run-stage'
-import { stageWorld, weather } from './stage-fixture'
+import { stageWorld, weather, weatherOptions } from './stage-fixture'
 
 function run(world: ReturnType<typeof stageWorld>) {
   return new RunStage(world.shared, new MiddlewareStage(world.shared, world.settle), world.settle)
@@ -24,7 +24,7 @@ describe('the run stage', () => {
   })
 
   it('aborts a call past its deadline timed_out, naming the timeout', () => {
-    const slow = defineTool({ ...weather, name: 'slow', traits: { effect: 'read', timeout: 5_000 }, run: () => new Promise(() => {}) })
+    const slow = defineTool({ ...weatherOptions, name: 'slow', traits: { effect: 'read', timeout: 5_000 }, run: () => new Promise(() => {}) })
     const world = stageWorld([slow])
     const call = world.call('slow')
     const stage = run(world)

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest'
 import { defineTool } from '../../src'
 import { ScheduleStage } from '../../src/pipeline/schedule-stage'
-import { stageWorld, weather } from './stage-fixture'
+import { stageWorld, weather, weatherOptions } from './stage-fixture'
 
-const single = defineTool({ ...weather, name: 'single', traits: { effect: 'read', concurrency: 1 } })
+const single = defineTool({ ...weatherOptions, name: 'single', traits: { effect: 'read', concurrency: 1 } })
 
 describe('the schedule stage', () => {
   it("makes a call beyond the tool's concurrency wait for the slot", async () => {

@@ -9,14 +9,19 @@ import { ToolEntry } from '../../src/tool-entry'
 
 export const session = { id: 's1', userId: 'alice' }
 
-/** A read tool `weather({ city })` that answers at once. */
-export const weather = defineTool({
+const weatherArgs = Schema.object({ city: Schema.string().required(), days: Schema.natural().default(1) })
+
+/** The options of `weather`, for a spec that defines a variant of it. */
+export const weatherOptions = {
   name: 'weather',
   description: 'Weather for a city',
-  args: Schema.object({ city: Schema.string().required(), days: Schema.natural().default(1) }),
-  traits: { effect: 'read' },
-  run: ({ city }) => `${city}: sunny`,
-})
+  args: weatherArgs,
+  traits: { effect: 'read' as const },
+  run: ({ city }: { city: string }) => `${city}: sunny`,
+}
+
+/** A read tool `weather({ city })` that answers at once. */
+export const weather = defineTool(weatherOptions)
 
 /** Hooks that do nothing: a stage under test does not run the tool's `call` methods. */
 const quietHooks: CallHooks = { progress() {}, ask: async () => {}, elicit: async () => ({ action: 'cancel', reason: 'test' }), log() {}, aborted() {}, expired() {} }
