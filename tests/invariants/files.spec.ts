@@ -15,13 +15,13 @@ afterAll(async () => {
   await otel.uninstall()
 })
 
-const cordis = settings({ seed: 1143, numRuns: 120 })
+const cordis = settings({ seed: 1143, numRuns: 100 })
 it('Cordis 4: what a person was shown of a file is what is written over, and undo touches only its own file', async () => {
   expectHarnessWarnings(logGuard)
   await assertFileInvariants('cordis', otel, cordis)
 }, cordis.timeout)
 
-const koishi = settings({ seed: 1106, numRuns: 60 })
+const koishi = settings({ seed: 1106, numRuns: 50 })
 it('Koishi 4: the same, asked in chat or by an asker', async () => {
   expectHarnessWarnings(logGuard)
   await assertFileInvariants('koishi', otel, koishi)
