@@ -67,21 +67,30 @@ export function chatPerson(channel: ChatChannel, answer: Answer, observations: O
     answered.add(request.id)
     const action: ApproverAction = { callId: request.callId, tool, answer: answer.kind }
     observations.approver.push(action)
+    // Numbers are reused once a question closes: a question that expired while the person
+    // was slow (a loaded machine) is not answered, lest `y 1` land on the next question 1.
+    const open = () => !observations.decisions.some((event) => event.requestId === request.id && event.phase === 'approve')
+    const say = async (text: string) => {
+      if (open()) return channel.say(text)
+      action.verdict = 'closed'
+      return []
+    }
     await beforeAnswer(request)
     if (answer.kind === 'silent') return
     if (answer.kind === 'cancel') return void controller.abort()
-    if (answer.kind === 'deny') return void await channel.say(`n ${number}`)
-    if (answer.kind === 'allow') return void await channel.say(`${answer.scope === 'session' ? 's' : 'y'} ${number}`)
+    if (answer.kind === 'deny') return void await say(`n ${number}`)
+    if (answer.kind === 'allow') return void await say(`${answer.scope === 'session' ? 's' : 'y'} ${number}`)
     // What the person sees of the arguments is what the chat merges the edit over.
     const shown = (request.input?.initial ?? request.args ?? {}) as Record<string, unknown>
     const changes = editFor(tool, answer.edit, shown)
     action.value = { ...shown, ...changes }
-    const [said] = await channel.say(`e ${number} ${JSON.stringify(changes)}`)
+    const [said] = await say(`e ${number} ${JSON.stringify(changes)}`)
+    if (action.verdict === 'closed') return
     const decided = observations.decisions.some((event: DecisionEvent) => event.requestId === request.id && event.source.kind === 'answer' && event.source.edited)
     action.verdict = decided ? 'accepted' : 'refused'
     const echo = said && RUNS_WITH.exec(said)
     if (echo) action.echo = JSON.parse(echo[1])
-    if (!decided) await channel.say(`n ${number}`)
+    if (!decided) await say(`n ${number}`)
   }
 
   channel.onPost((post) => { pending.push(reply(post)) })

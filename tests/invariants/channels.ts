@@ -13,7 +13,7 @@ export interface ApproverAction {
   /** What it answered, and with which edited arguments (masked, as it was shown them). */
   answer: 'allow' | 'deny' | 'silent' | 'cancel' | 'edit'
   value?: Record<string, unknown>
-  /** What `respond` returned for it; in chat, `accepted` or `refused` by whether the edit was decided. */
+  /** What `respond` returned for it; in chat, `accepted` or `refused` by whether the edit was decided, or `closed` when the question closed before the person spoke. */
   verdict?: string
   /** In chat: the call as the bot's reply to the edit says it runs (`实际运行的参数：{…}`). */
   echo?: Record<string, unknown>
