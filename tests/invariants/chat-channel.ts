@@ -31,7 +31,7 @@ export class ChatChannel {
   }
 
   static async open(app: KoishiApp): Promise<ChatChannel> {
-    await (app as any).mock.initUser(ChatChannel.USER, 1)
+    await app.mock.initUser(ChatChannel.USER, 1)
     return new ChatChannel(app)
   }
 
@@ -48,7 +48,7 @@ export class ChatChannel {
 
   /** The person says `text` in the channel; the bot's replies to it. */
   async say(text: string): Promise<string[]> {
-    const replies = await (this.app as any).mock.client(ChatChannel.USER, ChatChannel.CHANNEL).receive(text) as string[]
+    const replies = await this.app.mock.client(ChatChannel.USER, ChatChannel.CHANNEL).receive(text)
     this.replies.push(...replies)
     return replies
   }

@@ -4,8 +4,14 @@ import { createRequire } from 'node:module'
 // there, through require, as Koishi apps load them (vitest.config.ts says why).
 const requireKoishi = createRequire(new URL('../../packages/koishi/package.json', import.meta.url))
 
-export const { App, h } = requireKoishi('koishi') as typeof import('../../packages/koishi/node_modules/koishi')
-export const { MockBot } = requireKoishi('@koishijs/plugin-mock') as typeof import('../../packages/koishi/node_modules/@koishijs/plugin-mock')
+type KoishiModule = typeof import('../../packages/koishi/node_modules/koishi')
+type MockModule = typeof import('../../packages/koishi/node_modules/@koishijs/plugin-mock')
+const koishi: KoishiModule = requireKoishi('koishi')
+const mock: MockModule = requireKoishi('@koishijs/plugin-mock')
+
+export const App: KoishiModule['App'] = koishi.App
+export const h: KoishiModule['h'] = koishi.h
+export const MockBot: MockModule['MockBot'] = mock.MockBot
 export const Memory = requireKoishi('@koishijs/plugin-database-memory')
 
-export type KoishiApp = InstanceType<typeof App>
+export type KoishiApp = InstanceType<KoishiModule['App']>
