@@ -159,6 +159,38 @@ describe('ToolService: define', () => {
     expect(fiber.getEffects().map((effect) => effect.label)).toEqual(['ctx.tools.define("echo")'])
   })
 
+  it('hands out plain disposers, not Cordis\' thenable ones, and labels each effect by its method', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'dogu-tools-service-'))
+    dirs.push(dir)
+    const ctx = new Context()
+    guardLogs(ctx)
+    loaded.push(await ctx.plugin(Dogu, { audit: { enabled: false }, background: { storePath: join(dir, 'tasks.json') }, permissions: { storePath: join(dir, 'grants.json') } }))
+    const handles: (() => void)[] = []
+    const fiber = await ctx.plugin({
+      name: 'alpha',
+      inject: ['tools', 'permissions'],
+      apply(ctx: Context) {
+        handles.push(
+          ctx.tools.define(echo),
+          ctx.tools.use((_call, next) => next(), { name: 'quiet' }),
+          ctx.tools.redact(['a-long-secret-value']),
+          ctx.tools.addSource({ name: 'docs', kind: 'mcp', status: 'connected', tools: [] } as never),
+          ctx.permissions.rule({ permission: 'tool:echo', decision: 'allow' }),
+          ctx.permissions.asker(() => undefined),
+        )
+      },
+    })
+    // A thenable handle would make `await dispose` wait for Cordis' disposal instead of nothing.
+    expect(handles.map((dispose) => typeof dispose === 'function' && !('then' in dispose))).toEqual([true, true, true, true, true, true])
+    expect(fiber.getEffects().map((effect) => effect.label)).toEqual([
+      'ctx.tools.define("echo")', 'ctx.tools.use("quiet")', 'ctx.tools.redact()', 'ctx.tools.addSource()',
+      'ctx.permissions.rule("tool:echo")', 'ctx.permissions.asker()',
+    ])
+    for (const dispose of handles) dispose()
+    expect(fiber.getEffects()).toEqual([])
+    expect(ctx.tools.list().map((tool) => tool.name)).toEqual(['task_cancel', 'task_status'])
+  })
+
   it('gives definitions in each dialect, in the same order', async () => {
     const { ctx } = await setup()
     ctx.tools.define(defineTool({ name: 'zeta', description: 'Last', traits: { effect: 'read' }, run: () => 'z' }))
