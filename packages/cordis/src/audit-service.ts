@@ -53,7 +53,7 @@ export class AuditService extends auditHost(Service) {
       .description('Records older than this are removed.'),
   }) as Schema<AuditService.Config>
 
-  readonly log: AuditLog | undefined
+  override readonly log: AuditLog | undefined = undefined
 
   constructor(ctx: Context, config: AuditService.Config = {}) {
     super(ctx, 'audit')

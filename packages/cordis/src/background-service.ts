@@ -56,7 +56,7 @@ export class BackgroundService extends backgroundHost(Service) {
       .description('Longest stored result content; longer content is cut with a marker.'),
   })
 
-  readonly engine: BackgroundEngine
+  override readonly engine: BackgroundEngine
 
   constructor(ctx: Context, config: BackgroundService.Config = {}) {
     super(ctx, 'background')

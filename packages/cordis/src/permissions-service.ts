@@ -74,7 +74,7 @@ export class PermissionService extends permissionsHost(Service) {
     storePath: Schema.string().description('JSON file for "always" grants. Default: data/dogu/permissions.json under the working directory.'),
   })
 
-  readonly engine: PermissionEngine
+  override readonly engine: PermissionEngine
 
   constructor(ctx: Context, config: PermissionService.Config = {}) {
     super(ctx, 'permissions')
@@ -95,7 +95,7 @@ export class PermissionService extends permissionsHost(Service) {
     await this.engine.ready
   }
 
-  [callingPlugin](): HostPlugin {
+  override [callingPlugin](): HostPlugin {
     return cordisPlugin(this.ctx)
   }
 }

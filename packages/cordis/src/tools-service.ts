@@ -61,7 +61,7 @@ export class ToolService extends toolsHost(Service) {
     repair: Schema.boolean().default(true).description('Repair malformed JSON arguments from the model (trailing commas, single quotes, full-width punctuation, a Markdown fence…) when the repair cannot change their meaning; off: refuse them.'),
   })
 
-  readonly registry: ToolRegistry
+  override readonly registry: ToolRegistry
 
   constructor(ctx: Context, config: ToolService.Config = {}) {
     super(ctx, 'tools')
@@ -72,7 +72,7 @@ export class ToolService extends toolsHost(Service) {
     ctx.effect(() => () => this.registry.dispose(), 'ctx.tools: abort calls in flight')
   }
 
-  [callingPlugin](): HostPlugin {
+  override [callingPlugin](): HostPlugin {
     return cordisPlugin(this.ctx)
   }
 }

@@ -67,7 +67,7 @@ export class AuditService extends auditHost(Service) {
 
   static Config: Schema<AuditService.Config> = Schema.object(auditFields) as Schema<AuditService.Config>
 
-  readonly log: AuditLog | undefined
+  override readonly log: AuditLog | undefined = undefined
 
   constructor(ctx: Context, config: AuditService.Config = {}) {
     super(ctx, 'audit', true)

@@ -70,7 +70,7 @@ export class BackgroundService extends backgroundHost(Service) {
       '保存的结果内容的最大长度；超出部分截断并加标记。'),
   })
 
-  readonly engine: BackgroundEngine
+  override readonly engine: BackgroundEngine
   /** Where records persist now: the database store while a database is loaded, else the file. */
   private store: TaskStore
 

@@ -226,11 +226,11 @@ export class PermissionService {
   private methods(): DoguMethods {
     const service = this
     class Methods extends permissionsHost(Object) implements DoguPermissions {
-      [callingPlugin](): HostPlugin {
+      override [callingPlugin](): HostPlugin {
         return koishiPlugin((this as { ctx?: Context }).ctx ?? service.ctx)
       }
 
-      readonly engine = service.engine
+      override readonly engine = service.engine
 
       override rule(rule: KoishiPermissionRule): () => void {
         const plugin = this[callingPlugin]()

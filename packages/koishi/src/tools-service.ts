@@ -89,7 +89,7 @@ export class ToolService extends toolsHost(Service) {
       '修复模型发来的不规范 JSON 参数（多余逗号、单引号、全角标点、Markdown 代码块……），仅在修复不会改变含义时；关闭则直接拒绝。'),
   })
 
-  readonly registry: ToolRegistry
+  override readonly registry: ToolRegistry
 
   constructor(ctx: Context, config: ToolService.Config = {}) {
     super(ctx, 'tools', true)
@@ -120,7 +120,7 @@ export class ToolService extends toolsHost(Service) {
     this.ctx.effect(() => () => this.registry?.dispose())
   }
 
-  [callingPlugin](): HostPlugin {
+  override [callingPlugin](): HostPlugin {
     return koishiPlugin(this.ctx)
   }
 }
