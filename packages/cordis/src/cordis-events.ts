@@ -1,4 +1,4 @@
-import type { HostEmitter } from '@dogu/core'
+import { type HostEmitter, hostTaps } from '@dogu/core'
 import type { Context } from 'cordis'
 
 // Cordis' `symbols.original`: a traced service's own object, behind the context proxy.
@@ -18,7 +18,7 @@ const ORIGINAL = Symbol.for('cordis.original')
 export function eventEmitter(ctx: Context): HostEmitter {
   const events = unproxiedEvents(ctx)
   const listeners = listenerTable(events)
-  const direct = tapsOf(events)
+  const direct = hostTaps(events)
   const listens = (name: string) => direct.has(name) || !listeners || !!listeners[name]?.length
   // Named parameters and `arguments.length`, not a rest parameter and spreads: every call
   // emits two or three events, and the common ones (one or two arguments) then allocate
@@ -63,19 +63,6 @@ export function listenerTable(events: Context['events']): Record<string, readonl
   return typeof table === 'object' && table !== null ? table : undefined
 }
 
-type Tap = { fn: (...args: any[]) => void }
-/**
- * Taps by event name, as arrays replaced (never changed) on a tap or an untap: an emit walks
- * a plain array, and one in progress keeps the taps it started with.
- */
-const allTaps = new WeakMap<object, Map<string, readonly Tap[]>>()
-
-function tapsOf(events: Context['events']): Map<string, readonly Tap[]> {
-  let taps = allTaps.get(events)
-  if (!taps) allTaps.set(events, taps = new Map())
-  return taps
-}
-
 /**
  * Hands Dogu's own events (`tools/call-end`, `permissions/decision`) straight to `fn`, past
  * Cordis' dispatch, which costs a listener more than a whole call: the audit trail listens
@@ -84,15 +71,5 @@ function tapsOf(events: Context['events']): Map<string, readonly Tap[]> {
  * its plugin.
  */
 export function tapEvent(ctx: Context, name: string, fn: (...args: any[]) => void): () => void {
-  const taps = tapsOf(unproxiedEvents(ctx))
-  // The same function twice is two taps: each remover removes its own.
-  const tap: Tap = { fn }
-  taps.set(name, [...taps.get(name) ?? [], tap])
-  return () => {
-    const list = taps.get(name)
-    if (!list?.includes(tap)) return
-    const rest = list.filter((other) => other !== tap)
-    if (rest.length) taps.set(name, rest)
-    else taps.delete(name)
-  }
+  return hostTaps(unproxiedEvents(ctx)).tap(name, fn)
 }

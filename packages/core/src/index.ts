@@ -79,6 +79,8 @@ export {
   type HostBaseClass,
   type HostEmitter,
   type HostPlugin,
+  HostTaps,
+  hostTaps,
   permissionEngineOptions,
   permissionsHost,
   type PermissionsHostConfig,

@@ -5,13 +5,17 @@ import {
   auditLogOptions,
   AuditLog,
   type AuditStore,
+  type CallInfo,
   DatabaseAuditStore,
+  type DecisionEvent,
   DEFAULT_AUDIT_RETENTION,
   JsonlAuditStore,
   type MinatoDatabase,
+  type ToolResult,
 } from '@dogu/core'
 import { type Context, Schema, Service } from 'koishi'
 import { followDatabase, koishiDatabase } from './koishi-database'
+import { tapEvent } from './koishi-events'
 import { koishiLogger } from './koishi-logger'
 import { described } from './schema-text'
 // For the `tools/call-end` and `permissions/decision` event declarations this service listens to.
@@ -104,8 +108,9 @@ export class AuditService extends auditHost(Service) {
     const stopping = root.on('dispose', () => {
       if (store instanceof DatabaseAuditStore) store.detach('the app stopped')
     }, true)
-    ctx.on('permissions/decision', (event) => log.onDecision(event))
-    ctx.on('tools/call-end', (info, result) => log.onCallEnd(info, result))
+    // Taps, not `ctx.on`: a cordis 3 listener on every call would cost many times the call.
+    ctx.effect(() => tapEvent(ctx, 'permissions/decision', (event: DecisionEvent) => log.onDecision(event)))
+    ctx.effect(() => tapEvent(ctx, 'tools/call-end', (info: CallInfo, result: ToolResult) => log.onCallEnd(info, result)))
     // The call's own record says `background`; this one how its task ended.
     ctx.on('background/settled', (task) => log.onTaskSettled(task))
     // `koishi start` on SIGINT / SIGTERM awaits `exit` and then exits the process, without

@@ -1,4 +1,4 @@
-import type { HostEmitter } from '@dogu/core'
+import { type HostEmitter, hostTaps } from '@dogu/core'
 import type { Context } from 'koishi'
 
 // cordis 3's `symbols.original`: a traced object behind the context proxy.
@@ -7,8 +7,10 @@ const ORIGINAL = Symbol.for('cordis.original')
 /**
  * The runtime emits on every call (`tools/call-start`, `permissions/decision`, …). Koishi's
  * `ctx.emit` first announces each event as `internal/event`, through the context proxy,
- * so an event nobody listens to is skipped: the lifecycle service is read once, past its
- * proxy, and its listener table tells who listens.
+ * which costs many times a whole call; so Dogu's own consumers (the audit log) are taps
+ * called directly (`tapEvent`), and the lifecycle emits only an event one of its listeners
+ * waits for: the lifecycle service is read once, past its proxy, and its listener table
+ * tells who listens.
  *
  * Both read cordis 3 internals (`symbols.original`, the listener table `_hooks`);
  * tests/koishi-internals.spec.ts fails the day either changes. Should they vanish, this
@@ -17,17 +19,42 @@ const ORIGINAL = Symbol.for('cordis.original')
 export function eventEmitter(ctx: Context): HostEmitter {
   const lifecycle = unproxiedLifecycle(ctx)
   const listeners = listenerTable(lifecycle)
-  const listens = (name: string) => !listeners || !!listeners[name]?.length
+  const direct = hostTaps(lifecycle)
+  const listened = (name: string) => !listeners || !!listeners[name]?.length
+  const listens = (name: string) => direct.has(name) || listened(name)
   const emit = (name: string, ...args: unknown[]) => {
-    if (!listens(name)) return
+    const taps = direct.get(name)
+    if (taps) {
+      for (let i = 0; i < taps.length; i++) {
+        try {
+          taps[i].fn(...args)
+        } catch (error) {
+          lifecycle.emit(ctx, 'internal/error', error)
+        }
+      }
+    }
+    if (!listened(name)) return
     try {
-      lifecycle.emit(ctx, name as any, ...args as any)
+      // No `this` for the listeners (cordis 3 then filters nothing, as for a context, and
+      // builds no tracing proxy of the context per emit): Dogu's events are about a call,
+      // not a context, and its payloads carry all there is.
+      ;(lifecycle.emit as (...args: unknown[]) => void)(name, ...args)
     } catch (error) {
       // A throwing listener must not break a call: the pipeline emits from inside it.
       lifecycle.emit(ctx, 'internal/error', error)
     }
   }
   return Object.assign(emit, { listens })
+}
+
+/**
+ * Hands Dogu's own events (`tools/call-end`, `permissions/decision`) straight to `fn`, past
+ * cordis 3's dispatch: the audit log takes every call this way. Only emitters built by
+ * `eventEmitter` on the same app call taps; `ctx.emit` does not. Returns the remover; put
+ * it in a `ctx.effect` so the tap goes with its plugin.
+ */
+export function tapEvent(ctx: Context, name: string, fn: (...args: any[]) => void): () => void {
+  return hostTaps(unproxiedLifecycle(ctx)).tap(name, fn)
 }
 
 /** The lifecycle (events) service behind its tracing proxy, or the proxy if there is no original. */
