@@ -1,7 +1,7 @@
 import { compileValidator, type Validator } from '@dogu/schema'
 import type Schema from 'schemastery'
 import { ConcurrencyLimit } from './concurrency-limit'
-import type { RegisteredMiddleware } from './middleware/middleware-stack'
+import type { RegisteredMiddleware } from './middleware/registered-middleware'
 import { type SecretPaths, secretPaths } from './secret-fields'
 import type { PermissionSpec, Tool } from './tool'
 

@@ -13,14 +13,6 @@ const REMAINING: readonly { files: readonly string[]; why: string }[] = [
     files: ['active-call.ts', 'middleware/middleware-chain.ts'],
     why: 'a call runs its middleware chain, and the chain calls back into the call (types only)',
   },
-  {
-    files: ['middleware/middleware-stack.ts', 'tool-entry.ts'],
-    why: 'a tool entry holds its middleware stack, which matches against the entry (types only)',
-  },
-  {
-    files: ['telemetry/call-telemetry.ts', 'telemetry/otel-call-span.ts', 'telemetry/otel-call-telemetry.ts'],
-    why: 'call-telemetry.ts both declares CallSpan/CallTelemetry and builds the OpenTelemetry one that implements them',
-  },
 ]
 
 /** The files of the circle issue 44 broke, and the floor that replaced it. */

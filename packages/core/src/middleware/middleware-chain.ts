@@ -1,6 +1,6 @@
 import type { ActiveCall } from '../active-call'
 import type { ToolResult } from '../tool-result'
-import type { RegisteredMiddleware } from './middleware-stack'
+import type { RegisteredMiddleware } from './registered-middleware'
 
 /** What the chain needs of the pipeline. */
 export interface ChainHost {

@@ -1,19 +1,10 @@
 import { DoguError } from '../errors'
 import { compileNameGlobs } from '../name-matcher'
 import type { ToolEntry } from '../tool-entry'
+import type { RegisteredMiddleware } from './registered-middleware'
 import type { MiddlewareOptions, ToolMiddleware } from './tool-middleware'
 
-/** One registered middleware. */
-export interface RegisteredMiddleware {
-  readonly run: ToolMiddleware
-  /** How results and logs name it: `middleware "cap" (plugin "policy")`. */
-  readonly label: string
-  /** Its bare name, for spans and the audit log. */
-  readonly name: string
-  readonly order: number
-  readonly sequence: number
-  readonly matches: ((tool: string) => boolean) | undefined
-}
+export type { RegisteredMiddleware } from './registered-middleware'
 
 const NO_CHAIN: readonly RegisteredMiddleware[] = Object.freeze([])
 

@@ -1,25 +1,8 @@
-import type { Decision } from '../permission-gate'
-import type { Tool } from '../tool'
-import type { ToolResult } from '../tool-result'
 import { coreVersion, otelApi } from './otel-api'
 import { OtelCallTelemetry } from './otel-call-telemetry'
+import type { CallTelemetry } from './call-span'
 
-/** What the pipeline tells telemetry about one call. */
-export interface CallSpan {
-  /** The permission decision, and the kind of source that made it (rule, grant, mode, default, answer, middleware, …); a later call overrides. */
-  decided(decision: Decision, source: string | undefined): void
-  /** Runs `fn` in a child span `name` (approval wait, a middleware), as the active context. */
-  child<T>(name: string, fn: () => Promise<T>): Promise<T>
-  /** Runs `fn` with the call's span as the active context (the tool's `run`). */
-  run<T>(fn: () => T): T
-  /** The call ended with `result`: attributes, status, metrics; ends the span. A second call is ignored. */
-  end(result: ToolResult): void
-}
-
-export interface CallTelemetry {
-  /** A call was prepared; `undefined` when neither a tracer nor a meter provider is registered. */
-  start(call: { id: string; name: string; tool: Tool }): CallSpan | undefined
-}
+export type { CallSpan, CallTelemetry } from './call-span'
 
 /** `undefined` when `@opentelemetry/api` is not installed. */
 export const telemetry: CallTelemetry | undefined = otelApi && new OtelCallTelemetry(otelApi, coreVersion)

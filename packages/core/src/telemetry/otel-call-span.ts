@@ -1,7 +1,7 @@
 import type { Context, Counter, Histogram, Span, Tracer } from '@opentelemetry/api'
 import type { Decision } from '../permission-gate'
 import type { ToolResult } from '../tool-result'
-import type { CallSpan } from './call-telemetry'
+import type { CallSpan } from './call-span'
 import type { OtelApi } from './otel-api'
 
 /** Dogu's instruments, made once per registered meter provider. */

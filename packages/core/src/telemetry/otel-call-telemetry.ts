@@ -1,6 +1,6 @@
 import type { Tracer } from '@opentelemetry/api'
 import type { Tool } from '../tool'
-import type { CallSpan, CallTelemetry } from './call-telemetry'
+import type { CallSpan, CallTelemetry } from './call-span'
 import { type OtelApi, registered } from './otel-api'
 import { type CallInstruments, OtelCallSpan } from './otel-call-span'
 
