@@ -29,6 +29,10 @@ export async function koishiPath({ args, handler, dataDir }) {
   })
   await app.lifecycle.flush()
   if (!app.tools) throw new Error('koishi-plugin-dogu did not provide ctx.tools')
+  // A running bot turns its event loop all the time, and its audit file is open within
+  // milliseconds; the bench's loop never yields, so it starts once the file is open (else
+  // every record would wait in the bounded queue, and the figure would be its trimming).
+  await app.audit?.log?.ready
   // The session of a message in a group channel, as a Koishi middleware sees it.
   let session
   const dispose = app.middleware((seen, next) => {
@@ -40,6 +44,7 @@ export async function koishiPath({ args, handler, dataDir }) {
   if (!session) throw new Error('no message reached the middleware: the Koishi path has no chat session')
   const toolset = await Dogu.toolsetFor(app, session)
   return {
+    app,
     toolset,
     async stop() {
       const audit = app.get?.('audit')?.log
