@@ -238,16 +238,7 @@ async function stillTheSame(dir: HeldDir, name: string, held: BigIntStats): Prom
  * never a file a link leads to. `true` when deleted, else why not.
  */
 export async function removeFile(path: CheckedPath, expected: WrittenFile, maxBytes: number): Promise<true | Mismatch> {
-  const location = locate(path)
-  if (location.access !== 'write') throw new TypeError('removeFile() needs a path checked for write access')
-  const { dirs, name } = splitLocation(location)
-  if (!name) return 'not_file'
-  if (location.missing.length) return 'missing'
-  await location.step?.('open', path.target)
-  const dir = await HeldDir.open(location.root, dirs, path.display)
-  try {
-    const held = await expectWritten(dir, name, expected, maxBytes, path.display)
-    if (typeof held === 'string') return held
+  return atWrittenFile(path, expected, maxBytes, 'removeFile', async (dir, name, held, location) => {
     await location.step?.('unlink', path.target)
     if (!dir.fd) await expectDirectory(dir.abs, path.display)
     const changed = await stillTheSame(dir, name, held)
@@ -255,10 +246,8 @@ export async function removeFile(path: CheckedPath, expected: WrittenFile, maxBy
     await unlink(dir.at(name)).catch((error: NodeJS.ErrnoException) => {
       if (error.code !== 'ENOENT') throw ioError(error, path.display)
     })
-    return true
-  } finally {
-    await dir.close()
-  }
+    return true as const
+  })
 }
 
 /**
@@ -270,16 +259,7 @@ export async function removeFile(path: CheckedPath, expected: WrittenFile, maxBy
  * keeps the changed content). The new file's identity, or why nothing was written.
  */
 export async function restoreFile(path: CheckedPath, text: string, expected: WrittenFile, maxBytes: number): Promise<FileIdentity | Mismatch> {
-  const location = locate(path)
-  if (location.access !== 'write') throw new TypeError('restoreFile() needs a path checked for write access')
-  const { dirs, name } = splitLocation(location)
-  if (!name) return 'not_file'
-  if (location.missing.length) return 'missing'
-  await location.step?.('open', path.target)
-  const dir = await HeldDir.open(location.root, dirs, path.display)
-  try {
-    const held = await expectWritten(dir, name, expected, maxBytes, path.display)
-    if (typeof held === 'string') return held
+  return atWrittenFile(path, expected, maxBytes, 'restoreFile', async (dir, name, held, location) => {
     const temp = await writeTemporary(dir, name, text, Number(held.mode) & 0o7777, path.display)
     try {
       await location.step?.('rename', path.target)
@@ -295,6 +275,31 @@ export async function restoreFile(path: CheckedPath, text: string, expected: Wri
       throw FsError.is(error) ? error : ioError(error, path.display)
     }
     return await renamedIdentity(dir, name, temp.identity)
+  })
+}
+
+/**
+ * What undo's two acts share: the name in its held parent directory, checked to be the very
+ * file the change wrote (`expectWritten`), then `act` on it; the directory is closed after.
+ */
+async function atWrittenFile<T>(
+  path: CheckedPath,
+  expected: WrittenFile,
+  maxBytes: number,
+  caller: string,
+  act: (dir: HeldDir, name: string, held: BigIntStats, location: ReturnType<typeof locate>) => Promise<T | Mismatch>,
+): Promise<T | Mismatch> {
+  const location = locate(path)
+  if (location.access !== 'write') throw new TypeError(`${caller}() needs a path checked for write access`)
+  const { dirs, name } = splitLocation(location)
+  if (!name) return 'not_file'
+  if (location.missing.length) return 'missing'
+  await location.step?.('open', path.target)
+  const dir = await HeldDir.open(location.root, dirs, path.display)
+  try {
+    const held = await expectWritten(dir, name, expected, maxBytes, path.display)
+    if (typeof held === 'string') return held
+    return await act(dir, name, held, location)
   } finally {
     await dir.close()
   }
