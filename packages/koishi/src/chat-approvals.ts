@@ -11,6 +11,7 @@ import { pendingCommand } from './pending-command'
 import { shownPreview } from './preview-text'
 import { type Question, QuestionBoard } from './question-board'
 import { formExample, questionTexts } from './question-text'
+import { tapEvent } from './koishi-events'
 
 export interface ChatApprovalsConfig {
   /** Ask in chat. @default true */
@@ -350,8 +351,10 @@ export function chatApprovals(ctx: Context, config: ChatApprovalsConfig = {}): v
   })
 
   // A question that timed out says so wherever it was asked; one answered through one copy
-  // (or elsewhere: the console) closes every other copy with who answered.
-  ctx.on('permissions/decision', (event: DecisionEvent) => {
+  // (or elsewhere: the console) closes every other copy with who answered. Tapped, as the
+  // audit log is (koishi-events.ts): a listener would send every call's decision through
+  // cordis 3's dispatch, and only approvals' decisions matter here.
+  ctx.effect(() => tapEvent(ctx, 'permissions/decision', (event: DecisionEvent) => {
     if (event.phase !== 'approve' || !event.requestId) return
     const { source } = event
     if (source.kind !== 'timeout' && source.kind !== 'answer') return
@@ -375,7 +378,7 @@ export function chatApprovals(ctx: Context, config: ChatApprovalsConfig = {}): v
         koishiLogger(ctx).warn('cannot close request %s in %s: %s', request.id, question.channel, error)
       })
     }
-  })
+  }))
 }
 
 /**
