@@ -1,4 +1,4 @@
-import { appendFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { appendFile, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { createHash } from 'node:crypto'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -297,6 +297,22 @@ describe('JsonlAuditStore', () => {
     for (let i = 6; i < 8; i++) reader.record(record(i, { at: Date.now() }))
     expect((await reader.query()).map((r) => r.id)).toEqual(['aud_7', 'aud_6', 'aud_5', 'aud_4'])
     expect((await reader.export()).map((r) => r.id)).toEqual(['aud_4', 'aud_5', 'aud_6', 'aud_7'])
+    await reader.stop()
+  })
+
+  it('rotating over a full .1 replaces it whole, and the replaced file is deleted in the background', async () => {
+    const folder = join(dir, 'rotations')
+    const file = join(folder, 'audit.jsonl')
+    const log = new AuditLog({ store: new JsonlAuditStore(file), maxRecords: 2 })
+    // Three rotations: the second and third replace a .1 that holds records.
+    for (let i = 0; i < 9; i++) {
+      log.record(record(i, { at: Date.now() }))
+      await log.flush()
+    }
+    await log.stop()
+    await expect.poll(async () => (await readdir(folder)).sort()).toEqual(['audit.jsonl', 'audit.jsonl.1'])
+    const reader = new AuditLog({ store: new JsonlAuditStore(file), maxRecords: 2 })
+    expect((await reader.query()).map((r) => r.id)).toEqual(['aud_8', 'aud_7'])
     await reader.stop()
   })
 

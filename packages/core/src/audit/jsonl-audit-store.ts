@@ -40,6 +40,8 @@ export class JsonlAuditStore implements AuditStore {
   readonly rotated: string
   /** The live file while a rotation that keeps records of `.1` merges it into `.1`. */
   readonly rotating: string
+  /** The `.1` a rotation replaced, until it is deleted off the event loop. */
+  private readonly discarded: string
   /** A `.rotating` file was found: a merge was cut short, and the next prune finishes it. */
   private leftover = false
   /** Whether the file's end is known to be a line's end; unknown until first checked. */
@@ -68,10 +70,13 @@ export class JsonlAuditStore implements AuditStore {
     this.logger = options.logger ?? silentLogger
     this.rotated = `${file}.1`
     this.rotating = `${file}.rotating`
+    this.discarded = `${file}.discarded`
   }
 
   async open(): Promise<void> {
     await this.read()
+    // A replaced `.1` a stop left behind: its records were dropped by the retention already.
+    this.discard()
   }
 
   async append(records: readonly AuditRecord[]): Promise<void> {
@@ -139,6 +144,9 @@ export class JsonlAuditStore implements AuditStore {
         const early = this.liveEarly
         const newest = this.newest
         const moved = this.count
+        // Renaming over a full `.1` frees its blocks inside the call (about 1.4 ms for 1.5 MB
+        // here), on the event loop; moved aside first, it is freed by the thread pool.
+        if (this.rotatedCount) this.setAside(fs)
         this.detachLive(fs, this.rotated)
         this.rotatedCount = moved
         this.rotatedEarly = early
@@ -167,6 +175,23 @@ export class JsonlAuditStore implements AuditStore {
   }
 
   /** Renames the live file to `to` (replacing it); appends begin a new one. */
+  private setAside(fs: NodeFs): void {
+    try {
+      fs.renameSync(this.rotated, this.discarded)
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
+      return
+    }
+    this.discard()
+  }
+
+  /** Deletes the set-aside `.1`, if any, in the background; a failure is only logged. */
+  private discard(): void {
+    void import('node:fs/promises').then(({ rm }) => rm(this.discarded, { force: true })).catch((error: unknown) => {
+      this.logger.warn('cannot delete %s: %s', this.discarded, error)
+    })
+  }
+
   private detachLive(fs: NodeFs, to: string): void {
     try {
       fs.renameSync(this.file, to)
