@@ -1,4 +1,6 @@
 import { execFileSync } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { afterAll, beforeAll } from 'vitest'
 import type { PermissionMode, ToolCall } from '@dogu/core'
 
 /** Live processes (zombies excluded) whose command line contains `marker`, from `ps`. */
@@ -51,4 +53,23 @@ export function fakeCall(session: ToolCall['session'], onProgress?: (message: st
     controller,
     messages,
   }
+}
+
+/**
+ * Points `HOME` at a folder of the test's own for the file's tests, so attacks on the bot's
+ * home plant their token files there and never in the real one. Under /var/tmp, not /tmp:
+ * the sandbox's private /tmp would hide it for another reason than the home being emptied.
+ */
+export function useScratchHome(): void {
+  const before = process.env.HOME
+  let home: string | undefined
+  beforeAll(() => {
+    home = mkdtempSync('/var/tmp/dogu-test-home-')
+    process.env.HOME = home
+  })
+  afterAll(() => {
+    if (before === undefined) delete process.env.HOME
+    else process.env.HOME = before
+    if (home) rmSync(home, { recursive: true, force: true })
+  })
 }

@@ -16,7 +16,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createShellTool, ProcessTable } from '../src'
-import { fakeCall, killMarkedProcesses } from './helpers'
+import { fakeCall, killMarkedProcesses, useScratchHome } from './helpers'
 import { startRemoteHost } from './remote-host'
 import { ATTACKS, attackContext, createFixture, type Fixture, runAttack, toolOptions } from './sandbox-attacks'
 
@@ -26,6 +26,8 @@ const NOBODY = 65534
 const title = (i: number) => `${i + 1}. [${ATTACKS[i].class}] ${ATTACKS[i].name}`
 
 afterAll(() => killMarkedProcesses())
+// The child runs with a home its parent made; this process plants home attacks in its own.
+if (!AS_CHILD) useScratchHome()
 
 /** Runs the whole table in this process, with one fixture for the pass. */
 function inProcessPass(name: string, prefix: string) {

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { apply, Config, createShellTool, ProcessTable, ShellError, type ShellToolOptions } from '../src'
 import { detectSandbox } from '../src/detect-sandbox'
 import { guardedShell } from './attack-helpers'
-import { fakeCall } from './helpers'
+import { fakeCall, useScratchHome } from './helpers'
 
 // These tests need bubblewrap that works here, as CI installs it (.ci/run); where it does
 // not, the first test says why instead of every other test failing obscurely.
@@ -15,6 +15,8 @@ const MISSING = '/nonexistent/bwrap'
 let root: string
 let workspace: string
 let outside: string
+
+useScratchHome()
 
 beforeAll(() => {
   root = realpathSync(mkdtempSync(join(tmpdir(), 'dogu-sandbox-')))
