@@ -12,6 +12,7 @@ import * as Dogu from '../src'
 import { auditCommand } from '../src/audit-command'
 import { AuditService } from '../src/audit-service'
 import { type ChatApp, chatApp, descriptions, inBothLanguages } from './chat-harness'
+import { echoTool } from './echo-tool'
 
 const cleanups: (() => Promise<unknown>)[] = []
 afterEach(async () => {
@@ -26,21 +27,6 @@ async function tempDir() {
 
 const alice: DoguSession = { id: 'mock:room', platform: 'mock', channelId: 'room', userId: 'alice' }
 
-function echoTool(app: App) {
-  app.plugin({
-    name: 'echo-tool',
-    inject: ['tools'],
-    apply(ctx: Context) {
-      ctx.tools.define(defineTool({
-        name: 'echo',
-        description: 'Repeat a text',
-        args: Schema.object({ text: Schema.string().required() }),
-        traits: { effect: 'read' },
-        run: (args: { text: string }) => args.text,
-      }))
-    },
-  })
-}
 
 /** A Koishi app with its base directory in `dir`, Dogu, `echo`, and SQLite on `dir/koishi.db` when asked (before or after Dogu). */
 async function bot(dir: string, database?: 'sqlite' | 'sqlite-late') {

@@ -4,12 +4,13 @@
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { defineTool, type DecisionEvent, type Session as DoguSession, type ToolResult } from '@dogu/core'
-import { App, type Context, Schema } from 'koishi'
+import type { DecisionEvent, Session as DoguSession, ToolResult } from '@dogu/core'
+import { App } from 'koishi'
 import { afterEach, describe, expect, it } from 'vitest'
 import { guardLogs } from '../../../test-support/log-guard'
 import * as Dogu from '../src'
 import { eventEmitter, listenerTable, tapEvent, unproxiedLifecycle } from '../src/koishi-events'
+import { echoTool } from './echo-tool'
 
 const cleanups: (() => Promise<unknown>)[] = []
 afterEach(async () => {
@@ -31,19 +32,7 @@ async function bot() {
     permissions: { syncInterval: 3_600_000 },
     background: { syncInterval: 3_600_000 },
   })
-  app.plugin({
-    name: 'echo-tool',
-    inject: ['tools'],
-    apply(ctx: Context) {
-      ctx.tools.define(defineTool({
-        name: 'echo',
-        description: 'Repeat a text',
-        args: Schema.object({ text: Schema.string().required() }),
-        traits: { effect: 'read' },
-        run: (args: { text: string }) => args.text,
-      }))
-    },
-  })
+  echoTool(app)
   await app.lifecycle.flush()
   cleanups.push(() => app.stop())
   return Object.assign(app, { guard })
