@@ -1,4 +1,4 @@
-import { appendFile, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
+import { appendFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { createHash } from 'node:crypto'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -314,6 +314,19 @@ describe('JsonlAuditStore', () => {
     const reader = new AuditLog({ store: new JsonlAuditStore(file), maxRecords: 2 })
     expect((await reader.query()).map((r) => r.id)).toEqual(['aud_8', 'aud_7'])
     await reader.stop()
+  })
+
+  it('a replaced .1 that a stop left behind is deleted when the file is next opened, and only that', async () => {
+    const folder = join(dir, 'left-behind')
+    const file = join(folder, 'audit.jsonl')
+    await mkdir(folder, { recursive: true })
+    await writeFile(`${file}.discarded.0`, '{"id":"old"}\n')
+    await writeFile(`${file}.discarded.7`, '{"id":"old"}\n')
+    await writeFile(join(folder, 'other.jsonl.discarded.0'), 'not ours\n')
+    const log = new AuditLog({ store: new JsonlAuditStore(file), maxRecords: 2 })
+    await log.ready
+    await expect.poll(async () => (await readdir(folder)).sort()).toEqual(['other.jsonl.discarded.0'])
+    await log.stop()
   })
 
   it('writes each record as exactly its JSON, shared caller and decider objects included', async () => {

@@ -4,7 +4,7 @@ import type { Draft } from './audit-draft'
 import type { AuditRecord, AuditRetention } from './audit-record'
 import type { AuditStore } from './audit-store'
 import type { RecordFinisher } from './record-finisher'
-import { preparedArgs } from './record-json'
+import { preparedBatches } from './record-json'
 
 /** A store is pruned at least this often while records are written. */
 const PRUNE_INTERVAL = 60 * 60 * 1000
@@ -99,8 +99,8 @@ export class AuditWriter {
   /** Writes one batch; false when the store refused it (the log keeps it for the next). */
   private async write(batch: Draft[]): Promise<boolean> {
     const records: AuditRecord[] = []
-    const json: (string | undefined)[] = []
-    let prepared = false
+    const argsJson: (string | undefined)[] = []
+    const fromDraft: boolean[] = []
     for (const draft of batch) {
       try {
         if (!draft.record) {
@@ -108,15 +108,15 @@ export class AuditWriter {
           draft.record = record instanceof Promise ? await record : record
         }
         records.push(draft.record)
-        json.push(draft.argsJson)
-        if (draft.argsJson !== undefined) prepared = true
+        argsJson.push(draft.argsJson)
+        fromDraft.push(draft.preset === undefined)
       } catch (error) {
         this.logger.warn('dropped an audit record of %s (%s): %s', draft.tool, draft.callId, messageOf(error))
       }
     }
     if (!records.length) return true
-    // The arguments' JSON, made while finishing: a file store writes it as it is.
-    if (prepared) preparedArgs.set(records, json)
+    // What finishing made and knows: a file store writes the lines from it.
+    preparedBatches.set(records, { argsJson, fromDraft })
     const store = this.store
     try {
       await store.append(records)

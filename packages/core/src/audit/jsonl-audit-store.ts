@@ -3,7 +3,7 @@ import { writeFileAtomically } from '../write-file-atomically'
 import type { AuditFilter, AuditRecord, AuditRetention } from './audit-record'
 import { type AuditStore, isEarly, retained, selectRecords } from './audit-store'
 import { distinct, type Line, nodeFs, type NodeFs, readLines, endsWithNewline, type FileLines } from './jsonl-lines'
-import { lineOf, preparedArgs } from './record-json'
+import { finishedLine, lineOf, preparedBatches } from './record-json'
 import { keepNewest } from './retention-order'
 
 export interface JsonlAuditStoreOptions {
@@ -40,8 +40,12 @@ export class JsonlAuditStore implements AuditStore {
   readonly rotated: string
   /** The live file while a rotation that keeps records of `.1` merges it into `.1`. */
   readonly rotating: string
-  /** The `.1` a rotation replaced, until it is deleted off the event loop. */
-  private readonly discarded: string
+  /**
+   * Where a rotation moves the `.1` it replaces (`<file>.discarded.<n>`), until the thread
+   * pool deletes it: a name per rotation, so a rotation never renames over a replaced file
+   * not yet deleted (that frees it on the event loop, as calls that never yield would make it).
+   */
+  private discards = 0
   /** A `.rotating` file was found: a merge was cut short, and the next prune finishes it. */
   private leftover = false
   /** Whether the file's end is known to be a line's end; unknown until first checked. */
@@ -70,21 +74,31 @@ export class JsonlAuditStore implements AuditStore {
     this.logger = options.logger ?? silentLogger
     this.rotated = `${file}.1`
     this.rotating = `${file}.rotating`
-    this.discarded = `${file}.discarded`
   }
 
   async open(): Promise<void> {
     await this.read()
-    // A replaced `.1` a stop left behind: its records were dropped by the retention already.
-    this.discard()
+    // Replaced `.1` files a stop left behind: their records were dropped by the retention already.
+    const fs = this.fs ?? (this.fs = await nodeFs())
+    const slash = Math.max(this.file.lastIndexOf('/'), this.file.lastIndexOf('\\'))
+    const folder = this.file.slice(0, slash + 1) || '.'
+    const prefix = `${this.file.slice(slash + 1)}.discarded`
+    let names: string[] = []
+    try {
+      names = await fs.promises.readdir(folder)
+    } catch {}
+    for (const name of names) if (name.startsWith(prefix)) this.discard(this.file.slice(0, slash + 1) + name)
   }
 
   async append(records: readonly AuditRecord[]): Promise<void> {
     if (!records.length) return
     const fs = this.fs ?? (this.fs = await nodeFs())
-    const prepared = preparedArgs.get(records)
+    const prepared = preparedBatches.get(records)
     let text = ''
-    for (let i = 0; i < records.length; i++) text += lineOf(records[i], prepared?.[i]) + '\n'
+    if (prepared) {
+      const { argsJson, fromDraft } = prepared
+      for (let i = 0; i < records.length; i++) text += (fromDraft[i] ? finishedLine(records[i], argsJson[i]) : lineOf(records[i], argsJson[i])) + '\n'
+    } else for (let i = 0; i < records.length; i++) text += lineOf(records[i]) + '\n'
     if (!this.freshLine) {
       // After a torn write the file ends mid-line: start ours on a line of its own.
       if (!endsWithNewline(fs, this.file)) text = '\n' + text
@@ -174,21 +188,23 @@ export class JsonlAuditStore implements AuditStore {
     return removed
   }
 
-  /** Renames the live file to `to` (replacing it); appends begin a new one. */
+  /** Moves the full `.1` aside, to be deleted in the background. */
   private setAside(fs: NodeFs): void {
+    const discarded = `${this.file}.discarded.${this.discards++}`
     try {
-      fs.renameSync(this.rotated, this.discarded)
+      fs.renameSync(this.rotated, discarded)
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
       return
     }
-    this.discard()
+    this.discard(discarded)
   }
 
-  /** Deletes the set-aside `.1`, if any, in the background; a failure is only logged. */
-  private discard(): void {
-    void import('node:fs/promises').then(({ rm }) => rm(this.discarded, { force: true })).catch((error: unknown) => {
-      this.logger.warn('cannot delete %s: %s', this.discarded, error)
+  /** Deletes a set-aside `.1` in the background; a failure is only logged. */
+  private discard(file: string): void {
+    const fs = this.fs!
+    fs.promises.rm(file, { force: true }).catch((error: unknown) => {
+      this.logger.warn('cannot delete %s: %s', file, error)
     })
   }
 
