@@ -4,7 +4,6 @@ import { CALL_SERIAL, type CallInfo } from './events'
 import type { Session } from './session'
 import type { PermissionSpec, Tool } from './tool'
 import type { CallSpan } from './telemetry/call-telemetry'
-import type { ChainRun } from './middleware/middleware-chain'
 import type { ToolCall } from './tool-call'
 import type { ToolPreview } from './tool-preview'
 import type { Elicitation, ElicitationSchema, ElicitOptions, LogLevel } from './elicitation/elicitation'
@@ -86,8 +85,12 @@ export class ActiveCall implements ToolCall, RunningCall, CallInfo {
   declare passed?: ToolResult
   /** The handler's promise inside the middleware chain. */
   declare handled?: Promise<ToolResult>
-  /** The chain to end with the handler's result, when the chain's outcome is the handler's promise itself. */
-  declare chainRun?: ChainRun
+  /**
+   * The chain to end with the handler's result, when the chain's outcome is the handler's
+   * promise itself (a `ChainRun`; named by what the call needs of it, so the call's type
+   * does not import the chain that imports it).
+   */
+  declare chainRun?: { ended(result: ToolResult): void }
   private declare controller?: AbortController
 
   constructor(
