@@ -665,6 +665,41 @@ describe('PermissionEngine: asking', () => {
     expect(await pending).toMatchObject({ decision: 'deny', reason: 'every asker showing the permission request was unloaded before anyone answered' })
   })
 
+  it('an asker that cannot reach anyone (CANNOT_ASK) is one info line, and the model reads that nobody could be asked', async () => {
+    const infos: string[] = []
+    const { permissions, warnings, events } = engine({
+      logger: { debug() {}, info: (format, ...args) => infos.push(format.replace(/%s/g, () => String(args.shift()))), warn: (format, ...args) => warnings.push([format, ...args].join(' ')) },
+    })
+    const cannot = (message: string) => Object.assign(new Error(message), { name: 'McpError', code: 'CANNOT_ASK' })
+    permissions.addAsker(() => { throw cannot('the MCP client cannot show questions: it declared no elicitation') })
+    expect(await permissions.approve({ ...request(), callId: 'c1' })).toEqual({
+      decision: 'deny',
+      reason: 'nobody could be asked to approve deploy (the MCP client cannot show questions: it declared no elicitation)',
+      rule: { kind: 'no-asker' },
+    })
+    expect(events.at(-1)?.source).toEqual({ kind: 'no-asker' })
+    expect(warnings).toEqual([])
+    // One line: no stack, no error class, the request and its session named.
+    expect(infos).toEqual([expect.stringMatching(/^permission request perm_\S+ \(deploy\(env=prod\)\) of session s1 cannot be shown by one of its askers: the MCP client cannot show questions: it declared no elicitation$/)])
+
+    // Beside an asker that really fails, that failure is a warning with its error, and the model reads it.
+    infos.length = 0
+    permissions.addAsker(async () => { throw new Error('chat offline') })
+    expect(await permissions.approve({ ...request(), callId: 'c2' })).toMatchObject({ decision: 'deny', reason: 'every asker failed to show the permission request (last error: chat offline)', rule: { kind: 'askers-failed' } })
+    expect(infos).toHaveLength(1)
+    expect(warnings).toEqual([expect.stringMatching(/^an asker failed on permission request %s \(%s\): %s perm_\S+ deploy\(env=prod\) Error: chat offline$/)])
+
+    // And one that can ask still gets the request: a CANNOT_ASK beside it denies nothing.
+    const { permissions: other } = engine({ logger: { debug() {}, info() {}, warn: (format, ...args) => warnings.push([format, ...args].join(' ')) } })
+    const manual = manualAsker()
+    other.addAsker(() => { throw cannot('not my session') })
+    other.addAsker(manual.asker)
+    const pending = other.approve({ ...request(), callId: 'c3' })
+    await Promise.resolve()
+    expect(manual.answer({ decision: 'allow', by: 'u1' })).toBe('accepted')
+    expect(await pending).toMatchObject({ decision: 'allow' })
+  })
+
   it('decides a pipeline ask again first, but always shows a tool\'s own call.ask', async () => {
     const { permissions } = engine({ rules: [{ permission: 'tool:deploy', decision: 'deny' }] })
     const manual = manualAsker()

@@ -152,7 +152,7 @@ export class DoguMcpServer {
   private ask(request: Parameters<Asker>[0], context: AskerContext) {
     for (const connection of this.connections) {
       if (!connection.owns(request)) continue
-      if (!connection.elicits) throw new McpError('CANNOT_ASK', `the MCP client of session ${request.session.id} does not support elicitation`)
+      if (!connection.elicits) throw new McpError('CANNOT_ASK', 'the MCP client cannot show questions: it declared no elicitation')
       if (request.kind === 'elicitation') return this.elicit(connection, request, context)
       return connection.ask(request, context.signal)
     }

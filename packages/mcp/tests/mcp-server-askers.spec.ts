@@ -1,6 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { format } from 'node:util'
 import { DoguPlugin } from '@dogu/cordis'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js'
@@ -71,13 +72,40 @@ describe('the MCP server\'s asker: plural askers, first answer wins', () => {
     expect(elicitations).toBe(2)
   })
 
-  it('a call from outside MCP is not the MCP asker\'s: with no other asker, it is denied at once', async () => {
+  it('a call from outside MCP is not the MCP asker\'s: with no other asker, it is denied at once, saying nobody could be asked', async () => {
     await connect(() => new Promise<never>(() => {}))
-    guardLogs(ctx).expect(/^\[PermissionService\] an asker failed on permission request perm_\S+ \(notes\(text=hi\)\): McpError: session chat-1 is not an MCP session of this server$/)
+    const infos = infoLines()
     const [result] = await ctx.tools.execute([{ id: 'x', name: 'notes', arguments: { text: 'hi' } }], { session: { id: 'chat-1', userId: 'u' } })
     expect(result.status).toBe('denied')
-    expect(result.content).toBe('Permission denied: every asker failed to show the permission request (last error: session chat-1 is not an MCP session of this server)')
+    expect(result.content).toBe('Permission denied: nobody could be asked to approve notes (session chat-1 is not an MCP session of this server)')
+    // Expected, so no warning (the guard would fail the test): one info line, without a stack.
+    expect(infos).toEqual([expect.stringMatching(/^permission request perm_\S+ \(notes\(text=hi\)\) of session chat-1 cannot be shown by one of its askers: session chat-1 is not an MCP session of this server$/)])
   })
+
+  it('a client that declared no elicitation: one info line, and the model reads that nobody could be asked', async () => {
+    const client = await connect()
+    const infos = infoLines()
+    const result = await client.callTool({ name: 'notes', arguments: { text: 'hi' } })
+    expect(result).toMatchObject({ isError: true, content: [{ type: 'text', text: 'Permission denied: nobody could be asked to approve notes (the MCP client cannot show questions: it declared no elicitation)' }] })
+    expect(infos).toEqual([expect.stringMatching(/^permission request perm_\S+ \(notes\(text=hi\)\) of session mcp:desk:\S+ cannot be shown by one of its askers: the MCP client cannot show questions: it declared no elicitation$/)])
+  })
+
+  it('beside an asker that really fails, that failure stays a warning with its error', async () => {
+    const client = await connect()
+    const infos = infoLines()
+    ctx.permissions.asker(async () => { throw new Error('the chat is offline') })
+    guardLogs(ctx).expect(/^\[PermissionService\] an asker failed on permission request perm_\S+ \(notes\(text=hi\)\): Error: the chat is offline$/)
+    const result = await client.callTool({ name: 'notes', arguments: { text: 'hi' } })
+    expect(result).toMatchObject({ isError: true, content: [{ type: 'text', text: 'Permission denied: every asker failed to show the permission request (last error: the chat is offline)' }] })
+    expect(infos).toHaveLength(1)
+  })
+
+  /** The app's info lines from now on, formatted. */
+  function infoLines(): string[] {
+    const lines: string[] = []
+    ctx.on('internal/info' as any, (...args: unknown[]) => { lines.push(format(...args)) })
+    return lines
+  }
 
   it('the asker is registered while a connection is open, and removed with the last one', async () => {
     const before = await ctx.tools.execute([{ id: 'x', name: 'notes', arguments: { text: 'a' } }], { session: { id: 'chat-1' } })

@@ -72,7 +72,6 @@ describe('the MCP server sends a tool\'s call.elicit to the client whose call ma
   })
 
   it('a client that declared no elicitation is not asked: with nobody else to ask, the tool reads cancel', async () => {
-    harness.guard.expect(/an asker failed on permission request perm_\S+ \(signup\(timeout=10000\)\): McpError: the MCP client of session mcp:desk:\S+ does not support elicitation/)
     const client = await harness.connect()
     const result = await client.callTool({ name: 'signup', arguments: {} })
     expect(result.structuredContent).toMatchObject({ action: 'cancel' })

@@ -161,5 +161,11 @@ export interface AskerContext {
  * answers. It may resolve with an answer (same as `respond(answer)`), or resolve with
  * nothing and answer through `respond` later. Rejecting is logged; when every asker
  * rejects, the request is denied at once.
+ *
+ * An asker that cannot reach anyone for this request (an MCP client that declared no
+ * elicitation, a session that is not its own) throws an error with `code: 'CANNOT_ASK'`
+ * and a message saying why: that is expected, one info line without a stack, and when no
+ * asker could ask, the model reads "nobody could be asked to approve <tool> (<why>)". Any
+ * other rejection is a failure, logged as a warning with its error.
  */
 export type Asker = (request: PermissionRequest, context: AskerContext) => Promise<AskAnswer | void> | AskAnswer | void

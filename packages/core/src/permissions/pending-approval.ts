@@ -4,6 +4,7 @@ import type { Approver, ApproverPolicy, AskAnswer, Asker, AskScope, PermissionRe
 import { describeApprovers, mayAnswer } from './may-answer'
 import type { DecisionSource } from './permission-decision'
 import { messageOf } from '../error-message'
+import { info } from '../logger'
 
 const DECISIONS = new Set(['allow', 'deny'])
 const SCOPES = new Set<AskScope>(['once', 'session', 'always'])
@@ -39,6 +40,10 @@ export class PendingApproval {
   private timer: ReturnType<typeof setTimeout>
   private live: Set<Asker>
   private done = false
+  /** Why the askers that cannot reach anyone for this request said so (`CANNOT_ASK`). */
+  private unreachable: string[] = []
+  /** The last asker failure that was not `CANNOT_ASK`. */
+  private failure: { error: unknown } | undefined
   private onAbort = () => this.end({ decision: 'deny', reason: 'the call was cancelled while waiting for approval' }, { kind: 'cancelled' })
 
   constructor(
@@ -168,12 +173,34 @@ export class PendingApproval {
     this.resolve({ ...outcome, rule: source })
   }
 
+  /**
+   * An asker threw. One that says it cannot reach anyone for this request (`CANNOT_ASK`: an
+   * MCP client without elicitation, a session that is not its own) is expected, an info
+   * line; anything else is a failure, a warning with its error. With no asker left, the
+   * request is denied: "nobody could be asked" when none could, else the last failure.
+   */
   private failed(asker: Asker, error: unknown) {
     if (this.done) return
-    this.host.logger.warn('an asker failed on permission request %s (%s): %s', this.request.id, this.request.summary, error)
+    if (cannotAsk(error)) {
+      info(this.host.logger, 'permission request %s (%s) of session %s cannot be shown by one of its askers: %s', this.request.id, this.request.summary, this.request.session.id, messageOf(error))
+      this.unreachable.push(messageOf(error))
+    } else {
+      this.host.logger.warn('an asker failed on permission request %s (%s): %s', this.request.id, this.request.summary, error)
+      this.failure = { error }
+    }
     if (!this.live.delete(asker) || this.live.size) return
-    this.end({ decision: 'deny', reason: `every asker failed to show the permission request (last error: ${messageOf(error)})` }, { kind: 'askers-failed' })
+    if (this.failure) {
+      this.end({ decision: 'deny', reason: `every asker failed to show the permission request (last error: ${messageOf(this.failure.error)})` }, { kind: 'askers-failed' })
+      return
+    }
+    const what = this.request.kind === 'elicitation' ? `answer the question of ${this.request.tool}` : `approve ${this.request.tool}`
+    this.end({ decision: 'deny', reason: `nobody could be asked to ${what} (${[...new Set(this.unreachable)].join('; ')})` }, { kind: 'no-asker' })
   }
+}
+
+/** An asker's "not mine to show" (any coded error with `code: 'CANNOT_ASK'`), as opposed to a failure. */
+function cannotAsk(error: unknown): boolean {
+  return !!error && typeof error === 'object' && (error as { code?: unknown }).code === 'CANNOT_ASK'
 }
 
 function approverOf(by: unknown): Approver | undefined {
