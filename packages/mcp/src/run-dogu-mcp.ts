@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises'
 import { createRequire } from 'node:module'
 import { dirname, isAbsolute, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
+import { DOGU_MCP_USAGE, type DoguMcpArgs, DoguMcpUsageError, doguMcpVersion, parseDoguMcpArgs } from './dogu-mcp-args'
 import { McpError } from './mcp-error'
 import type { Config as ServerConfig } from './server-plugin'
 
@@ -16,13 +17,21 @@ export interface DoguMcpConfig {
 }
 
 /**
- * `dogu-mcp [config.json]`: a Cordis 4 app with Dogu's services and the listed plugins,
+ * `dogu-mcp [config.json]` (`argv` as the command takes it; `--help` and `--version` are
+ * the command's, `runDoguMcpCommand`): a Cordis 4 app with Dogu's services and the listed plugins,
  * serving their tools over stdio (and Streamable HTTP when `mcp.http` is set). Returns a
  * function that stops the app. Loads cordis and @dogu/cordis (optional peers of this
  * package) only when called, so hosts that import this package (Koishi) need neither.
  */
 export async function runDoguMcp(argv: readonly string[] = process.argv.slice(2)): Promise<() => Promise<void>> {
-  const file = resolve(argv[0] ?? 'dogu-mcp.json')
+  let args: DoguMcpArgs
+  try {
+    args = parseDoguMcpArgs(argv)
+  } catch (error) {
+    throw new McpError('INVALID_OPTIONS', `dogu-mcp: ${(error as Error).message}`)
+  }
+  if (args.command !== 'serve') throw new McpError('INVALID_OPTIONS', `dogu-mcp: --${args.command} is the command's (runDoguMcpCommand), there is nothing to serve`)
+  const file = resolve(args.config ?? 'dogu-mcp.json')
   let config: DoguMcpConfig
   try {
     config = JSON.parse(await readFile(file, 'utf8'))
@@ -59,10 +68,26 @@ export async function runDoguMcp(argv: readonly string[] = process.argv.slice(2)
 }
 
 /**
- * What the `dogu-mcp` command does: `runDoguMcp`, then stops the app when the client closes
- * stdin or on SIGINT/SIGTERM and exits; a failure to start prints its message and exits 1.
+ * What the `dogu-mcp` command does: `--help` prints the usage and `--version` the package's
+ * version (exit 0); an option it does not know prints why and the usage hint (exit 2).
+ * Otherwise `runDoguMcp`, then it stops the app when the client closes stdin or on
+ * SIGINT/SIGTERM and exits; a failure to start prints its message and exits 1.
  */
 export function runDoguMcpCommand(argv: readonly string[] = process.argv.slice(2)): void {
+  let args: DoguMcpArgs
+  try {
+    args = parseDoguMcpArgs(argv)
+  } catch (error) {
+    if (!(error instanceof DoguMcpUsageError)) throw error
+    process.stderr.write(`dogu-mcp: ${error.message}\nRun "dogu-mcp --help" for usage.\n`)
+    // Not process.exit: what was written to a pipe is flushed before the process ends.
+    process.exitCode = 2
+    return
+  }
+  if (args.command === 'help' || args.command === 'version') {
+    process.stdout.write(args.command === 'help' ? DOGU_MCP_USAGE : `${doguMcpVersion()}\n`)
+    return
+  }
   runDoguMcp(argv).then((stop) => {
     let stopping: Promise<unknown> | undefined
     const end = () => {

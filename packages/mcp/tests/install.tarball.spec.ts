@@ -3,6 +3,8 @@
 // docs/getting-started.md#install), configured with @dogu/fs and a local plugin file, and
 // reached by the official MCP SDK client (the workspace's @modelcontextprotocol/sdk) over
 // stdio: it lists the tools and calls two. Afterwards no process is left in the directory.
+// The installed bin answers `--help` and `--version`.
+import { execFile } from 'node:child_process'
 import { readdirSync, readlinkSync } from 'node:fs'
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -84,6 +86,26 @@ describe('npx dogu-mcp from the tarballs, over stdio with the MCP SDK client', (
       await rm(dir, { recursive: true, force: true })
     }
   })
+
+  it('the installed dogu-mcp answers --help and --version (exit 0), and an unknown option with the usage hint (exit 2)', async () => {
+    // npx reads --help and --version itself: the bin gets them after `--`, or run directly.
+    const run = (command: string, args: string[]) => new Promise<{ code: number | null; stdout: string; stderr: string }>((done) => {
+      execFile(command, args, { cwd: dir, env: npmEnv(), timeout: 60_000 }, (error, stdout, stderr) => {
+        done({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr })
+      })
+    })
+    const bin = join(dir, 'node_modules/.bin/dogu-mcp')
+    const manifest = JSON.parse(await readFile(join(dir, 'node_modules/@dogu/mcp/package.json'), 'utf8'))
+    for (const [command, args] of [[bin, []], ['npx', ['--no', 'dogu-mcp', '--']]] as const) {
+      const help = await run(command, [...args, '--help'])
+      expect(help.code, help.stderr).toBe(0)
+      expect(help.stdout).toMatch(/^Usage: dogu-mcp \[options\] \[config\.json\]\n/)
+      expect(await run(command, [...args, '--version'])).toMatchObject({ code: 0, stdout: `${manifest.version}\n` })
+      const unknown = await run(command, [...args, '--bogus'])
+      expect(unknown.code).toBe(2)
+      expect(unknown.stderr).toContain('dogu-mcp: unknown option "--bogus" (dogu-mcp takes --help, --version and a config file)\nRun "dogu-mcp --help" for usage.\n')
+    }
+  }, 120_000)
 
   it('lists the configured tools and runs calls; closing stdin ends every process', async () => {
     await mkdir(join(dir, 'ws'))
