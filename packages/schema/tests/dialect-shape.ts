@@ -98,9 +98,16 @@ const ajv = new Ajv2020({ strict: false, validateFormats: false, multipleOfPreci
 
 /** ajv's verdict on a dialect's schema; Gemini's `nullable` read as OpenAPI means it (null joins the type). */
 export function acceptsValue(schema: JsonSchema, value: unknown): { ok: boolean; errors: unknown } {
+  return acceptor(schema)(value)
+}
+
+/** `acceptsValue` for one schema, compiled once for many values. */
+export function acceptor(schema: JsonSchema): (value: unknown) => { ok: boolean; errors: unknown } {
   const validate = ajv.compile(openapiNullable(schema) as object)
-  const ok = validate(value) as boolean
-  return { ok, errors: ok ? undefined : validate.errors }
+  return (value) => {
+    const ok = validate(value) as boolean
+    return { ok, errors: ok ? undefined : validate.errors }
+  }
 }
 
 function openapiNullable(node: unknown): unknown {

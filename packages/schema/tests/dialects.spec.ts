@@ -14,6 +14,8 @@ const deploy = toJsonSchema(Schema.object({
   tags: Schema.array(Schema.string()),
 }))
 
+const propertiesOf = (schema: JsonSchema | undefined) => schema!.properties as Record<string, JsonSchema>
+
 function deepFreeze<T>(value: T): T {
   if (value && typeof value === 'object') {
     for (const child of Object.values(value)) deepFreeze(child)
@@ -258,6 +260,47 @@ describe('convertToDialect: what a provider cannot state', () => {
     expect(openai).toMatchObject({ strict: true, loosened: [{ path: '$', rule }] })
     expect(toStrictJsonSchema(openai.schema as any)).toEqual(openai.schema)
     expect(convertToDialect(json, 'gemini')).toMatchObject({ loosened: [{ path: '$', rule }], encoded: [] })
+  })
+
+  it('a branch\'s constant does not narrow a key the other parts allow more widely (the switch of ChatLuna\'s config)', () => {
+    const config = Schema.intersect([
+      Schema.object({ fwd: Schema.boolean().default(false) }),
+      Schema.union([Schema.object({ fwd: Schema.const(true).required(), min: Schema.natural() }), Schema.object({})]),
+    ])
+    const rule = 'one of: an object with fwd true (required), min; an object with only the shared keys'
+    const json = toJsonSchema(config)
+    expect(convertToDialect(json, 'anthropic')).toEqual({
+      schema: {
+        type: 'object',
+        properties: { fwd: { type: 'boolean', default: false }, min: { type: 'integer', minimum: 0 } },
+        description: 'One of: an object with fwd true (required), min; an object with only the shared keys.',
+      },
+      loosened: [{ path: '$', rule }],
+      encoded: [],
+    })
+    expect(convertToDialect(json, 'openai')).toMatchObject({
+      schema: { properties: { fwd: { type: ['boolean', 'null'] } }, required: ['fwd', 'min'] },
+      strict: true,
+    })
+    expect(propertiesOf(toDialect(json, 'openai')).fwd).not.toHaveProperty('enum')
+    expect(convertToDialect(json, 'gemini')).toMatchObject({ schema: { properties: { fwd: { type: 'boolean' } } }, loosened: [{ path: '$', rule }] })
+    // the same switch nested in a property (Anthropic keeps the exact allOf there), and a constant on a shared number
+    const nested = toJsonSchema(Schema.object({ proxy: config }))
+    expect(propertiesOf(propertiesOf(toDialect(nested, 'openai')).proxy).fwd).toEqual({ type: ['boolean', 'null'] })
+    expect(propertiesOf(propertiesOf(toDialect(nested, 'gemini')).proxy).fwd).toEqual({ type: 'boolean' })
+    const days = toJsonSchema(Schema.intersect([
+      Schema.object({ days: Schema.number().min(0).max(365).default(7) }),
+      Schema.union([Schema.object({ days: Schema.const(0) }), Schema.object({ batch: Schema.natural() })]),
+    ]))
+    expect(propertiesOf(toDialect(days, 'anthropic')).days).toEqual({ type: 'number', minimum: 0, maximum: 365, default: 7 })
+  })
+
+  it('a constant every branch declares still narrows exactly: the branches\' values, within the shared key', () => {
+    const json = toJsonSchema(Schema.intersect([
+      Schema.object({ mode: Schema.union(['a', 'b', 'c']).default('a') }),
+      Schema.union([Schema.object({ mode: Schema.const('a'), token: String }), Schema.object({ mode: Schema.const('b').required() })]),
+    ]))
+    expect(propertiesOf(toDialect(json, 'anthropic')).mode).toEqual({ type: 'string', enum: ['a', 'b'], default: 'a' })
   })
 
   it.each([

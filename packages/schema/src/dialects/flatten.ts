@@ -26,20 +26,32 @@ const MAX_DEPTH = 8
  * out: tool arguments are always an object.
  */
 export function flattenObject(schema: JsonSchema, path: string, ctx: FlattenContext, root = false): JsonSchema | undefined {
-  return flatten(schema, path, ctx, root, 0)
+  return flatten(schema, path, ctx, root, 0)?.schema
 }
 
-function flatten(input: JsonSchema, path: string, ctx: FlattenContext, root: boolean, depth: number): JsonSchema | undefined {
+/**
+ * A flattened object, and its open keys: those a union branch leaves undeclared, so that the
+ * branch lets any value through there. Their schema says what the declaring branches want;
+ * it binds nothing once another part of an intersection declares the key (`intersect`).
+ */
+interface Flat {
+  schema: JsonSchema
+  open: ReadonlySet<string>
+}
+
+const NO_KEYS: ReadonlySet<string> = new Set()
+
+function flatten(input: JsonSchema, path: string, ctx: FlattenContext, root: boolean, depth: number): Flat | undefined {
   if (depth > MAX_DEPTH) return
   const [annotations, assertions] = splitAnnotations(ctx.deref(input))
   const { allOf, anyOf, oneOf, $defs: _, not, ...own } = assertions
   // "not null" beside an object says what the type says
   if (not !== undefined && !jsonEqual(not, { type: 'null' })) return
-  const pieces: JsonSchema[] = []
+  const pieces: Flat[] = []
   if (Object.keys(own).length) {
     const piece = objectPiece(own, root)
     if (!piece) return
-    pieces.push(piece)
+    pieces.push({ schema: piece, open: NO_KEYS })
   }
   for (const part of Array.isArray(allOf) ? allOf as JsonSchema[] : []) {
     if (!Object.keys(splitAnnotations(part)[1]).length) continue
@@ -55,8 +67,8 @@ function flatten(input: JsonSchema, path: string, ctx: FlattenContext, root: boo
   }
   if (!pieces.length) return
   const merged = pieces.length === 1 ? pieces[0]! : intersect(pieces, path, ctx, depth)
-  const description = [annotations.description, merged.description].filter(Boolean).join(' ')
-  return { ...merged, ...annotations, ...description ? { description } : {} }
+  const description = [annotations.description, merged.schema.description].filter(Boolean).join(' ')
+  return { schema: { ...merged.schema, ...annotations, ...description ? { description } : {} }, open: merged.open }
 }
 
 /** The object keywords of one part, or `undefined` when they say more than a plain object. */
@@ -73,24 +85,47 @@ function objectPiece(own: JsonSchema, root: boolean): JsonSchema | undefined {
   return { type: 'object', properties, ...required.length ? { required } : {} }
 }
 
-/** An allOf of flattened objects: every property, required where any part requires it. */
-function intersect(pieces: JsonSchema[], path: string, ctx: FlattenContext, depth: number): JsonSchema {
-  const properties: Record<string, JsonSchema> = {}
+/**
+ * An allOf of flattened objects: every property, required where any part requires it. A key
+ * that some part declares outright takes what those parts allow; an open key's schema only
+ * counts when no part declares the key outright. `intersect([object({ fwd: boolean() }),
+ * union([object({ fwd: const(true) }), object({})])])` takes `{ fwd: false }`: the constant
+ * must not narrow `fwd` to `true`.
+ */
+function intersect(pieces: Flat[], path: string, ctx: FlattenContext, depth: number): Flat {
+  const declared = new Map<string, { bound: JsonSchema[]; open: JsonSchema[] }>()
   const required = new Set<string>()
   const descriptions: string[] = []
-  for (const piece of pieces) {
+  for (const { schema: piece, open } of pieces) {
     if (typeof piece.description === 'string') descriptions.push(piece.description)
     for (const [key, value] of Object.entries(piece.properties as Record<string, JsonSchema>)) {
-      const known = Object.hasOwn(properties, key) ? properties[key] : undefined
-      define(properties, key, known ? both(known, value, childPath(path, key), ctx, depth) : value)
+      const entry = declared.get(key) ?? { bound: [], open: [] }
+      declared.set(key, entry);
+      (open.has(key) ? entry.open : entry.bound).push(value)
     }
     for (const key of (piece.required ?? []) as string[]) required.add(key)
   }
+  const properties: Record<string, JsonSchema> = {}
+  const open = new Set<string>()
+  for (const [key, { bound, open: hints }] of declared) {
+    if (!bound.length) {
+      open.add(key)
+      define(properties, key, unionOf(hints))
+      continue
+    }
+    const value = bound.reduce((known, next) => both(known, next, childPath(path, key), ctx, depth))
+    // a branch's description still helps when the parts that bind the key have none
+    const hint = hints.find((schema) => typeof schema.description === 'string')
+    define(properties, key, value.description === undefined && hint ? { ...value, description: hint.description } : value)
+  }
   return {
-    type: 'object',
-    properties,
-    ...required.size ? { required: [...required] } : {},
-    ...descriptions.length ? { description: descriptions.join(' ') } : {},
+    schema: {
+      type: 'object',
+      properties,
+      ...required.size ? { required: [...required] } : {},
+      ...descriptions.length ? { description: descriptions.join(' ') } : {},
+    },
+    open,
   }
 }
 
@@ -103,12 +138,15 @@ function both(a: JsonSchema, b: JsonSchema, path: string, ctx: FlattenContext, d
   const merged = mergeAllOf({ allOf: [assertionsA, assertionsB] })
   if (!Array.isArray(merged.allOf)) return { ...merged, ...annotations }
   const flat = flatten(merged, path, ctx, false, depth + 1)
-  return { ...flat ?? merged, ...annotations }
+  return { ...flat?.schema ?? merged, ...annotations }
 }
 
-/** A union of objects as one object that accepts each branch. */
-function flattenUnion(branches: JsonSchema[], path: string, ctx: FlattenContext, root: boolean, depth: number): JsonSchema | undefined {
-  const flats: JsonSchema[] = []
+/**
+ * A union of objects as one object that accepts each branch. A key is open when a branch
+ * leaves it undeclared (or open): that branch takes any value there.
+ */
+function flattenUnion(branches: JsonSchema[], path: string, ctx: FlattenContext, root: boolean, depth: number): Flat | undefined {
+  const flats: Flat[] = []
   for (const branch of branches) {
     const [, assertions] = splitAnnotations(ctx.deref(branch))
     if (jsonEqual(assertions, { type: 'null' })) continue
@@ -118,18 +156,26 @@ function flattenUnion(branches: JsonSchema[], path: string, ctx: FlattenContext,
     else if (!root || takesObjects(assertions)) return
   }
   if (!flats.length) return
-  if (flats.every((flat) => jsonEqual(flat, flats[0]))) return flats[0]
+  const open = new Set<string>()
+  const declares = (flat: Flat, key: string) => Object.hasOwn(flat.schema.properties as JsonSchema, key)
+  if (flats.every((flat) => jsonEqual(flat.schema, flats[0]!.schema))) {
+    for (const flat of flats) for (const key of flat.open) open.add(key)
+    return { schema: flats[0]!.schema, open }
+  }
   const properties: Record<string, JsonSchema> = {}
   for (const flat of flats) {
-    for (const key of Object.keys(flat.properties as JsonSchema)) {
+    for (const key of Object.keys(flat.schema.properties as JsonSchema)) {
       if (Object.hasOwn(properties, key)) continue
-      define(properties, key, unionOf(flats.filter((other) => Object.hasOwn(other.properties as JsonSchema, key)).map((other) => (other.properties as any)[key])))
+      const declaring = flats.filter((other) => declares(other, key))
+      if (declaring.length < flats.length || declaring.some((other) => other.open.has(key))) open.add(key)
+      define(properties, key, unionOf(declaring.map((other) => (other.schema.properties as any)[key])))
     }
   }
-  const required = Object.keys(properties).filter((key) => flats.every((flat) => ((flat.required ?? []) as string[]).includes(key)))
-  const rule = branchesRule(flats)
+  const schemas = flats.map((flat) => flat.schema)
+  const required = Object.keys(properties).filter((key) => schemas.every((flat) => ((flat.required ?? []) as string[]).includes(key)))
+  const rule = branchesRule(schemas)
   ctx.notes.loosen(path, `one of: ${rule}`)
-  return { type: 'object', properties, ...required.length ? { required } : {}, description: `One of: ${rule}.` }
+  return { schema: { type: 'object', properties, ...required.length ? { required } : {}, description: `One of: ${rule}.` }, open }
 }
 
 /** The schemas one property has across branches, as one: the same, one enum, or an anyOf. */
@@ -174,7 +220,12 @@ function branchesRule(flats: JsonSchema[]): string {
     const tags = discriminators.map((key) => `${key} ${listedValues(splitAnnotations(props[i]![key]!)[1])!.map((value) => JSON.stringify(value)).join(' or ')}`)
     const own = Object.keys(props[i]!).filter((key) => !discriminators.includes(key)
       && (!shared.includes(key) || (required[i]!.has(key) && !required.every((set) => set.has(key)))))
-    const listed = own.map((key) => required[i]!.has(key) ? `${key} (required)` : key)
+    const listed = own.map((key) => {
+      // a constant the branch alone sets (`fwd true`) says when its other keys apply
+      const values = listedValues(splitAnnotations(props[i]![key]!)[1])
+      const named = values ? `${key} ${values.map((value) => JSON.stringify(value)).join(' or ')}` : key
+      return required[i]!.has(key) ? `${named} (required)` : named
+    })
     if (!tags.length) return listed.length ? `an object with ${listed.join(', ')}` : 'an object with only the shared keys'
     return listed.length ? `${tags.join(', ')} with ${listed.join(', ')}` : tags.join(', ')
   }).join('; ')
