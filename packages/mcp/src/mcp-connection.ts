@@ -26,6 +26,7 @@ import { shortArgumentsMessage } from './arguments-message'
 import { CALL_EVENTS_LOGGER, callEndEvent, callStartEvent, DEFAULT_LOG_LEVEL, isLogged } from './call-log'
 import { toCallToolResult } from './call-tool-result'
 import { elicitationAnswer, elicitationForm } from './elicitation-form'
+import { listedInputSchema } from './input-schema'
 import { invalidParams } from './json-rpc-error'
 import { outputSchemaOf } from './output-schema'
 import { annotationsOf } from './tool-annotations'
@@ -232,7 +233,7 @@ export class McpConnection {
     const definitions = [...toolset.definitions('json')].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
     return definitions.map((definition) => {
       const tool = toolset.get(definition.name)
-      const listed: McpTool = { name: definition.name, description: definition.description, inputSchema: definition.parameters as McpTool['inputSchema'] }
+      const listed: McpTool = { name: definition.name, description: definition.description, inputSchema: listedInputSchema(definition.parameters) }
       if (tool) {
         listed.annotations = annotationsOf(tool.traits)
         const output = this.outputOf(tool)
