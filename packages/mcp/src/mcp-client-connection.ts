@@ -1,11 +1,11 @@
 import { type Logger, type LogLevel, type ToolCall, type ToolOptions, type ToolSource, traceMeta } from '@dogu/core'
 import { fromJsonSchema, type JsonSchema, type Loosening } from '@dogu/schema'
 import type Schema from 'schemastery'
-import { auth as sdkAuth, UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js'
+import { extractWWWAuthenticateParams, auth as sdkAuth, UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { type StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import type { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
+import type { FetchLike, Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import {
   ElicitRequestSchema,
   ErrorCode,
@@ -82,6 +82,17 @@ interface Running {
   idle?: IdleDeadline
 }
 
+/** What a `403 insufficient_scope` asked for: the scope the operation needs, and where the server's resource metadata is. */
+interface ScopeChallenge {
+  scope?: string
+  resourceMetadataUrl?: URL
+}
+
+/** `a b` and `b c` → `a b c`: a step-up keeps what was granted and adds what the server asks for. */
+function unionOfScopes(granted: string | undefined, wanted: string): string {
+  return [...new Set([...(granted ?? '').split(' '), ...wanted.split(' ')].filter(Boolean))].join(' ')
+}
+
 const silent: Logger = { debug() {}, warn() {} }
 // Authorizations in a row the server may refuse before Dogu stops passing them on (the conformance suite's limit).
 const MAX_AUTHORIZATIONS = 3
@@ -118,8 +129,11 @@ export class McpClientConnection implements ToolSource {
   /** What the server's own log lines must not show on the host: its configured headers. */
   private readonly secrets: readonly string[]
   private readonly oauth: McpOAuthProvider | undefined
-  /** The transport that met the 401: its `finishAuth` knows the server's resource metadata and scope. */
-  private unauthorized: StreamableHTTPClientTransport | undefined
+  /**
+   * What completes the authorization under way: the transport that met the 401 (its
+   * `finishAuth` knows the server's resource metadata and scope), or a step-up's own.
+   */
+  private unauthorized: Pick<StreamableHTTPClientTransport, 'finishAuth' | 'close'> | undefined
   private _lastError: string | undefined
   /** Authorizations completed since the last connection that held: a server that refuses each one is not asked forever. */
   private authorizations = 0
@@ -127,8 +141,14 @@ export class McpClientConnection implements ToolSource {
   private starting: ((url: string) => void) | undefined
   /** A connection attempt with a new store's tokens is under way (its refusal is not warned of twice). */
   private retriedStore = false
-  /** A call was refused for too little scope and a refresh brought no more: the next authorization asks afresh for the server's scopes. */
-  private stepUp = false
+  /** What the server's last `403 insufficient_scope` asked for (its `WWW-Authenticate`). */
+  private challenge: ScopeChallenge | undefined
+  /**
+   * A request was refused for too little scope, and the SDK's own step-up could not end it
+   * (it needs a person to authorize, or a refresh brought no more): the next authorization
+   * drops the tokens and asks for the scope the server named.
+   */
+  private stepUp: ScopeChallenge | undefined
 
   constructor(private options: McpClientConnectionOptions) {
     const { name, server } = options
@@ -190,13 +210,28 @@ export class McpClientConnection implements ToolSource {
     const url = new Promise<string>((resolve) => { this.starting = resolve })
     await previous?.close().catch(() => {})
     if (this.stepUp && this.options.server.url !== undefined) {
-      // The tokens still work for what they have, so connecting would just succeed: they are
-      // dropped (a refresh keeps their scope) and the authorization asks for the server's
-      // scopes (its `scopes_supported`, else auth.scopes), the wider one the call needed.
-      this.stepUp = false
+      // The tokens still work for what they have, so connecting would just succeed, and a
+      // refresh keeps their scope: they are dropped, and the authorization asks for the scope
+      // the server's challenge named (with what was granted before), else for its scopes
+      // (`scopes_supported`, else auth.scopes).
+      const { scope, resourceMetadataUrl } = this.stepUp
+      this.stepUp = undefined
+      this.challenge = undefined
+      const granted = (await this.oauth.tokens())?.scope
       await this.oauth.invalidateCredentials('tokens')
-      this.unauthorized = this.makeTransport() as StreamableHTTPClientTransport
-      void sdkAuth(this.oauth, { serverUrl: this.options.server.url }).catch((error) => {
+      const options = {
+        serverUrl: this.options.server.url,
+        ...scope ? { scope: unionOfScopes(granted, scope) } : {},
+        ...resourceMetadataUrl ? { resourceMetadataUrl } : {},
+      }
+      const oauth = this.oauth
+      this.unauthorized = {
+        async finishAuth(authorizationCode: string) {
+          if (await sdkAuth(oauth, { ...options, authorizationCode }) !== 'AUTHORIZED') throw new UnauthorizedError('Failed to authorize')
+        },
+        close: async () => {},
+      }
+      void sdkAuth(oauth, options).catch((error) => {
         this._lastError = error instanceof Error ? error.message : String(error)
       })
     } else {
@@ -233,6 +268,9 @@ export class McpClientConnection implements ToolSource {
     } finally {
       await transport.close().catch(() => {})
     }
+    // New tokens, with the scope asked for: an older challenge is answered.
+    this.stepUp = undefined
+    this.challenge = undefined
     if (this._status !== 'needs-authorization') return
     this._status = 'connecting'
     await this.connect()
@@ -374,7 +412,10 @@ export class McpClientConnection implements ToolSource {
       await this.refresh(client)
     } catch (error) {
       if (this.client === client) this.client = undefined
-      if (error instanceof UnauthorizedError && this.oauth && (this._status as McpClientStatus) !== 'closed') {
+      const stepUp = this.stepUpOf(error)
+      if ((error instanceof UnauthorizedError || stepUp) && this.oauth && (this._status as McpClientStatus) !== 'closed') {
+        // Refused for too little scope (listing the tools, say): reconnecting would meet the same 403.
+        if (stepUp) this.stepUp = stepUp
         await this.requireAuthorization(client, transport)
         return
       }
@@ -409,7 +450,33 @@ export class McpClientConnection implements ToolSource {
 
   private makeTransport(): Transport {
     if (this.options.transport) return this.options.transport()
-    return serverTransport(this.name, this.options.server, { grace: this.options.killGrace, logger: this.logger, authProvider: this.oauth })
+    return serverTransport(this.name, this.options.server, { grace: this.options.killGrace, logger: this.logger, authProvider: this.oauth, ...this.oauth ? { fetch: this.watchScope } : {} })
+  }
+
+  /**
+   * The HTTP transport's fetch for a server with OAuth: it notes what a `403
+   * insufficient_scope` asks for. The SDK reads the same header to step up on its own, but
+   * when that needs a person (no refresh token) or a refresh brings no more scope, all a
+   * call gets is an error: this is what the next authorization asks for.
+   */
+  private watchScope: FetchLike = async (url, init) => {
+    const response = await fetch(url, init)
+    if (response.status === 403) {
+      const { error, scope, resourceMetadataUrl } = extractWWWAuthenticateParams(response)
+      if (error === 'insufficient_scope') this.challenge = { ...scope ? { scope } : {}, ...resourceMetadataUrl ? { resourceMetadataUrl } : {} }
+    }
+    return response
+  }
+
+  /**
+   * Whether `error` ended a request the server refused for too little scope, and with what
+   * challenge: the SDK's "403 after trying upscoping" (a refresh brought no more), or its
+   * `UnauthorizedError` after a 403 insufficient_scope (stepping up needs a person).
+   */
+  private stepUpOf(error: unknown): ScopeChallenge | undefined {
+    if (error instanceof StreamableHTTPError && error.code === 403 && /upscoping/.test(error.message)) return this.challenge ?? {}
+    if (error instanceof UnauthorizedError) return this.challenge
+    return undefined
   }
 
   /**
@@ -419,8 +486,8 @@ export class McpClientConnection implements ToolSource {
    */
   private async requireAuthorization(client: Client, transport: Transport): Promise<void> {
     this._status = 'needs-authorization'
-    // The status says it; a last error is only what went wrong besides.
-    this._lastError = undefined
+    // The status says it; a last error is only what went wrong besides, or the scope a step-up asks for.
+    this._lastError = this.stepUp ? `the server wants more scope${this.stepUp.scope ? ` (${this.stepUp.scope})` : ''} than the tokens have: authorizing again asks for it` : undefined
     if (this.authorizations >= MAX_AUTHORIZATIONS) {
       // Asking again would loop (the SDK's own step-up memory is per transport): a person
       // has to look at the server's scopes first. Whoever waits for a connection is told.
@@ -570,15 +637,16 @@ export class McpClientConnection implements ToolSource {
       if (idle?.expired || (error instanceof SdkError && error.code === ErrorCode.RequestTimeout)) {
         throw new Error(`the MCP server "${this.name}" sent neither a result nor progress for ${this.requestTimeout} ms`)
       }
-      const stepUp = error instanceof StreamableHTTPError && error.code === 403 && /upscoping/.test(error.message)
+      const stepUp = this.stepUpOf(error)
       if ((error instanceof UnauthorizedError || stepUp) && this.oauth && this.transport) {
-        if (stepUp) this.stepUp = true
+        if (stepUp) this.stepUp = stepUp
         const transport = this.transport
         // Once this call has settled: removing its tool now would end it `cancelled`, without this reason.
         setImmediate(() => {
           if (this.client === client && this._status !== 'closed') void this.requireAuthorization(client, transport)
         })
-        throw new Error(`the MCP server "${this.name}" needs authorization (more scope, or its tokens were revoked); an operator can authorize it in the console's MCP servers view`)
+        const why = stepUp ? `more scope${stepUp.scope ? `: ${stepUp.scope}` : ''}` : 'its tokens were refused or revoked'
+        throw new Error(`the MCP server "${this.name}" needs authorization (${why}); an operator can authorize it in the console's MCP servers view`)
       }
       // Over HTTP nothing closes when a server goes away or restarts: a request that fails
       // below the protocol (refused, or 404 for a session it forgot) is how the drop shows.

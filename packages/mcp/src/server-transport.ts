@@ -2,16 +2,16 @@ import type { Logger } from '@dogu/core'
 import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js'
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
+import type { FetchLike, Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import { GroupStdioTransport } from './group-stdio-transport'
 import type { McpServerConfig } from './mcp-server-config'
 
 /**
  * The transport to a configured server: its command spawned (stdio, leading a process group
  * of its own where there are groups), or its Streamable HTTP URL with the configured headers
- * (and OAuth, when the server has `auth`).
+ * (and OAuth, when the server has `auth`, with `fetch` watching its answers).
  */
-export function serverTransport(name: string, server: McpServerConfig, options: { grace?: number; logger: Logger; authProvider?: OAuthClientProvider }): Transport {
+export function serverTransport(name: string, server: McpServerConfig, options: { grace?: number; logger: Logger; authProvider?: OAuthClientProvider; fetch?: FetchLike }): Transport {
   if (server.command !== undefined) {
     const params = {
       command: server.command,
@@ -24,5 +24,5 @@ export function serverTransport(name: string, server: McpServerConfig, options: 
     if (process.platform === 'win32') return new StdioClientTransport({ ...params, stderr: 'ignore' })
     return new GroupStdioTransport({ ...params, name, grace: options.grace, logger: options.logger })
   }
-  return new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: server.headers }, authProvider: options.authProvider })
+  return new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: server.headers }, authProvider: options.authProvider, ...options.fetch ? { fetch: options.fetch } : {} })
 }

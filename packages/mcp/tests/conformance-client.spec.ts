@@ -4,7 +4,9 @@
 // the sources). Each scenario must pass: no check of it a FAILURE, and at least one a SUCCESS.
 // The OAuth scenarios run too (19 of the suite's 22): the three left out are extensions
 // Dogu does not implement, named in docs/mcp.md (client credentials with a secret or a
-// private-key JWT, and cross-app access with an identity provider's token).
+// private-key JWT, and cross-app access with an identity provider's token). They run twice:
+// on McpClientConnection with its onAuthorization hook, and through the documented host
+// flow (--host-flow: McpClientPlugin, ctx.tools.sources(), startAuthorization).
 import { readdirSync } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -47,24 +49,33 @@ async function clientCommand(dir: string): Promise<string> {
   return `${process.execPath} ${outfile}`
 }
 
-describe('the MCP conformance suite against Dogu\'s client', () => {
-  let dir: string
-  let run: SuiteRun
+/** Runs `scenarios` against the wrapper started as `command`; each must pass. */
+function suite(name: string, scenarios: string[], command: (dir: string) => Promise<string>) {
+  describe(name, () => {
+    let dir: string
+    let run: SuiteRun
 
-  beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'dogu-conformance-client-'))
-    run = await runClientSuite(await clientCommand(dir), SCENARIOS, { timeout: 150_000 })
-  }, 180_000)
-  afterAll(async () => {
-    if (dir) await rm(dir, { recursive: true, force: true })
-  })
+    beforeAll(async () => {
+      dir = await mkdtemp(join(tmpdir(), 'dogu-conformance-client-'))
+      run = await runClientSuite(await command(dir), scenarios, { timeout: 150_000 })
+    }, 180_000)
+    afterAll(async () => {
+      if (dir) await rm(dir, { recursive: true, force: true })
+    })
 
-  it.each(SCENARIOS)('%s passes', (scenario) => {
-    const outcome = run.scenarios.get(scenario)
-    expect(outcome, `${scenario} did not run:\n${run.output}`).toBeDefined()
-    expect(outcome!.failures).toEqual([])
-    expect(outcome!.passed).toBe(true)
-    // A client that never connects records no check at all, which the suite counts as a pass.
-    expect(outcome!.counts.SUCCESS).toBeGreaterThan(0)
+    it.each(scenarios)('%s passes', (scenario) => {
+      const outcome = run.scenarios.get(scenario)
+      expect(outcome, `${scenario} did not run:\n${run.output}`).toBeDefined()
+      expect(outcome!.failures).toEqual([])
+      expect(outcome!.passed).toBe(true)
+      // A client that never connects records no check at all, which the suite counts as a pass.
+      expect(outcome!.counts.SUCCESS).toBeGreaterThan(0)
+    })
   })
-})
+}
+
+suite('the MCP conformance suite against Dogu\'s client', SCENARIOS, clientCommand)
+// The same auth scenarios driven as docs/mcp.md tells a host to: McpClientPlugin, the source
+// from ctx.tools.sources(), and an operator's startAuthorization/authorize whenever it needs
+// authorization (at first, and on a step-up), never the connection's onAuthorization hook.
+suite('the MCP conformance suite against Dogu\'s client, through the documented host flow', AUTH_SCENARIOS, async (dir) => `${await clientCommand(dir)} --host-flow`)

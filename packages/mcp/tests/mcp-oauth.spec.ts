@@ -13,7 +13,7 @@ import { Context } from 'cordis'
 import { afterEach, describe, expect, it } from 'vitest'
 import { guardLogs } from '../../../test-support/log-guard'
 import { McpClientPlugin, McpError } from '../src'
-import { type OAuthMcpServer, startOAuthMcpServer } from './fixtures/oauth-mcp-server'
+import { type OAuthMcpServer, type OAuthMcpServerOptions, startOAuthMcpServer } from './fixtures/oauth-mcp-server'
 
 const NAME = 'vault'
 const SESSION = { id: 's1', userId: 'alice' }
@@ -90,8 +90,8 @@ async function app(server: OAuthMcpServer, dir: string): Promise<App> {
   }
 }
 
-async function fixture(): Promise<{ server: OAuthMcpServer; dir: string }> {
-  const server = await startOAuthMcpServer()
+async function fixture(options?: OAuthMcpServerOptions): Promise<{ server: OAuthMcpServer; dir: string }> {
+  const server = await startOAuthMcpServer(options)
   closers.push(() => server.close())
   const dir = await mkdtemp(join(tmpdir(), 'dogu-mcp-oauth-'))
   closers.push(() => rm(dir, { recursive: true, force: true }))
@@ -115,8 +115,8 @@ async function authorize(source: ToolSource, by = 'op1'): Promise<void> {
 }
 
 /** An app whose server is authorized and connected. */
-async function authorizedApp() {
-  const { server, dir } = await fixture()
+async function authorizedApp(options?: OAuthMcpServerOptions) {
+  const { server, dir } = await fixture(options)
   const dogu = await app(server, dir)
   dogu.guard.expect(NEEDS)
   await until('needs-authorization', () => dogu.source.status === 'needs-authorization')
@@ -227,6 +227,35 @@ describe('MCP import behind OAuth', () => {
     const second = await dogu.call('admin_op')
     expect(second.status).toBe('ok')
     expect(second.content).toBe('admin done')
+  })
+
+  // The server's metadata lists only mcp:tools, so only its challenge says mcp:admin is needed.
+  it.each([
+    ['no refresh token (the SDK\'s own step-up needs a person)', { refreshTokens: false, scopesSupported: ['mcp:tools'] }],
+    ['a refresh token (a refresh keeps the old scope)', { refreshTokens: true, scopesSupported: ['mcp:tools'] }],
+  ])('step-up as docs/mcp.md tells a host, with %s: the 403 marks the source, startAuthorization asks for the challenge\'s scope, and the call then succeeds', async (_, options) => {
+    const { server, dogu } = await authorizedApp(options)
+    const { source } = dogu
+    expect(server.requestedScopes).toEqual(['mcp:tools'])
+    const first = await dogu.call('admin_op')
+    expect(first.status).toBe('error')
+    expect(first.content).toMatch(/needs authorization \(more scope: mcp:tools mcp:admin\)/)
+    await until('needs-authorization', () => source.status === 'needs-authorization')
+    expect(source.lastError).toBe('the server wants more scope (mcp:tools mcp:admin) than the tokens have: authorizing again asks for it')
+
+    // An authorization URL with the wider scope, not a reconnection on the old tokens.
+    const url = await source.startAuthorization!('op1')
+    expect(new URL(url).searchParams.get('scope')!.split(' ').sort()).toEqual(['mcp:admin', 'mcp:tools'])
+    expect(source.status).toBe('needs-authorization')
+    const { code, state } = await approve(url)
+    await source.authorize!(code, state, 'op1')
+    expect(server.requestedScopes.at(-1)!.split(' ').sort()).toEqual(['mcp:admin', 'mcp:tools'])
+    expect(source.status).toBe('connected')
+    expect(source.lastError).toBeUndefined()
+    const second = await dogu.call('admin_op')
+    expect(second.status).toBe('ok')
+    expect(second.content).toBe('admin done')
+    expect((await dogu.call('whoami')).content).toMatch(/with mcp:tools mcp:admin$/)
   })
 
   it('a restart with the same store connects on the kept tokens', async () => {
