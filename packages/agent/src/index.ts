@@ -4,6 +4,7 @@ export type { AgentEvent } from './agent-event'
 export type { Endpoint, FetchLike, RetryOptions } from './endpoint'
 export {
   ANTHROPIC_IMAGE_TYPES,
+  type AnthropicAssistantMessage,
   type AnthropicContentBlock,
   AnthropicStreamAccumulator,
   type AnthropicStreamEvent,
@@ -19,6 +20,7 @@ export {
   type GeminiFunctionResponseContent,
   type GeminiFunctionResponsePart,
   type GeminiPart,
+  type GeminiPartialArg,
   type GeminiResponse,
   GeminiStreamAccumulator,
   parseGeminiToolCalls,
@@ -48,4 +50,4 @@ export { ERROR_STATUSES, imageNote, isErrorResult, resultText } from './provider
 export { type AgentResult, type AgentUsage, runAgent, type RunAgentOptions } from './run-agent'
 export { NOTICE_PREFIX, noticeText, type SettledSubscription, TaskNotices, type TaskNoticesOptions } from './task-notices'
 export { type ExtractedTextToolCalls, extractTextToolCalls, TEXT_TOOL_CALL_FORMATS, type TextToolCall, type TextToolCallFormat } from './text-tool-calls'
-export { type Script, type ScriptedReply, type ScriptedRequest, type ScriptedServer, type ScriptedServerOptions, startScriptedServer } from './scripted-server'
+export { type Script, type ScriptedApi, type ScriptedReply, type ScriptedRequest, type ScriptedServer, type ScriptedServerOptions, startScriptedServer } from './scripted-server'

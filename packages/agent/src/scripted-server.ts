@@ -1,6 +1,9 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { ChatMessage } from './providers/openai-chat'
+import { ScriptedAnthropic } from './scripted-anthropic'
+import { ScriptedChat } from './scripted-chat'
+import { ScriptedResponses } from './scripted-responses'
 
 /** One reply of the scripted model. */
 export interface ScriptedReply {
@@ -22,10 +25,36 @@ export interface ScriptedReply {
   /** Answer `finish_reason` (default `tool_calls` with calls, else `stop`). */
   finishReason?: string
   usage?: { prompt_tokens: number; completion_tokens: number }
+  /**
+   * Reasoning before the reply. Anthropic: a signed `thinking` block (streamed as
+   * `thinking_delta` pieces, then a `signature_delta`); Responses: a `reasoning` item with
+   * this summary, and its `encrypted_content` when the request includes
+   * `reasoning.encrypted_content`. Chat Completions leaves it out.
+   */
+  thinking?: string
+  /** Anthropic: a `redacted_thinking` block after the thinking. */
+  redactedThinking?: boolean
+}
+
+/** Which API a request spoke: Chat Completions, Anthropic Messages or OpenAI Responses. */
+export type ScriptedApi = 'chat' | 'anthropic' | 'responses'
+
+/** A reason a real endpoint would refuse a request, with the status it would answer. */
+export interface ScriptedProblem {
+  status: number
+  message: string
+}
+
+/** One server-sent event: its `event:` name (if any) and its `data`. */
+export interface SseEvent {
+  event?: string
+  data: unknown
 }
 
 /** What the server saw of one request. */
 export interface ScriptedRequest {
+  /** The API the request's path named. `body.messages` is typed for Chat Completions. */
+  api: ScriptedApi
   /** The raw body, byte for byte as sent. */
   raw: string
   body: { model?: string; messages?: ChatMessage[]; tools?: { function: { name: string } }[]; stream?: boolean; [key: string]: unknown }
@@ -48,8 +77,10 @@ export interface ScriptedServerOptions {
 }
 
 export interface ScriptedServer {
-  /** The base URL to give `runAgent`, ending in `/v1`. */
+  /** The base URL to give `runAgent` or the `openai` SDK, ending in `/v1`. */
   baseURL: string
+  /** `http://127.0.0.1:<port>`, the base URL the Anthropic SDK takes (it adds `/v1/messages`). */
+  origin: string
   /** Every request so far. */
   requests: ScriptedRequest[]
   /** Stops listening and closes open connections. A second call does nothing. */
@@ -57,12 +88,16 @@ export interface ScriptedServer {
 }
 
 /**
- * An OpenAI-compatible chat completions server on loopback that replays a script: for
- * tests, benchmarks and `yarn demo`, with no network and no key. Like a strict real
- * endpoint it refuses requests with `content: null` next to tool calls, tool calls left
- * without results, results for unknown calls, arguments that are not a JSON object,
- * `tools: []` and `stream_options` without `stream`; each request records what it found.
- * Node only: `node:http` is loaded when the server starts.
+ * A model server on loopback that replays a script: for tests, benchmarks and `yarn demo`,
+ * with no network and no key. It speaks OpenAI Chat Completions (`…/chat/completions`),
+ * Anthropic Messages (`…/v1/messages`) and OpenAI Responses (`…/responses`). Like a strict
+ * real endpoint it refuses what the real API refuses, with its status and words: for Chat
+ * Completions `content: null` next to tool calls, tool calls left without results, results
+ * for unknown calls, arguments that are not a JSON object, `tools: []` and `stream_options`
+ * without `stream`; for Messages tool uses without results, empty text blocks, and thinking
+ * that came back changed or left out of the turn it belongs to; for Responses (`store: false`
+ * included) reasoning items that came back changed or missing, and calls without outputs.
+ * Each request records what it found. Node only: `node:http` is loaded when the server starts.
  */
 export async function startScriptedServer(options: ScriptedServerOptions): Promise<ScriptedServer> {
   const { createServer } = await import('node:http')
@@ -78,33 +113,40 @@ export async function startScriptedServer(options: ScriptedServerOptions): Promi
     })
   })
 
+  const dialects = { chat: new ScriptedChat(), anthropic: new ScriptedAnthropic(), responses: new ScriptedResponses() }
+  const errorBody = { chat: ScriptedChat.errorBody, anthropic: ScriptedAnthropic.errorBody, responses: ScriptedResponses.errorBody }
+
   async function handle(req: IncomingMessage, res: ServerResponse) {
     const chunks: Buffer[] = []
     for await (const chunk of req) chunks.push(chunk as Buffer)
     const raw = Buffer.concat(chunks).toString('utf8')
-    if (req.method !== 'POST' || !req.url?.endsWith('/chat/completions')) return error(res, 404, `no route ${req.method} ${req.url}`)
+    const path = (req.url ?? '').split('?')[0]
+    const api: ScriptedApi | undefined = path.endsWith('/chat/completions') ? 'chat' : path.endsWith('/messages') ? 'anthropic' : path.endsWith('/responses') ? 'responses' : undefined
+    if (req.method !== 'POST' || !api) return send(res, 404, ScriptedChat.errorBody(404, `no route ${req.method} ${req.url}`))
+    const fail = (status: number, message: string) => send(res, status, errorBody[api](status, message))
+    const dialect = dialects[api]
     let body: ScriptedRequest['body']
     try {
       body = JSON.parse(raw)
     } catch {
-      return error(res, 400, 'We could not parse the JSON body of your request.')
+      return fail(400, 'We could not parse the JSON body of your request.')
     }
-    const request: ScriptedRequest = { raw, body, headers: req.headers, problems: refusals(body, options.model) }
+    const found: ScriptedProblem[] = !body || typeof body !== 'object' ? [{ status: 400, message: 'the body is not a JSON object' }] : dialect.refusals(body, options.model)
+    const request: ScriptedRequest = { api, raw, body, headers: req.headers, problems: found.map((problem) => problem.message) }
     requests.push(request)
-    if (request.problems.length) return error(res, 400, request.problems.join('; '))
-    if (body.stream && options.noStream === 'refuse') return error(res, 400, 'stream is not supported by this endpoint')
+    if (found.length) return fail(found[0].status, request.problems.join('; '))
+    if (body.stream && options.noStream === 'refuse') return fail(400, 'stream is not supported by this endpoint')
     // The script's turns count the requests it answers, not the ones refused.
     const index = served++
     const script = options.script
     const reply = typeof script === 'function' ? script(request, index) : script[index]
-    if (!reply) return error(res, 500, `the script has no reply for request #${index + 1}`)
+    if (!reply) return fail(500, `the script has no reply for request #${index + 1}`)
     if (reply.status) {
       res.writeHead(reply.status, { 'content-type': 'application/json', ...reply.headers })
-      return void res.end(reply.body ?? JSON.stringify({ error: { message: `scripted ${reply.status}`, type: 'scripted' } }))
+      return void res.end(reply.body ?? (api === 'anthropic' ? ScriptedAnthropic.errorBody(reply.status, `scripted ${reply.status}`) : JSON.stringify({ error: { message: `scripted ${reply.status}`, type: 'scripted' } })))
     }
-    if (body.stream && options.noStream !== 'json') return stream(res, reply, body)
-    res.writeHead(200, { 'content-type': 'application/json' })
-    res.end(JSON.stringify(whole(reply, body)))
+    if (!body.stream || options.noStream === 'json') return send(res, 200, JSON.stringify(dialect.whole(reply, body, index)))
+    return writeSse(res, reply, dialect.events(reply, body, index, (text) => pieces(text, reply.pieceSize)).map(sseLine))
   }
 
   await new Promise<void>((resolve, reject) => {
@@ -115,6 +157,7 @@ export async function startScriptedServer(options: ScriptedServerOptions): Promi
   let closing: Promise<void> | undefined
   return {
     baseURL: `http://127.0.0.1:${port}/v1`,
+    origin: `http://127.0.0.1:${port}`,
     requests,
     close() {
       closing ??= new Promise<void>((resolve) => {
@@ -127,36 +170,13 @@ export async function startScriptedServer(options: ScriptedServerOptions): Promi
   }
 }
 
-function error(res: ServerResponse, status: number, message: string) {
+function send(res: ServerResponse, status: number, body: string) {
   res.writeHead(status, { 'content-type': 'application/json' })
-  res.end(JSON.stringify({ error: { message, type: 'invalid_request_error' } }))
+  res.end(body)
 }
 
-const CREATED = 1_700_000_000
-
-function whole(reply: ScriptedReply, body: ScriptedRequest['body']) {
-  const calls = reply.toolCalls ?? []
-  return {
-    id: 'chatcmpl-scripted',
-    object: 'chat.completion',
-    created: CREATED,
-    model: body.model,
-    choices: [{
-      index: 0,
-      message: {
-        role: 'assistant',
-        content: reply.text ?? (calls.length ? null : ''),
-        ...(calls.length ? { tool_calls: calls.map((call, i) => ({ id: call.id ?? `call_${i}`, type: 'function', function: { name: call.name, arguments: call.arguments } })) } : {}),
-      },
-      finish_reason: reply.finishReason ?? (calls.length ? 'tool_calls' : 'stop'),
-    }],
-    usage: usageOf(reply),
-  }
-}
-
-function usageOf(reply: ScriptedReply) {
-  const usage = reply.usage ?? { prompt_tokens: 10, completion_tokens: 5 }
-  return { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens }
+function sseLine({ event, data }: SseEvent): string {
+  return `${event ? `event: ${event}\n` : ''}data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`
 }
 
 function pieces(text: string, size: number | undefined): string[] {
@@ -166,23 +186,9 @@ function pieces(text: string, size: number | undefined): string[] {
   return list
 }
 
-async function stream(res: ServerResponse, reply: ScriptedReply, body: ScriptedRequest['body']) {
+/** Writes the events, `reply.byteSize` bytes at a time, stalling after `reply.stallAfter` of them. */
+async function writeSse(res: ServerResponse, reply: ScriptedReply, lines: readonly string[]) {
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' })
-  const base = { id: 'chatcmpl-scripted', object: 'chat.completion.chunk', created: CREATED, model: body.model }
-  const events: unknown[] = [{ ...base, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] }]
-  for (const piece of reply.text ? pieces(reply.text, reply.pieceSize) : []) {
-    events.push({ ...base, choices: [{ index: 0, delta: { content: piece }, finish_reason: null }] })
-  }
-  for (const [i, call] of (reply.toolCalls ?? []).entries()) {
-    events.push({ ...base, choices: [{ index: 0, delta: { tool_calls: [{ index: i, id: call.id ?? `call_${i}`, type: 'function', function: { name: call.name, arguments: '' } }] }, finish_reason: null }] })
-    for (const piece of pieces(call.arguments, reply.pieceSize)) {
-      if (piece) events.push({ ...base, choices: [{ index: 0, delta: { tool_calls: [{ index: i, function: { arguments: piece } }] }, finish_reason: null }] })
-    }
-  }
-  events.push({ ...base, choices: [{ index: 0, delta: {}, finish_reason: reply.finishReason ?? (reply.toolCalls?.length ? 'tool_calls' : 'stop') }] })
-  const options = body.stream_options as { include_usage?: boolean } | undefined
-  if (options?.include_usage) events.push({ ...base, choices: [], usage: usageOf(reply) })
-  const lines = [...events.map((event) => `data: ${JSON.stringify(event)}\n\n`), 'data: [DONE]\n\n']
   for (const [i, line] of lines.entries()) {
     if (reply.stallAfter !== undefined && i >= reply.stallAfter) {
       // Holds the connection open: the client's abort (or the server's close) ends it.
@@ -198,49 +204,4 @@ async function stream(res: ServerResponse, reply: ScriptedReply, body: ScriptedR
     }
   }
   res.end()
-}
-
-/** What a strict OpenAI-compatible endpoint would refuse in this request body. */
-export function refusals(body: ScriptedRequest['body'], model?: string): string[] {
-  const problems: string[] = []
-  if (!body || typeof body !== 'object') return ['the body is not a JSON object']
-  if (typeof body.model !== 'string' || !body.model) problems.push('you must provide a model parameter')
-  else if (model && body.model !== model) problems.push(`The model \`${body.model}\` does not exist`)
-  if (body.stream_options !== undefined && body.stream !== true) problems.push('The \'stream_options\' parameter is only allowed when \'stream\' is enabled.')
-  if (body.tools !== undefined) {
-    if (!Array.isArray(body.tools) || !body.tools.length) problems.push('[] is too short - \'tools\'')
-    else {
-      const names = body.tools.map((tool) => tool?.function?.name)
-      const duplicate = names.find((name, i) => names.indexOf(name) !== i)
-      if (duplicate) problems.push(`tools: duplicate function name ${JSON.stringify(duplicate)}`)
-    }
-  }
-  const messages = body.messages
-  if (!Array.isArray(messages) || !messages.length) return [...problems, '[] is too short - \'messages\'']
-  let waiting: Set<string> | undefined
-  for (const [i, message] of messages.entries()) {
-    if (message.role === 'tool') {
-      if (!waiting?.has(message.tool_call_id)) problems.push(`messages[${i}]: a 'tool' message must answer a tool_call_id of the preceding assistant message ('${message.tool_call_id}' does not)`)
-      else waiting.delete(message.tool_call_id)
-      if (typeof message.content !== 'string' && !Array.isArray(message.content)) problems.push(`messages[${i}].content: must be a string`)
-      continue
-    }
-    if (waiting?.size) problems.push(`An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: ${[...waiting].join(', ')}`)
-    waiting = undefined
-    if (message.role === 'assistant' && message.tool_calls?.length) {
-      if (message.content === null) problems.push(`messages[${i}].content: null next to tool_calls (refused by some OpenAI-compatible servers; send "")`)
-      waiting = new Set()
-      for (const call of message.tool_calls) {
-        waiting.add(call.id)
-        try {
-          const parsed = JSON.parse(call.function.arguments)
-          if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error('not an object')
-        } catch {
-          problems.push(`messages[${i}].tool_calls: arguments of ${call.id} are not a JSON object`)
-        }
-      }
-    }
-  }
-  if (waiting?.size) problems.push(`An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: ${[...waiting].join(', ')}`)
-  return problems
 }

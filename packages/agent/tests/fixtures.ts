@@ -1,4 +1,6 @@
+import { readFileSync } from 'node:fs'
 import type { ToolResult } from '@dogu/core'
+import { readSse } from '../src/sse'
 
 /** One result of every status, plus images: what each adapter must turn into its provider's shape. */
 export const PNG = { mimeType: 'image/png', data: 'iVBORw0KGgo=' }
@@ -22,4 +24,30 @@ export const results: ToolResult[] = [
 export function splitAt(text: string, ...offsets: number[]): string[] {
   const cuts = [0, ...offsets, text.length]
   return cuts.slice(1).map((end, i) => text.slice(cuts[i], end))
+}
+
+/** The text of a file under `tests/recorded-streams/` (sources in its README). */
+export function recordedText(name: string): string {
+  return readFileSync(new URL(`recorded-streams/${name}`, import.meta.url), 'utf8')
+}
+
+/**
+ * The events of a recorded stream, parsed: an `.sse` body goes through `readSse` in pieces
+ * of `chunk` bytes (split inside lines and characters, as a network delivers it), skipping
+ * `[DONE]`; a `.jsonl` file has one event per line.
+ */
+export async function recordedEvents<T>(name: string, chunk = 7): Promise<T[]> {
+  const text = recordedText(name)
+  if (name.endsWith('.jsonl')) return text.split('\n').filter((line) => line.trim()).map((line) => JSON.parse(line) as T)
+  const bytes = new TextEncoder().encode(text)
+  let at = 0
+  const body = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (at >= bytes.length) return controller.close()
+      controller.enqueue(bytes.subarray(at, at += chunk))
+    },
+  })
+  const events: T[] = []
+  for await (const data of readSse(body)) if (data.trim() !== '[DONE]') events.push(JSON.parse(data) as T)
+  return events
 }

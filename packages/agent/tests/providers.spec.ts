@@ -1,10 +1,13 @@
 import { TOOL_STATUSES, type ToolResult } from '@dogu/core'
 import { describe, expect, it } from 'vitest'
 import {
+  AgentError,
   AnthropicStreamAccumulator,
   ChatCompletionAccumulator,
   chatAssistantMessage,
   ERROR_STATUSES,
+  type GeminiPart,
+  type GeminiPartialArg,
   GeminiStreamAccumulator,
   parseAnthropicToolCalls,
   parseChatToolCalls,
@@ -19,6 +22,16 @@ import {
 import { PNG, RATE_LIMITED, results, splitAt } from './fixtures'
 
 const ARGS = '{"q":"巴黎 \\"Paris\\"","limit":3}'
+
+/** The error `run` throws. */
+function captured(run: () => unknown): unknown {
+  try {
+    run()
+  } catch (error) {
+    return error
+  }
+  throw new Error('it did not throw')
+}
 
 describe('OpenAI Chat Completions', () => {
   it('reads the calls of a whole reply', () => {
@@ -150,6 +163,22 @@ describe('OpenAI Responses', () => {
     }
   })
 
+  it('keeps every output item in output order for the next input; the done item wins over the added one', () => {
+    const collected = new ResponsesStreamAccumulator()
+    const reasoning = { type: 'reasoning', id: 'rs_1', summary: [{ type: 'summary_text', text: 'Look it up.' }], encrypted_content: 'gAAAAABenc==' }
+    collected.push({ type: 'response.output_item.added', output_index: 0, item: { type: 'reasoning', id: 'rs_1', summary: [] } })
+    collected.push({ type: 'response.output_item.added', output_index: 1, item: { type: 'function_call', id: 'fc_1', call_id: 'call_1', name: 'lookup', arguments: '' } })
+    collected.push({ type: 'response.function_call_arguments.delta', item_id: 'fc_1', output_index: 1, delta: '{"q":"FR"}' })
+    collected.push({ type: 'response.output_item.done', output_index: 0, item: reasoning })
+    expect(collected.output()).toEqual([reasoning, { type: 'function_call', id: 'fc_1', call_id: 'call_1', name: 'lookup', arguments: '{"q":"FR"}' }])
+    const call = { type: 'function_call', id: 'fc_1', call_id: 'call_1', name: 'lookup', arguments: '{"q":"FR"}', status: 'completed' }
+    const message = { type: 'message', id: 'msg_1', role: 'assistant', content: [{ type: 'output_text', text: 'Checking.' }] }
+    // An item whose done event never came is read from response.completed.
+    collected.push({ type: 'response.output_item.done', output_index: 1, item: call })
+    collected.push({ type: 'response.completed', response: { output: [{ ...reasoning, encrypted_content: 'other' }, call, message] } })
+    expect(collected.output()).toEqual([reasoning, call, message])
+  })
+
   it('turns results into function_call_output items, images as input_image parts', () => {
     const outputs = toResponsesToolOutputs(results)
     expect(outputs[1]).toEqual({ type: 'function_call_output', call_id: 'c2', output: 'Denied: Permission denied: the user said no' })
@@ -213,6 +242,62 @@ describe('Anthropic Messages', () => {
       expect(collected.stopReason).toBe('tool_use')
       expect(collected.usage).toEqual({ input_tokens: 20, output_tokens: 30 })
     }
+  })
+
+  it('keeps thinking, its signature and redacted thinking in the assistant turn, split anywhere', () => {
+    const THINKING = 'The user wants 巴黎. I should call lookup with "q".'
+    const SIGNATURE = 'EqQBCkgIAhABGAIiQL+sig/+=='
+    for (let cut = 1; cut < THINKING.length; cut += 5) {
+      const collected = new AnthropicStreamAccumulator()
+      const events = [
+        { type: 'message_start', message: { usage: { input_tokens: 20, output_tokens: 1 } } },
+        { type: 'content_block_start', index: 0, content_block: { type: 'thinking', thinking: '', signature: '' } },
+        ...splitAt(THINKING, cut).map((thinking) => ({ type: 'content_block_delta', index: 0, delta: { type: 'thinking_delta', thinking } })),
+        { type: 'content_block_delta', index: 0, delta: { type: 'signature_delta', signature: SIGNATURE } },
+        { type: 'content_block_stop', index: 0 },
+        { type: 'content_block_start', index: 1, content_block: { type: 'redacted_thinking', data: 'EmwKAhgBEgy3va3pzix/LafPsn4a' } },
+        { type: 'content_block_stop', index: 1 },
+        { type: 'content_block_start', index: 2, content_block: { type: 'text', text: '' } },
+        { type: 'content_block_stop', index: 2 },
+        { type: 'content_block_start', index: 3, content_block: { type: 'tool_use', id: 'toolu_01', name: 'lookup', input: {} } },
+        ...splitAt(ARGS, cut % ARGS.length || 1).map((partial_json) => ({ type: 'content_block_delta', index: 3, delta: { type: 'input_json_delta', partial_json } })),
+        { type: 'content_block_stop', index: 3 },
+        { type: 'message_delta', delta: { stop_reason: 'tool_use' }, usage: { output_tokens: 30 } },
+      ]
+      for (const event of events) collected.push(event)
+      expect(collected.message()).toEqual({
+        role: 'assistant',
+        content: [
+          { type: 'thinking', thinking: THINKING, signature: SIGNATURE },
+          { type: 'redacted_thinking', data: 'EmwKAhgBEgy3va3pzix/LafPsn4a' },
+          // The empty text block is left out: the API refuses it.
+          { type: 'tool_use', id: 'toolu_01', name: 'lookup', input: JSON.parse(ARGS) },
+        ],
+      })
+      expect(collected.text).toBe('')
+      expect(collected.toolCalls()).toEqual([{ id: 'toolu_01', name: 'lookup', arguments: ARGS }])
+    }
+  })
+
+  it('sends back streamed input that is not an object as the pipeline ran it: repaired, or {}', () => {
+    const turn = (partial_json: string) => {
+      const collected = new AnthropicStreamAccumulator()
+      collected.push({ type: 'content_block_start', index: 0, content_block: { type: 'tool_use', id: 't', name: 'lookup', input: {} } })
+      collected.push({ type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json } })
+      return collected.message().content[0].input
+    }
+    expect(turn('{"q":"FR",}')).toEqual({ q: 'FR' })
+    expect(turn('[1, 2]')).toEqual({})
+    expect(turn('{"q":')).toEqual({})
+  })
+
+  it('keeps a text block\'s streamed citations', () => {
+    const collected = new AnthropicStreamAccumulator()
+    const citation = { type: 'char_location', cited_text: 'Paris', document_index: 0, start_char_index: 0, end_char_index: 5 }
+    collected.push({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '', citations: null } })
+    collected.push({ type: 'content_block_delta', index: 0, delta: { type: 'citations_delta', citation } })
+    collected.push({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Paris.' } })
+    expect(collected.message().content).toEqual([{ type: 'text', text: 'Paris.', citations: [citation] }])
   })
 
   it('answers with one user message of tool_result blocks: is_error on failures, image blocks where taken', () => {
@@ -286,6 +371,79 @@ describe('Gemini', () => {
     expect(collected.parts[3]).toEqual({ functionCall: { id: 'fc-1', name: 'lookup', args: { q: 'Paris' } }, thoughtSignature: 'c2lnbmF0dXJl' })
     expect(collected.usage).toEqual({ promptTokenCount: 30, candidatesTokenCount: 8, totalTokenCount: 38 })
     expect(collected.finishReason).toBe('STOP')
+  })
+
+  const piece = (partialArgs: GeminiPartialArg[], willContinue = true) => ({ candidates: [{ content: { role: 'model', parts: [{ functionCall: { partialArgs, willContinue } }] } }] })
+  const start = (name: string, extra: Partial<GeminiPart> = {}) => ({ candidates: [{ content: { role: 'model', parts: [{ functionCall: { name, willContinue: true }, ...extra }] } }] })
+  const end = { candidates: [{ content: { role: 'model', parts: [{ functionCall: {} }] } }] }
+
+  it('assembles streamed arguments: strings in pieces, typed values, bracketed names, a list of objects', () => {
+    const collected = new GeminiStreamAccumulator()
+    collected.push(start('book', { thoughtSignature: 'c2ln' }))
+    collected.push(piece([{ jsonPath: '$.city', stringValue: '巴', willContinue: true }]))
+    collected.push(piece([{ jsonPath: '$.city', stringValue: '黎 "center"', willContinue: true }]))
+    collected.push(piece([{ jsonPath: '$.city', stringValue: '' }]))
+    collected.push(piece([{ jsonPath: '$.nights', numberValue: 3 }, { jsonPath: '$.breakfast', boolValue: false }, { jsonPath: '$.note', nullValue: 'NULL_VALUE' }]))
+    collected.push(piece([{ jsonPath: "$['check-in']", stringValue: '2026-05-01' }, { jsonPath: '$["it\'s"]', stringValue: 'ok' }]))
+    collected.push(piece([{ jsonPath: '$.guests[0].name', stringValue: 'Ana' }, { jsonPath: '$.guests[1].name', stringValue: 'Bo' }, { jsonPath: '$.guests[1].age', numberValue: 7 }]))
+    collected.push(end)
+    const args = { city: '巴黎 "center"', nights: 3, breakfast: false, note: null, 'check-in': '2026-05-01', "it's": 'ok', guests: [{ name: 'Ana' }, { name: 'Bo', age: 7 }] }
+    expect(collected.toolCalls()).toEqual([{ id: 'dogu-gemini-0', name: 'book', arguments: args }])
+    expect(collected.parts).toEqual([{ functionCall: { name: 'book', args }, thoughtSignature: 'c2ln' }])
+  })
+
+  it('takes the call id and a thought signature from a later piece, and ends a call when a whole one follows', () => {
+    const collected = new GeminiStreamAccumulator()
+    collected.push(start('lookup'))
+    collected.push({ candidates: [{ content: { parts: [{ functionCall: { id: 'fc-9', partialArgs: [{ jsonPath: '$.q', stringValue: 'FR' }], willContinue: true }, thoughtSignature: 'bGF0ZQ==' }] } }] })
+    collected.push({ candidates: [{ content: { parts: [{ functionCall: { name: 'notes', args: {} } }] } }] })
+    expect(collected.parts).toEqual([
+      { functionCall: { id: 'fc-9', name: 'lookup', args: { q: 'FR' } }, thoughtSignature: 'bGF0ZQ==' },
+      { functionCall: { name: 'notes', args: {} } },
+    ])
+    expect(collected.toolCalls().map((call) => call.arguments)).toEqual([{ q: 'FR' }, {}])
+  })
+
+  it('keeps a __proto__ argument as data, never as the object\'s prototype', () => {
+    const collected = new GeminiStreamAccumulator()
+    collected.push(start('lookup'))
+    collected.push(piece([{ jsonPath: '$.__proto__.polluted', stringValue: 'yes' }], false))
+    const [call] = collected.toolCalls()
+    expect(JSON.stringify(call.arguments)).toBe('{"__proto__":{"polluted":"yes"}}')
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined()
+    expect(Object.getPrototypeOf(call.arguments)).toBe(Object.prototype)
+  })
+
+  it('refuses streamed arguments it cannot assemble without a guess, naming the path', () => {
+    const fails = (pieces: ReturnType<typeof piece>[], message: RegExp) => {
+      const collected = new GeminiStreamAccumulator()
+      collected.push(start('lookup'))
+      expect(() => pieces.forEach((chunk) => collected.push(chunk))).toThrowError(message)
+    }
+    fails([piece([{ jsonPath: 'q', stringValue: 'x' }])], /"q", a JSON path Dogu cannot read: it does not start with \$ \(streamed arguments of lookup\)/)
+    fails([piece([{ jsonPath: '$', stringValue: 'x' }])], /names the arguments themselves/)
+    fails([piece([{ jsonPath: '$.a[x]', stringValue: 'x' }])], /an unreadable bracket at offset 3/)
+    fails([piece([{ jsonPath: '$.q', stringValue: 'a' }]), piece([{ jsonPath: '$.q', stringValue: 'b' }])], /sent a second value for \$\.q after that path had ended/)
+    fails([piece([{ jsonPath: '$.list[1]', stringValue: 'b' }])], /sent \$\.list\[1\] before \$\.list\[0\]/)
+    fails([piece([{ jsonPath: '$.a', numberValue: 1 }, { jsonPath: '$.a.b', numberValue: 2 }])], /sent \$\.a\.b inside \$\.a, which already holds a value/)
+    fails([piece([{ jsonPath: '$.a[0]', numberValue: 1 }, { jsonPath: '$.a.b', numberValue: 2 }])], /sent the key "b" into \$\.a, which is a list/)
+    const stray = new GeminiStreamAccumulator()
+    expect(() => stray.push(piece([{ jsonPath: '$.q', stringValue: 'FR' }]))).toThrowError(/Gemini streamed function call arguments \(\$\.q\) with no call open/)
+    expect(AgentError.is(captured(() => stray.push(piece([{ jsonPath: '$.q', stringValue: 'FR' }]))), 'BAD_RESPONSE')).toBe(true)
+  })
+
+  it('gives a call cut off mid-stream as the JSON text that came, open where it stopped', () => {
+    const collected = new GeminiStreamAccumulator()
+    collected.push(start('lookup'))
+    expect(collected.toolCalls()[0].arguments).toBe('{')
+    collected.push(piece([{ jsonPath: '$.q', stringValue: 'Par', willContinue: true }]))
+    expect(collected.toolCalls()[0].arguments).toBe('{"q":"Par')
+    collected.push(piece([{ jsonPath: '$.q', stringValue: 'is' }]))
+    expect(collected.toolCalls()[0].arguments).toBe('{"q":"Paris"')
+    collected.push(piece([{ jsonPath: '$.tags[0]', stringValue: 'a' }]))
+    expect(collected.toolCalls()[0].arguments).toBe('{"q":"Paris","tags":["a"')
+    collected.push(end)
+    expect(collected.toolCalls()[0].arguments).toEqual({ q: 'Paris', tags: ['a'] })
   })
 
   it('answers failures with response.error and images as inline data parts where taken', () => {

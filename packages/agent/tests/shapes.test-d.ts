@@ -3,7 +3,7 @@
 // and stream types must be readable by our parsers.
 import type Anthropic from '@anthropic-ai/sdk'
 import type { AnthropicToolDefinition } from '@dogu/core'
-import type { Content, GenerateContentResponse, Part } from '@google/genai'
+import type { Content, FunctionCall, GenerateContentResponse, Part, PartialArg } from '@google/genai'
 import type {
   ChatCompletionChunk as SdkChunk,
   ChatCompletionMessage,
@@ -18,6 +18,8 @@ import {
   type ChatCompletionChunk,
   type ChatMessage,
   type ChatReplyMessage,
+  type GeminiPart,
+  type GeminiPartialArg,
   type GeminiResponse,
   parseAnthropicToolCalls,
   parseGeminiToolCalls,
@@ -63,6 +65,13 @@ describe('Anthropic Messages (@anthropic-ai/sdk)', () => {
     expectTypeOf<Anthropic.ContentBlock[]>().toExtend<Parameters<typeof parseAnthropicToolCalls>[0]>()
   })
 
+  it('reads thinking blocks and their deltas as the SDK types them', () => {
+    expectTypeOf<Anthropic.ThinkingBlock>().toExtend<AnthropicContentBlock>()
+    expectTypeOf<Anthropic.RedactedThinkingBlock>().toExtend<AnthropicContentBlock>()
+    expectTypeOf<Anthropic.ThinkingDelta>().toExtend<NonNullable<AnthropicStreamEvent['delta']>>()
+    expectTypeOf<Anthropic.SignatureDelta>().toExtend<NonNullable<AnthropicStreamEvent['delta']>>()
+  })
+
   it('has tool definitions the SDK takes as tools, without a cast', () => {
     // toolset.definitions('anthropic') goes straight into messages.create({ tools })
     expectTypeOf<AnthropicToolDefinition>().toExtend<Anthropic.Tool>()
@@ -78,5 +87,10 @@ describe('Gemini (@google/genai)', () => {
     const parts = (list: Part[]) => parseGeminiToolCalls(list)
     expectTypeOf(reply).toBeFunction()
     expectTypeOf(parts).returns.toBeArray()
+  })
+
+  it('reads streamed function call arguments as the SDK types them', () => {
+    expectTypeOf<PartialArg>().toExtend<GeminiPartialArg>()
+    expectTypeOf<FunctionCall>().toExtend<NonNullable<GeminiPart['functionCall']>>()
   })
 })

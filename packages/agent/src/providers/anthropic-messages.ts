@@ -1,14 +1,25 @@
 import type { ModelToolCall, ToolResource, ToolResult } from '@dogu/core'
 import { isBlobResource, isTextResource, joinLines, mediaLines, resourceLabel } from './result-media'
-import { argumentsText, imageNote, isErrorResult, resultText } from './result-text'
+import { argumentsText, imageNote, isErrorResult, jsonObjectOf, resultText } from './result-text'
 
-/** A content block of an Anthropic Messages reply; only `text` and `tool_use` matter here. */
+/**
+ * A content block of an Anthropic Messages reply. Calls are read from `tool_use` blocks;
+ * every block, `thinking` and `redacted_thinking` with their signatures included, goes back
+ * in the assistant turn as it came.
+ */
 export interface AnthropicContentBlock {
   type: string
   text?: string
   id?: string
   name?: string
   input?: unknown
+  /** A `thinking` block's text. */
+  thinking?: string
+  /** A `thinking` block's signature, which the API checks when the turn comes back. */
+  signature?: string
+  /** A `redacted_thinking` block's encrypted content. */
+  data?: string
+  citations?: unknown[] | null
 }
 
 /** A streamed Messages event. */
@@ -16,9 +27,23 @@ export interface AnthropicStreamEvent {
   type: string
   index?: number
   content_block?: AnthropicContentBlock
-  delta?: { type?: string; text?: string; partial_json?: string; stop_reason?: string | null }
+  delta?: {
+    type?: string
+    text?: string
+    partial_json?: string
+    thinking?: string
+    signature?: string
+    citation?: unknown
+    stop_reason?: string | null
+  }
   message?: { usage?: AnthropicUsage }
   usage?: AnthropicUsage
+}
+
+/** The assistant turn of a streamed reply, to send back before the turn's `tool_result`s. */
+export interface AnthropicAssistantMessage {
+  role: 'assistant'
+  content: AnthropicContentBlock[]
 }
 
 export interface AnthropicUsage {
@@ -82,22 +107,27 @@ export function parseAnthropicToolCalls(content: readonly AnthropicContentBlock[
     }))
 }
 
-interface Partial {
-  id: string
-  name: string
+interface OpenBlock {
+  block: AnthropicContentBlock
+  /** `input_json_delta` pieces, joined as sent. */
   json: string
-  input: unknown
 }
 
 /**
- * Collects a streamed Messages reply: `text_delta`s, and `tool_use` blocks whose input
- * arrives as `input_json_delta` pieces split anywhere, keyed by block index.
+ * Collects a streamed Messages reply: every content block, by index, with its deltas applied
+ * (`text_delta`, `thinking_delta`, `signature_delta`, `citations_delta`, and the
+ * `input_json_delta` pieces of a `tool_use` block, split anywhere). `toolCalls()` gives the
+ * calls, `message()` the assistant turn to send back.
+ *
+ * With extended thinking the turn that holds a `tool_use` must go back with its `thinking`
+ * and `redacted_thinking` blocks unchanged (the API checks their signatures), so `message()`
+ * keeps them, byte for byte.
  */
 export class AnthropicStreamAccumulator {
   text = ''
   stopReason: string | undefined
   usage: AnthropicUsage = {}
-  private blocks = new Map<number, Partial>()
+  private blocks = new Map<number, OpenBlock>()
 
   /** Adds one event. Returns the text it added (empty if none). */
   push(event: AnthropicStreamEvent): string {
@@ -107,25 +137,16 @@ export class AnthropicStreamAccumulator {
         return ''
       case 'content_block_start': {
         const block = event.content_block
-        if (block?.type === 'tool_use') this.blocks.set(event.index ?? this.blocks.size, { id: block.id ?? '', name: block.name ?? '', json: '', input: block.input })
-        if (block?.type === 'text' && block.text) {
+        if (!block) return ''
+        this.blocks.set(event.index ?? this.blocks.size, { block: { ...block }, json: '' })
+        if (block.type === 'text' && block.text) {
           this.text += block.text
           return block.text
         }
         return ''
       }
-      case 'content_block_delta': {
-        const delta = event.delta
-        if (delta?.type === 'text_delta' && delta.text) {
-          this.text += delta.text
-          return delta.text
-        }
-        if (delta?.type === 'input_json_delta') {
-          const block = this.blocks.get(event.index ?? -1)
-          if (block) block.json += delta.partial_json ?? ''
-        }
-        return ''
-      }
+      case 'content_block_delta':
+        return this.applyDelta(event)
       case 'message_delta':
         if (event.delta?.stop_reason) this.stopReason = event.delta.stop_reason
         Object.assign(this.usage, event.usage)
@@ -135,13 +156,65 @@ export class AnthropicStreamAccumulator {
     }
   }
 
+  private applyDelta(event: AnthropicStreamEvent): string {
+    const delta = event.delta
+    const open = this.blocks.get(event.index ?? -1)
+    switch (delta?.type) {
+      case 'text_delta': {
+        const text = delta.text ?? ''
+        if (open) open.block.text = (open.block.text ?? '') + text
+        this.text += text
+        return text
+      }
+      case 'input_json_delta':
+        if (open) open.json += delta.partial_json ?? ''
+        return ''
+      case 'thinking_delta':
+        if (open) open.block.thinking = (open.block.thinking ?? '') + (delta.thinking ?? '')
+        return ''
+      case 'signature_delta':
+        if (open) open.block.signature = (open.block.signature ?? '') + (delta.signature ?? '')
+        return ''
+      case 'citations_delta':
+        if (open) open.block.citations = [...(open.block.citations ?? []), delta.citation]
+        return ''
+      default:
+        return ''
+    }
+  }
+
+  private ordered(): OpenBlock[] {
+    return [...this.blocks.entries()].sort(([a], [b]) => a - b).map(([, open]) => open)
+  }
+
   /** The calls so far, in block order. Pieces are joined as sent: malformed JSON is the model's to fix. */
   toolCalls(): ModelToolCall[] {
-    return [...this.blocks.entries()].sort(([a], [b]) => a - b).map(([, block], index) => {
+    return this.ordered().filter(({ block }) => block.type === 'tool_use').map(({ block, json }, index) => {
       const start = block.input && typeof block.input === 'object' && Object.keys(block.input).length ? JSON.stringify(block.input) : ''
-      return { id: block.id || `toolu_${index}`, name: block.name, arguments: argumentsText(block.json || start) }
+      return { id: block.id || `toolu_${index}`, name: block.name ?? '', arguments: argumentsText(json || start) }
     })
   }
+
+  /**
+   * The assistant turn for the conversation: every block in order, as it came with its
+   * deltas applied; `thinking` blocks keep their text and signature, `redacted_thinking`
+   * blocks their data. A block's streamed input becomes its `input` object: malformed input
+   * that the pipeline repairs (see `repairArguments`) is sent repaired, as the call ran, and
+   * other input that is not a JSON object as `{}` (the call's error result tells the model what
+   * it sent wrong). Text blocks that stayed empty are left out: the API refuses them.
+   */
+  message(): AnthropicAssistantMessage {
+    const content: AnthropicContentBlock[] = []
+    for (const { block, json } of this.ordered()) {
+      if (block.type === 'text' && !block.text) continue
+      content.push('input' in block || json ? { ...block, input: json ? jsonObjectOf(json) : inputOf(block.input) } : { ...block })
+    }
+    return { role: 'assistant', content }
+  }
+}
+
+function inputOf(input: unknown): Record<string, unknown> {
+  return input && typeof input === 'object' && !Array.isArray(input) ? input as Record<string, unknown> : {}
 }
 
 /**

@@ -1,12 +1,26 @@
 import type { ModelToolCall, ToolResource, ToolResult } from '@dogu/core'
+import { AgentError } from '../agent-error'
+import { type GeminiPartialArg, StreamedArgs } from './gemini-streamed-args'
 import { isBlobResource, joinLines, mediaLines } from './result-media'
 import { imageNote, isErrorResult, resultText } from './result-text'
 
-/** A part of Gemini content; only text and function calls are read. Other fields (a `thoughtSignature`) are kept as they came. */
+export type { GeminiPartialArg } from './gemini-streamed-args'
+
+/**
+ * A part of Gemini content; only text and function calls are read. Other fields (a
+ * `thoughtSignature`) are kept as they came. With `streamFunctionCallArguments` a call comes
+ * in pieces: `partialArgs` and `willContinue` (see {@link GeminiStreamAccumulator}).
+ */
 export interface GeminiPart {
   text?: string
   thought?: boolean
-  functionCall?: { id?: string; name?: string; args?: Record<string, unknown> }
+  functionCall?: {
+    id?: string
+    name?: string
+    args?: Record<string, unknown>
+    partialArgs?: readonly GeminiPartialArg[]
+    willContinue?: boolean
+  }
   thoughtSignature?: string
 }
 
@@ -67,23 +81,40 @@ export function parseGeminiToolCalls(reply: GeminiResponse | readonly GeminiPart
 }
 
 /**
- * Collects `streamGenerateContent` chunks. Gemini sends each function call whole in one
- * part; text arrives in pieces. The parts are kept as they came (thought signatures
- * included), since the model turn must go back unchanged.
+ * Collects `streamGenerateContent` chunks. Text arrives in pieces. A function call arrives
+ * whole in one part, or, with `streamFunctionCallArguments` (Gemini 3 on Vertex AI), in
+ * pieces: a part with its `name` and `willContinue: true`, parts of `partialArgs` (a value at
+ * a JSON path each; a string may come in several pieces), and an empty `functionCall` (or a
+ * piece without `willContinue`) that ends it. Those pieces are assembled into one part with
+ * the whole `args`, as Gemini would have sent it unstreamed, its thought signature kept.
+ *
+ * `parts` holds the model turn to send back: text, thought and call parts as they came
+ * (thought signatures included), each streamed call as its one assembled part.
  */
 export class GeminiStreamAccumulator {
   text = ''
   finishReason: string | undefined
   usage: GeminiResponse['usageMetadata']
   readonly parts: GeminiPart[] = []
+  /** The call whose arguments are still streaming. */
+  private open: { part: GeminiPart; args: StreamedArgs } | undefined
 
-  /** Adds one chunk. Returns the text it added (empty if none). */
+  /**
+   * Adds one chunk. Returns the text it added (empty if none). Throws an `AgentError`
+   * (`BAD_RESPONSE`) on streamed arguments that cannot be assembled without a guess: a JSON
+   * path it cannot read, pieces with no call open, a value that contradicts an earlier one.
+   */
   push(chunk: GeminiResponse): string {
     if (chunk.usageMetadata) this.usage = chunk.usageMetadata
     const candidate = chunk.candidates?.[0]
     if (candidate?.finishReason) this.finishReason = candidate.finishReason
     let added = ''
     for (const part of candidate?.content?.parts ?? []) {
+      if (part.functionCall && isPiece(part.functionCall)) {
+        this.addPiece(part)
+        continue
+      }
+      if (part.functionCall) this.open = undefined
       this.parts.push(part)
       if (typeof part.text === 'string' && !part.thought) added += part.text
     }
@@ -91,10 +122,48 @@ export class GeminiStreamAccumulator {
     return added
   }
 
-  /** The calls so far, for `toolset.execute`. */
-  toolCalls(): ModelToolCall[] {
-    return parseGeminiToolCalls(this.parts)
+  private addPiece(part: GeminiPart) {
+    const { partialArgs, willContinue, ...call } = part.functionCall!
+    if (call.name) {
+      // A new call: its part goes in now, in order, and its args fill in as they come.
+      const args: Record<string, unknown> = {}
+      const whole: GeminiPart = { ...part, functionCall: { ...call, args } }
+      this.parts.push(whole)
+      this.open = { part: whole, args: new StreamedArgs(args, call.name) }
+    } else if (this.open) {
+      // Later pieces may carry part fields too (a thought signature, an id): keep them.
+      const { functionCall: _, ...fields } = part
+      Object.assign(this.open.part, fields)
+      if (call.id && !this.open.part.functionCall!.id) this.open.part.functionCall!.id = call.id
+    } else if (partialArgs?.length) {
+      throw new AgentError('BAD_RESPONSE', `Gemini streamed function call arguments (${partialArgs.map((arg) => arg.jsonPath).join(', ')}) with no call open: no part named the function first`)
+    } else {
+      return // an end marker with nothing to end
+    }
+    for (const arg of partialArgs ?? []) this.open.args.add(arg)
+    // The call ends at a piece that announces nothing more, for itself or its last path.
+    if (willContinue !== true && !(partialArgs ?? []).some((arg) => arg.willContinue === true)) this.open = undefined
   }
+
+  /**
+   * The calls so far, for `toolset.execute`. A call whose arguments are still streaming (the
+   * stream broke off inside it) carries them as the JSON text that came, left open where it
+   * stopped, so the pipeline refuses it as cut off rather than running it on part of its
+   * arguments.
+   */
+  toolCalls(): ModelToolCall[] {
+    const calls = parseGeminiToolCalls(this.parts)
+    if (this.open) {
+      const at = this.parts.filter((part) => part.functionCall?.name).indexOf(this.open.part)
+      calls[at] = { ...calls[at], arguments: this.open.args.partialText() }
+    }
+    return calls
+  }
+}
+
+/** A piece of a streamed call: arguments, a `willContinue`, or the empty part that ends it. */
+function isPiece(call: NonNullable<GeminiPart['functionCall']>): boolean {
+  return call.partialArgs !== undefined || call.willContinue !== undefined || (!call.name && call.args === undefined)
 }
 
 /**

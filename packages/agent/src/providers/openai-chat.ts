@@ -1,6 +1,6 @@
-import { type ModelToolCall, repairArguments, type ToolResult } from '@dogu/core'
+import type { ModelToolCall, ToolResult } from '@dogu/core'
 import { joinLines, mediaLines } from './result-media'
-import { argumentsText, resultText, withImageNote } from './result-text'
+import { argumentsText, isJsonObject, jsonObjectOf, resultText, withImageNote } from './result-text'
 
 /** A function call in an assistant message of OpenAI Chat Completions. */
 export interface ChatToolCall {
@@ -146,18 +146,11 @@ export function chatAssistantMessage(text: string, calls: readonly ModelToolCall
 function jsonObjectText(value: ModelToolCall['arguments']): string {
   if (value && typeof value === 'object') return JSON.stringify(value)
   const text = argumentsText(value)
-  let parsed: unknown
   try {
-    parsed = JSON.parse(text)
+    // The model's own bytes when they are an object: the history stays as it was sent.
+    if (isJsonObject(JSON.parse(text))) return text
   } catch {}
-  if (isObject(parsed)) return text
-  // Malformed, or an object encoded twice: the pipeline ran the call on its repair, if any.
-  const repair = repairArguments(text)
-  return 'value' in repair && isObject(repair.value) ? JSON.stringify(repair.value) : '{}'
-}
-
-function isObject(value: unknown): boolean {
-  return !!value && typeof value === 'object' && !Array.isArray(value)
+  return JSON.stringify(jsonObjectOf(text))
 }
 
 /**

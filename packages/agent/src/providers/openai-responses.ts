@@ -2,16 +2,26 @@ import type { ModelToolCall, ToolResource, ToolResult } from '@dogu/core'
 import { isBlobResource, joinLines, mediaLines, resourceLabel } from './result-media'
 import { argumentsText, resultText } from './result-text'
 
-/** An output item of an OpenAI Responses reply; only `function_call` items matter here. */
+/**
+ * An output item of an OpenAI Responses reply. Calls are read from `function_call` items;
+ * every item, `reasoning` items with their `encrypted_content` included, goes back in the next
+ * request's `input` as it came.
+ */
 export interface ResponsesOutputItem {
   type: string
   id?: string | null
   call_id?: string | null
   name?: string | null
   arguments?: unknown
+  /** A `reasoning` item's encrypted reasoning, sent when the request has `include: ['reasoning.encrypted_content']`. */
+  encrypted_content?: string | null
+  summary?: unknown
+  content?: unknown
+  role?: string
+  status?: string | null
 }
 
-/** A streamed Responses event; the ones carrying text, calls and usage are read. */
+/** A streamed Responses event; the ones carrying text, items, calls and usage are read. */
 export interface ResponsesStreamEvent {
   type: string
   item?: ResponsesOutputItem
@@ -19,7 +29,7 @@ export interface ResponsesStreamEvent {
   output_index?: number
   delta?: unknown
   arguments?: unknown
-  response?: { usage?: unknown }
+  response?: { usage?: unknown; output?: readonly ResponsesOutputItem[] }
 }
 
 /** A part of a `function_call_output`: text, an image, or a file (a PDF) as a `data:` URL. */
@@ -61,13 +71,20 @@ interface Partial {
 /**
  * Collects a streamed Responses reply: `response.output_text.delta`, function calls opened
  * by `response.output_item.added` and grown by `response.function_call_arguments.delta`
- * (split anywhere), and closed by `…arguments.done` / `output_item.done`, whose whole text wins.
+ * (split anywhere), and closed by `…arguments.done` / `output_item.done`, whose whole text
+ * wins; and every output item, for `output()`.
+ *
+ * With `store: false` nothing of the reply is kept on OpenAI's side: a reasoning model's
+ * `function_call` must come back with the `reasoning` item before it, its `encrypted_content`
+ * unchanged, or the next request is refused. `output()` keeps them.
  */
 export class ResponsesStreamAccumulator {
   text = ''
   usage: unknown
   private calls = new Map<number, Partial>()
   private byItem = new Map<string, Partial>()
+  /** Output items by index: the `output_item.done` item once it came, the `added` one before. */
+  private items = new Map<number, { item: ResponsesOutputItem; done: boolean }>()
 
   /** Adds one event. Returns the text it added (empty if none). */
   push(event: ResponsesStreamEvent): string {
@@ -80,6 +97,7 @@ export class ResponsesStreamAccumulator {
       case 'response.output_item.added':
       case 'response.output_item.done': {
         const item = event.item
+        if (item) this.keepItem(event.output_index, item, event.type === 'response.output_item.done')
         if (item?.type !== 'function_call') return ''
         const call = this.callOf(event)
         if (item.id) {
@@ -101,10 +119,32 @@ export class ResponsesStreamAccumulator {
         return ''
       case 'response.completed':
         this.usage = event.response?.usage
+        // The whole output, for items whose `done` event did not come.
+        for (const [index, item] of (event.response?.output ?? []).entries()) {
+          if (!this.items.get(index)?.done) this.items.set(index, { item, done: true })
+        }
         return ''
       default:
         return ''
     }
+  }
+
+  private keepItem(index: number | undefined, item: ResponsesOutputItem, done: boolean) {
+    const at = index ?? this.items.size
+    if (done || !this.items.get(at)?.done) this.items.set(at, { item, done })
+  }
+
+  /**
+   * The reply's output items in order, as they came (`reasoning` items with their
+   * `encrypted_content` and summary, messages, function calls): put them in the next request's
+   * `input`, then the `function_call_output`s (see {@link toResponsesToolOutputs}). A function
+   * call still streaming carries the arguments collected so far.
+   */
+  output(): ResponsesOutputItem[] {
+    return [...this.items.entries()].sort(([a], [b]) => a - b).map(([index, { item, done }]) => {
+      const call = this.calls.get(index)
+      return !done && item.type === 'function_call' && call ? { ...item, arguments: call.arguments } : item
+    })
   }
 
   private callOf(event: ResponsesStreamEvent): Partial {

@@ -1,4 +1,4 @@
-import type { ToolImage, ToolResult, ToolStatus } from '@dogu/core'
+import { repairArguments, type ToolImage, type ToolResult, type ToolStatus } from '@dogu/core'
 
 /**
  * How each status reaches a provider: `undefined` for a call that produced output (or was
@@ -63,4 +63,24 @@ export function withImageNote(text: string, images: readonly ToolImage[] | undef
 /** `"{}"` for arguments a model left empty; the text itself otherwise. */
 export function argumentsText(text: string | undefined | null): string {
   return text && text.trim() ? text : '{}'
+}
+
+/**
+ * Arguments text as the JSON object a provider's history takes: the text's object when it is
+ * one; else the pipeline's repair of it (the call ran on that), else `{}` (the call's error
+ * result already told the model what it sent wrong).
+ */
+export function jsonObjectOf(text: string): Record<string, unknown> {
+  const whole = argumentsText(text)
+  try {
+    const parsed: unknown = JSON.parse(whole)
+    if (isJsonObject(parsed)) return parsed
+  } catch {}
+  // Malformed, or an object encoded twice.
+  const repair = repairArguments(whole)
+  return 'value' in repair && isJsonObject(repair.value) ? repair.value : {}
+}
+
+export function isJsonObject(value: unknown): value is Record<string, unknown> {
+  return !!value && typeof value === 'object' && !Array.isArray(value)
 }
