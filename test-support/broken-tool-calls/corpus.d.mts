@@ -16,9 +16,10 @@ export interface ArgumentCase {
 export interface TextCase {
   id: string
   source: string
-  format: 'auto' | 'hermes' | 'qwen' | 'deepseek' | 'mistral'
+  format: 'auto' | 'hermes' | 'qwen' | 'deepseek' | 'mistral' | 'qwen3-coder' | 'glm' | 'kimi' | 'llama'
   text: string
-  expect: { calls: { name: string; args: Record<string, unknown> }[]; text: string }
+  /** `cutOff`: the format of a call the text ends inside, which must be reported and not extracted. */
+  expect: { calls: { name: string; args: Record<string, unknown> }[]; text: string; cutOff?: 'hermes' | 'deepseek' | 'mistral' | 'qwen3-coder' | 'glm' | 'kimi' | 'llama' | 'json' }
   why?: string
 }
 

@@ -1,5 +1,6 @@
 import type { BackgroundTask, ModelToolCall, ToolResult } from '@dogu/core'
 import type { AgentResult, AgentUsage } from './run-agent'
+import type { CutOffTextToolCall } from './text-tool-calls'
 
 /** What `runAgent` reports to `onEvent`, as it happens. */
 export type AgentEvent =
@@ -17,6 +18,8 @@ export type AgentEvent =
   | { type: 'notice'; tasks: BackgroundTask[]; text: string }
   /** Tokens of one turn, as the endpoint counted them. */
   | { type: 'usage'; step: number; usage: AgentUsage }
+  /** The reply's text ends inside a call written as text (cut at its token limit, most often): it stays text and did not run. */
+  | { type: 'text-call-cut-off'; step: number; cutOff: CutOffTextToolCall }
   /** A failed request about to be sent again. */
   | { type: 'retry'; attempt: number; delayMs: number; reason: string }
   /** The run ended with an answer. */

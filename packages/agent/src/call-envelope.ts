@@ -14,16 +14,21 @@ export function skipSpace(text: string, at: number): number {
  * The object `{"name": …, "arguments": …}` at `at`: its name (a string) and the arguments'
  * text as written, found by a lexer of the top-level keys only, so a malformed argument value
  * (single quotes, trailing comma, a cut-off tail) is kept for the repair. The keys may be
- * single-quoted or bare, and the separators full-width, as models write them.
+ * single-quoted or bare, and the separators full-width, as models write them; the arguments
+ * may be under `arguments`, `parameters` (Qwen, Llama) or `args` (seen from Ollama's models).
+ * `ending` says whether the object closed, the text ended inside it (`cut-off`), or something
+ * that is not JSON's structure came first (`malformed`); `keys` lists its top-level keys in order.
  */
-export function envelope(text: string, at: number): { call: { name: string; arguments: string }; end: number } | undefined {
+export function envelope(text: string, at: number): Envelope | undefined {
   if (text[at] !== '{') return undefined
   let cursor = skipSpace(text, at + 1)
   let name: string | undefined
   let args: string | undefined
+  const keys: string[] = []
   while (cursor < text.length && text[cursor] !== '}') {
     const key = keyAt(text, cursor)
     if (!key) return undefined
+    keys.push(key.key)
     cursor = skipSpace(text, key.end)
     if (text[cursor] !== ':' && text[cursor] !== '：') return undefined
     cursor = skipSpace(text, cursor + 1)
@@ -33,7 +38,7 @@ export function envelope(text: string, at: number): { call: { name: string; argu
     if (key.key === 'name') {
       if (name !== undefined) return undefined
       name = stringValue(raw) ?? ''
-    } else if (key.key === 'arguments' || key.key === 'parameters') {
+    } else if (ARGUMENT_KEYS.has(key.key)) {
       if (args !== undefined) return undefined
       args = raw
     }
@@ -42,9 +47,19 @@ export function envelope(text: string, at: number): { call: { name: string; argu
     else if (text[cursor] !== '}') break
   }
   if (!name || !NAME.test(name)) return undefined
-  const end = text[cursor] === '}' ? cursor + 1 : text.length
-  return { call: { name, arguments: args || '{}' }, end }
+  const ending = text[cursor] === '}' ? 'closed' : cursor >= text.length ? 'cut-off' : 'malformed'
+  return { call: { name, arguments: args || '{}' }, end: ending === 'closed' ? cursor + 1 : text.length, ending, keys }
 }
+
+export interface Envelope {
+  call: { name: string; arguments: string }
+  /** Past the closing brace; the end of the text when the object did not close. */
+  end: number
+  ending: 'closed' | 'cut-off' | 'malformed'
+  keys: string[]
+}
+
+const ARGUMENT_KEYS: ReadonlySet<string> = new Set(['arguments', 'parameters', 'args'])
 
 function keyAt(text: string, at: number): { key: string; end: number } | undefined {
   const quote = text[at]
@@ -72,7 +87,7 @@ function stringValue(raw: string): string | undefined {
 const CLOSING_QUOTE: Readonly<Record<string, string>> = Object.freeze({ '"': '"', "'": "'", '“': '”' })
 
 /** Where the string that opens at `at` closes (after its quote), or the end of the text. */
-function stringEnd(text: string, at: number): number {
+export function stringEnd(text: string, at: number): number {
   const quote = CLOSING_QUOTE[text[at]]
   for (let i = at + 1; i < text.length; i++) {
     if (text[i] === '\\') i++

@@ -8,11 +8,24 @@ export class HeldText {
   private released = 0
   private holding = false
 
-  constructor(private markers: readonly string[], private emit: (delta: string) => void) {}
+  /**
+   * `leading`: markers that count only at the start of the text, after whitespace (a bare
+   * JSON call is one only as a whole message, so a reply that starts with `{` is held).
+   */
+  constructor(private markers: readonly string[], private emit: (delta: string) => void, private leading: readonly string[] = []) {}
 
   push(delta: string) {
     this.text += delta
     if (this.holding) return
+    if (this.leading.length && this.released === 0) {
+      const head = this.text.trimStart()
+      if (this.leading.some((marker) => head.startsWith(marker))) {
+        this.holding = true
+        return
+      }
+      // Only whitespace so far, or the start of a leading marker: wait for more.
+      if (!head || this.leading.some((marker) => marker.startsWith(head))) return
+    }
     const at = this.firstMarker()
     if (at !== undefined) this.holding = true
     // Up to the marker, or up to a tail that could still become one (`<tool` of `<tool_call>`);

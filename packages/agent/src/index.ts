@@ -49,5 +49,5 @@ export {
 export { ERROR_STATUSES, imageNote, isErrorResult, resultText } from './providers/result-text'
 export { type AgentResult, type AgentUsage, runAgent, type RunAgentOptions } from './run-agent'
 export { NOTICE_PREFIX, noticeText, type SettledSubscription, TaskNotices, type TaskNoticesOptions } from './task-notices'
-export { type ExtractedTextToolCalls, extractTextToolCalls, TEXT_TOOL_CALL_FORMATS, type TextToolCall, type TextToolCallFormat } from './text-tool-calls'
+export { type CutOffTextToolCall, type ExtractedTextToolCalls, type ExtractTextToolCallsOptions, extractTextToolCalls, TEXT_TOOL_CALL_FORMATS, type TextToolCall, type TextToolCallFormat, type TextToolSchema } from './text-tool-calls'
 export { type Script, type ScriptedApi, type ScriptedReply, type ScriptedRequest, type ScriptedServer, type ScriptedServerOptions, startScriptedServer } from './scripted-server'

@@ -7,7 +7,7 @@ import { HeldText } from './held-text'
 import { type ChatMessage, chatAssistantMessage, type ChatUsage, toChatToolMessages } from './providers/openai-chat'
 import { aborted, messageOf } from './send-request'
 import { noticeText } from './task-notices'
-import { extractTextToolCalls, TEXT_TOOL_MARKERS, TEXT_TOOL_CALL_FORMATS } from './text-tool-calls'
+import { extractTextToolCalls, readsBareJson, TEXT_TOOL_MARKERS, TEXT_TOOL_CALL_FORMATS } from './text-tool-calls'
 
 const TOOL_SEARCH = 'tool_search'
 
@@ -111,7 +111,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
     const body = { ...options.body, model: endpoint.model, messages, ...(tools.length ? { tools } : {}) }
     const onText = (delta: string) => emit({ type: 'text', delta })
     // Text that may turn out to be a call is held back until the turn ends.
-    const held = textCalls && new HeldText(TEXT_TOOL_MARKERS[textCalls], onText)
+    const held = textCalls && new HeldText(TEXT_TOOL_MARKERS[textCalls], onText, tools.length && readsBareJson(textCalls) ? ['{'] : [])
     const turn = await chatTurn({
       fetch, url, headers, body, stream, timeout: options.timeout ?? 120_000, retry, signal,
       onText: held ? (delta) => held.push(delta) : onText,
@@ -124,7 +124,12 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
     usage.totalTokens += turnUsage.totalTokens
     if (turn.usage) emit({ type: 'usage', step: steps, usage: turnUsage })
     let { calls, text } = turn
-    if (!calls.length && textCalls) ({ calls, text } = extractTextToolCalls(text, textCalls))
+    if (!calls.length && textCalls) {
+      // The tools as this turn sent them: a bare JSON call must name one, and XML values take their types.
+      const extracted = extractTextToolCalls(text, textCalls, { tools: tools.map((definition) => definition.function) })
+      ;({ calls, text } = extracted)
+      if (extracted.cutOff) emit({ type: 'text-call-cut-off', step: steps, cutOff: extracted.cutOff })
+    }
     held?.finish(text)
     // Calls read from the text go back as structured calls: the conversation stays one the endpoint accepts.
     messages.push(chatAssistantMessage(text, calls))

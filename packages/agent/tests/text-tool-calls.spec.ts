@@ -138,7 +138,7 @@ describe('extractTextToolCalls', () => {
   })
 
   it('lists its formats', () => {
-    expect(TEXT_TOOL_CALL_FORMATS).toEqual(['auto', 'hermes', 'qwen', 'deepseek', 'mistral'])
+    expect(TEXT_TOOL_CALL_FORMATS).toEqual(['auto', 'hermes', 'qwen', 'deepseek', 'mistral', 'qwen3-coder', 'glm', 'kimi', 'llama'])
   })
 })
 
@@ -155,6 +155,19 @@ describe('HeldText', () => {
   it('shows text as it comes, holding only a tail that could become a marker, and trailing whitespace', () => {
     expect(held(['Paris ', 'is <', 'b>big</b>', '.  '])).toEqual(['Paris', ' is', ' <b>big</b>', '.', '  '])
     expect(held(['a [TOOL', '_CALLS] b'])).toEqual(['a', ' [TOOL_CALLS] b'])
+  })
+
+  it('holds a reply that starts with a leading marker (a bare JSON call is one only whole), and shows one that does not', () => {
+    const out: string[] = []
+    const text = new HeldText(['<tool_call>'], (delta) => out.push(delta), ['{'])
+    for (const delta of ['  ', '\n{"name"', ': "a"}']) text.push(delta)
+    expect(out).toEqual([])
+    text.finish('')
+    expect(out).toEqual([])
+    const shown: string[] = []
+    const prose = new HeldText(['<tool_call>'], (delta) => shown.push(delta), ['{'])
+    for (const delta of [' ', 'Paris {', 'x}']) prose.push(delta)
+    expect(shown).toEqual([' Paris {', 'x}'])
   })
 
   it('holds everything from a marker, split across deltas, and releases what the turn shows at the end', () => {
@@ -204,39 +217,53 @@ describe('runAgent with calls written as text', () => {
   }
 
   /** The conversation after a turn whose calls were read from its text: structured calls, then their results. */
-  const conversation = (text: string, args: [string, string]): ChatMessage[] => [
+  const conversation = (text: string, args: readonly [string, string], ids: readonly [string, string] = ['text_call_0', 'text_call_1']): ChatMessage[] => [
     { role: 'user', content: 'Capitals of FR and JP?' },
     {
       role: 'assistant',
       content: text,
       tool_calls: [
-        { id: 'text_call_0', type: 'function', function: { name: 'lookup', arguments: args[0] } },
-        { id: 'text_call_1', type: 'function', function: { name: 'lookup', arguments: args[1] } },
+        { id: ids[0], type: 'function', function: { name: 'lookup', arguments: args[0] } },
+        { id: ids[1], type: 'function', function: { name: 'lookup', arguments: args[1] } },
       ],
     },
-    { role: 'tool', tool_call_id: 'text_call_0', content: 'Paris' },
-    { role: 'tool', tool_call_id: 'text_call_1', content: 'Tokyo' },
+    { role: 'tool', tool_call_id: ids[0], content: 'Paris' },
+    { role: 'tool', tool_call_id: ids[1], content: 'Tokyo' },
     { role: 'assistant', content: 'Paris and Tokyo.' },
   ]
 
-  const replies: Record<Exclude<TextToolCallFormat, 'auto'>, string> = {
-    hermes: 'Checking.\n<tool_call>\n{"name": "lookup", "arguments": {"q": "FR"}}\n</tool_call>\n<tool_call>\n{"name": "lookup", "arguments": {"q": "JP"}}\n</tool_call>',
-    qwen: 'Checking.\n<tool_call>\n{"name": "lookup", "parameters": {"q": "FR"}}\n</tool_call>\n<tool_call>\n{"name": "lookup", "parameters": {"q": "JP"}}\n</tool_call>',
-    deepseek: `Checking.${DS.begin}${DS.call}function${DS.sep}lookup\n\`\`\`json\n{"q": "FR"}\n\`\`\`${DS.callEnd}${DS.call}lookup${DS.sep}{"q": "JP"}${DS.callEnd}${DS.end}`,
-    mistral: 'Checking.[TOOL_CALLS][{"name": "lookup", "arguments": {"q": "FR"}}, {"name": "lookup", "arguments": {"q": "JP"}}]',
+  const ARGS = ['{"q": "FR"}', '{"q": "JP"}'] as const
+  /** XML values become JSON the reader writes, typed by the schema the turn sent. */
+  const TYPED = ['{"q":"FR"}', '{"q":"JP"}'] as const
+  const replies: Record<Exclude<TextToolCallFormat, 'auto'>, { text: string; args?: readonly [string, string]; ids?: readonly [string, string] }> = {
+    hermes: { text: 'Checking.\n<tool_call>\n{"name": "lookup", "arguments": {"q": "FR"}}\n</tool_call>\n<tool_call>\n{"name": "lookup", "arguments": {"q": "JP"}}\n</tool_call>' },
+    qwen: { text: 'Checking.\n<tool_call>\n{"name": "lookup", "parameters": {"q": "FR"}}\n</tool_call>\n<tool_call>\n{"name": "lookup", "parameters": {"q": "JP"}}\n</tool_call>' },
+    deepseek: { text: `Checking.${DS.begin}${DS.call}function${DS.sep}lookup\n\`\`\`json\n{"q": "FR"}\n\`\`\`${DS.callEnd}${DS.call}lookup${DS.sep}{"q": "JP"}${DS.callEnd}${DS.end}` },
+    mistral: { text: 'Checking.[TOOL_CALLS][{"name": "lookup", "arguments": {"q": "FR"}}, {"name": "lookup", "arguments": {"q": "JP"}}]' },
+    'qwen3-coder': {
+      text: 'Checking.\n<tool_call>\n<function=lookup>\n<parameter=q>\nFR\n</parameter>\n</function>\n</tool_call>\n<tool_call>\n<function=lookup>\n<parameter=q>\nJP\n</parameter>\n</function>\n</tool_call>',
+      args: TYPED,
+    },
+    glm: { text: 'Checking.<tool_call>lookup<arg_key>q</arg_key><arg_value>FR</arg_value></tool_call><tool_call>lookup\n<arg_key>q</arg_key>\n<arg_value>JP</arg_value>\n</tool_call>', args: TYPED },
+    kimi: {
+      text: 'Checking.<|tool_calls_section_begin|><|tool_call_begin|>functions.lookup:0<|tool_call_argument_begin|>{"q": "FR"}<|tool_call_end|><|tool_call_begin|>functions.lookup:1<|tool_call_argument_begin|>{"q": "JP"}<|tool_call_end|><|tool_calls_section_end|>',
+      ids: ['functions.lookup:0', 'functions.lookup:1'],
+    },
+    llama: { text: 'Checking.<|python_tag|>{"name": "lookup", "parameters": {"q": "FR"}}; {"name": "lookup", "parameters": {"q": "JP"}}<|eom_id|>' },
   }
 
-  for (const [format, reply] of Object.entries(replies) as [Exclude<TextToolCallFormat, 'auto'>, string][]) {
+  for (const [format, reply] of Object.entries(replies) as [Exclude<TextToolCallFormat, 'auto'>, (typeof replies)[keyof typeof replies]][]) {
     for (const setting of [format, undefined] as const) {
       it(`${format}${setting ? '' : ' (by default, auto)'}: runs the calls, shows the text without them, and sends them back as tool_calls`, async () => {
         // Streamed in small pieces: a marker split across deltas is held back all the same.
-        const { result, ran, events, shown, requests } = await run(reply, { textToolCalls: setting, pieceSize: 3 })
+        const { result, ran, events, shown, requests } = await run(reply.text, { textToolCalls: setting, pieceSize: 3 })
+        const ids = reply.ids ?? ['text_call_0', 'text_call_1']
         expect(ran).toEqual(['FR', 'JP'])
         expect(result.text).toBe('Paris and Tokyo.')
         expect(result.steps).toBe(2)
-        expect(result.messages).toEqual(conversation('Checking.', ['{"q": "FR"}', '{"q": "JP"}']))
+        expect(result.messages).toEqual(conversation('Checking.', reply.args ?? ARGS, ids))
         expect(shown.join('')).toBe('Checking.Paris and Tokyo.')
-        expect(events.filter((event) => event.type === 'tool-call').map((event) => event.type === 'tool-call' && event.call.id)).toEqual(['text_call_0', 'text_call_1'])
+        expect(events.filter((event) => event.type === 'tool-call').map((event) => event.type === 'tool-call' && event.call.id)).toEqual(ids)
         // The second request carried the calls as structured calls, and a strict endpoint took it.
         expect(requests[1].body.messages![1]).toEqual(result.messages[1])
         expect(requests.flatMap((request) => request.problems)).toEqual([])
@@ -263,11 +290,11 @@ describe('runAgent with calls written as text', () => {
   })
 
   it('leaves the text alone with `off`: the reply is the answer', async () => {
-    const { result, ran, shown } = await run(replies.hermes, { textToolCalls: 'off' })
+    const { result, ran, shown } = await run(replies.hermes.text, { textToolCalls: 'off' })
     expect(ran).toEqual([])
-    expect(result.text).toBe(replies.hermes)
+    expect(result.text).toBe(replies.hermes.text)
     expect(result.steps).toBe(1)
-    expect(shown.join('')).toBe(replies.hermes)
+    expect(shown.join('')).toBe(replies.hermes.text)
   })
 
   it('answers with prose and with a fenced example as they are, shown whole (not streamed: held until the end)', async () => {
@@ -282,7 +309,7 @@ describe('runAgent with calls written as text', () => {
   })
 
   it('reads calls from a reply that was not streamed', async () => {
-    const { result, ran, shown } = await run(replies.mistral, { stream: false })
+    const { result, ran, shown } = await run(replies.mistral.text, { stream: false })
     expect(ran).toEqual(['FR', 'JP'])
     expect(result.messages[1]).toMatchObject({ content: 'Checking.' })
     expect(shown).toEqual(['Checking.', 'Paris and Tokyo.'])
@@ -301,11 +328,66 @@ describe('runAgent with calls written as text', () => {
   it('refuses an unknown textToolCalls setting as a developer\'s mistake', async () => {
     const { registry: tools } = registry()
     const error = await runAgent({
-      endpoint: { baseURL: 'http://127.0.0.1:9/v1', model: 'm', textToolCalls: 'llama' as never },
+      endpoint: { baseURL: 'http://127.0.0.1:9/v1', model: 'm', textToolCalls: 'gemma' as never },
       toolset: tools.toolset({ session: { id: 's' } }),
       messages: [],
     }).catch((error: unknown) => error)
     expect(AgentError.is(error) && error.code).toBe('INVALID_OPTIONS')
-    expect((error as Error).message).toBe('runAgent: endpoint.textToolCalls must be one of \'auto\', \'hermes\', \'qwen\', \'deepseek\', \'mistral\', \'off\', got "llama"')
+    expect((error as Error).message).toBe('runAgent: endpoint.textToolCalls must be one of \'auto\', \'hermes\', \'qwen\', \'deepseek\', \'mistral\', \'qwen3-coder\', \'glm\', \'kimi\', \'llama\', \'off\', got "gemma"')
+  })
+
+  it('runs a reply that is a bare JSON call to one of its tools, holding it back while it streams', async () => {
+    const { result, ran, shown } = await run('{"name": "lookup", "parameters": {"q": "FR"}}', { pieceSize: 2 })
+    expect(ran).toEqual(['FR'])
+    expect(result.messages[1]).toEqual({ role: 'assistant', content: '', tool_calls: [{ id: 'text_call_0', type: 'function', function: { name: 'lookup', arguments: '{"q": "FR"}' } }] })
+    expect(shown.join('')).toBe('Paris and Tokyo.')
+  })
+
+  it('answers with JSON that is not a call as it is, shown whole once the turn ends', async () => {
+    const text = '{"name": "Paris", "parameters": {"population": 2102650}}'
+    const { result, ran, shown } = await run(text, { pieceSize: 5 })
+    expect(ran).toEqual([])
+    expect(result).toMatchObject({ text, steps: 1 })
+    expect(shown).toEqual([text])
+  })
+
+  it('types XML values by the schema it sent: a value that cannot take the type comes back to the model as invalid_arguments naming it', async () => {
+    const tools = new ToolRegistry()
+    const got: unknown[] = []
+    tools.define(defineTool({
+      name: 'forecast',
+      description: 'The forecast for a city, for some days.',
+      args: Schema.object({ city: Schema.string().required(), days: Schema.natural().required() }),
+      traits: { effect: 'read' },
+      run: (args) => {
+        got.push(args)
+        return 'sunny'
+      },
+    }))
+    const reply = (days: string) => `<tool_call>\n<function=forecast>\n<parameter=city>\n北京\n</parameter>\n<parameter=days>\n${days}\n</parameter>\n</function>\n</tool_call>`
+    server = await startScriptedServer({ script: [{ text: reply('three') }, { text: reply('3') }, { text: '晴。' }] })
+    const result = await runAgent({ endpoint: { baseURL: server.baseURL, model: 'm' }, toolset: tools.toolset({ session: { id: 's' } }), messages: [{ role: 'user', content: '北京天气？' }] })
+    expect(got).toEqual([{ city: '北京', days: 3 }])
+    expect(result.messages[1]).toMatchObject({ tool_calls: [{ function: { arguments: '{"city":"北京","days":"three"}' } }] })
+    expect(result.messages[2]).toEqual({ role: 'tool', tool_call_id: 'text_call_0', content: 'Error: Invalid arguments:\n- $.days: expected a number, got string "three"' })
+    expect(result.text).toBe('晴。')
+  })
+
+  it('leaves a call cut off at the token limit as text, runs nothing, and reports it', async () => {
+    const text = 'Checking.\n<tool_call>\n<function=lookup>\n<parameter=q>\nF'
+    const { registry: tools, ran } = registry()
+    server = await startScriptedServer({ script: [{ text, finishReason: 'length' }] })
+    const events: AgentEvent[] = []
+    const result = await runAgent({
+      endpoint: { baseURL: server.baseURL, model: 'm' },
+      toolset: tools.toolset({ session: { id: 's' } }),
+      messages: [{ role: 'user', content: 'FR?' }],
+      onEvent: (event) => events.push(event),
+    })
+    expect(ran).toEqual([])
+    expect(result).toMatchObject({ text, steps: 1, finishReason: 'length' })
+    expect(events.filter((event) => event.type === 'text-call-cut-off')).toEqual([
+      { type: 'text-call-cut-off', step: 1, cutOff: { format: 'qwen3-coder', name: 'lookup', at: 10, reason: 'the value of "q" never closed' } },
+    ])
   })
 })
