@@ -430,6 +430,9 @@ export class McpClientConnection implements ToolSource {
     this.attempt = 0
     this.authorizations = 0
     this.retriedStore = false
+    // Connected and listed on these tokens: a scope challenge from before is stale (a call that needs more meets its own).
+    this.challenge = undefined
+    this.stepUp = undefined
     this._status = 'connected'
     for (const { resolve } of this.waiters.splice(0)) resolve()
   }
