@@ -402,6 +402,9 @@ describe('Gemini', () => {
       { functionCall: { name: 'notes', args: {} } },
     ])
     expect(collected.toolCalls().map((call) => call.arguments)).toEqual([{ q: 'FR' }, {}])
+    // A whole call that says it is the last part is still a whole call, its args kept.
+    collected.push({ candidates: [{ content: { parts: [{ functionCall: { name: 'lookup', args: { q: 'JP' }, willContinue: false } }] } }] })
+    expect(collected.toolCalls().at(-1)!.arguments).toEqual({ q: 'JP' })
   })
 
   it('keeps a __proto__ argument as data, never as the object\'s prototype', () => {

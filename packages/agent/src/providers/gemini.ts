@@ -114,6 +114,7 @@ export class GeminiStreamAccumulator {
         this.addPiece(part)
         continue
       }
+      // A whole call ends one still streaming: pieces carry no id to interleave by.
       if (part.functionCall) this.open = undefined
       this.parts.push(part)
       if (typeof part.text === 'string' && !part.thought) added += part.text
@@ -126,7 +127,7 @@ export class GeminiStreamAccumulator {
     const { partialArgs, willContinue, ...call } = part.functionCall!
     if (call.name) {
       // A new call: its part goes in now, in order, and its args fill in as they come.
-      const args: Record<string, unknown> = {}
+      const args: Record<string, unknown> = { ...call.args }
       const whole: GeminiPart = { ...part, functionCall: { ...call, args } }
       this.parts.push(whole)
       this.open = { part: whole, args: new StreamedArgs(args, call.name) }
@@ -161,9 +162,13 @@ export class GeminiStreamAccumulator {
   }
 }
 
-/** A piece of a streamed call: arguments, a `willContinue`, or the empty part that ends it. */
+/**
+ * A piece of a streamed call: arguments, the named part announcing more, or a part without a
+ * name or args (`{}` or `{ willContinue }`). A named part that announces nothing more is a
+ * whole call, `willContinue: false` or not.
+ */
 function isPiece(call: NonNullable<GeminiPart['functionCall']>): boolean {
-  return call.partialArgs !== undefined || call.willContinue !== undefined || (!call.name && call.args === undefined)
+  return call.partialArgs !== undefined || call.willContinue === true || (!call.name && call.args === undefined)
 }
 
 /**
