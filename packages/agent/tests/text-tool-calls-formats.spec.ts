@@ -3,6 +3,7 @@
 // or outputs from issue reports, adapted to this API; the rest are ours.
 import { defineTool, ToolRegistry } from '@dogu/core'
 import Schema from 'schemastery'
+import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { extractTextToolCalls, type TextToolCallFormat, type TextToolSchema } from '../src'
 
@@ -371,5 +372,54 @@ describe('hermes variants seen in real output', () => {
     // https://github.com/ollama/ollama/pull/18388
     expect(extractTextToolCalls('<tool_call>\n{"name": "search", "args": {"query": "北京天气"}}\n</tool_call>', 'qwen').calls).toEqual([call(0, 'search', '{"query": "北京天气"}')])
     nothing('<tool_call>{"name": "search", "args": {"query": "a"}, "arguments": {"query": "b"}}</tool_call>', 'hermes')
+  })
+})
+
+describe('any text', () => {
+  // Pieces of every format's markup, shuffled with words: the readers meet every way a reply can break.
+  const pieces = [
+    '<tool_call>', '</tool_call>', '<function=search>', '</function>', '<parameter=query>', '</parameter>', '<arg_key>query</arg_key>', '<arg_value>', '</arg_value>',
+    '<|tool_calls_section_begin|>', '<|tool_call_begin|>', 'functions.search:0', '<|tool_call_argument_begin|>', '<|tool_call_end|>', '<|tool_calls_section_end|>',
+    '<|python_tag|>', '<|python_start|>', '<|python_end|>', '[search(query=', "'北京'", ')]', ';',
+    '{"name": "search", "arguments": ', '{"query": "北京"}', '{{', '}}', '{', '}', '"', '\n', ' ', '```', '`', 'search', '北京天气', 'True', '5',
+    '<｜tool▁calls▁begin｜>', '<｜tool▁call▁begin｜>', '<｜tool▁sep｜>', '[TOOL_CALLS]', '[ARGS]',
+  ]
+  const text = fc.array(fc.oneof(fc.constantFrom(...pieces), fc.string({ maxLength: 4 })), { maxLength: 24 }).map((parts) => parts.join(''))
+  const tools: TextToolSchema[] = [{ name: 'search', parameters: { type: 'object', properties: { query: { type: 'string' }, limit: { type: 'integer' } } } }]
+
+  it('never throws, returns JSON-ish argument texts and distinct ids, and leaves text with no call as it was', () => {
+    fc.assert(fc.property(text, fc.constantFrom<TextToolCallFormat>('auto', 'hermes', 'qwen3-coder', 'glm', 'kimi', 'llama', 'deepseek', 'mistral'), (input, format) => {
+      const extracted = extractTextToolCalls(input, format, { tools })
+      expect(new Set(extracted.calls.map((found) => found.id)).size).toBe(extracted.calls.length)
+      for (const found of extracted.calls) expect(typeof found.arguments).toBe('string')
+      if (!extracted.calls.length) expect(extracted.text).toBe(input)
+      if (extracted.cutOff) expect(extracted.cutOff.at).toBeLessThan(input.length)
+    }), { numRuns: 3000 })
+  })
+
+  it('reads a typed XML call as JSON that parses, whatever its values hold', () => {
+    // Values of markup-like characters and line breaks (a CRLF counts as one line break, so no lone CR here).
+    const value = fc.string({ unit: fc.constantFrom('a', ' ', '\n', '<', '>', '/', '=', 'p', 'parameter', '1', '-', '.', 'e', '"', '{', '}', '北'), maxLength: 30 })
+    fc.assert(fc.property(value, value, (query, limit) => {
+      const written = `<tool_call>\n<function=search>\n<parameter=query>\n${query}\n</parameter>\n<parameter=limit>\n${limit}\n</parameter>\n</function>\n</tool_call>`
+      const { calls } = extractTextToolCalls(written, 'qwen3-coder', { tools })
+      // A value holding a line that opens a parameter, or the closing tag, is no call: which tag closes it is unclear.
+      if (/\n<parameter=[^>\n]{1,128}>|<\/parameter>/.test(`\n${query}\n${limit}`)) return
+      expect(calls).toHaveLength(1)
+      const args = JSON.parse(calls[0].arguments) as { query: unknown; limit: unknown }
+      expect(args.query).toBe(query)
+      // The integer field: a number when the text is one in JSON's grammar, else the text itself, for validation to refuse.
+      if (/^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/.test(limit.trim())) expect(args.limit).toBe(Number(limit.trim()))
+      else expect(args.limit).toBe(limit)
+    }), { numRuns: 2000 })
+  })
+
+  it('reads a GLM call\'s string values as written, whatever they hold but the closing tag', () => {
+    const value = fc.string({ unit: fc.constantFrom('a', ' ', '\n', '<', '>', '/', 'arg_value', 'tool_call', '北', '{', '"'), maxLength: 30 }).filter((raw) => !raw.includes('</arg_value>'))
+    fc.assert(fc.property(value, (query) => {
+      const { calls } = extractTextToolCalls(`<tool_call>search<arg_key>query</arg_key><arg_value>${query}</arg_value></tool_call>`, 'glm', { tools })
+      expect(calls).toHaveLength(1)
+      expect(JSON.parse(calls[0].arguments)).toEqual({ query: query.replace(/^\n/, '').replace(/\n$/, '') })
+    }), { numRuns: 1000 })
   })
 })
