@@ -12,11 +12,13 @@ export interface Endpoint {
   headers?: Record<string, string>
   /**
    * Tool calls the model writes into its text, for servers without a parser for its format
-   * (Hermes and Qwen's `<tool_call>`, DeepSeek's `<｜tool▁calls▁begin｜>`, Mistral's
-   * `[TOOL_CALLS]`): when a reply has no structured calls and its text holds some, they are
-   * taken out of the text and run like any call (see `extractTextToolCalls`). `auto` reads
-   * every format it knows and never reads a call out of a Markdown code example; `off` leaves
-   * the text as it is. @default 'auto'
+   * (Hermes and Qwen's `<tool_call>`, Qwen3-Coder's and GLM's XML, DeepSeek's
+   * `<｜tool▁calls▁begin｜>`, Kimi's `<|tool_calls_section_begin|>`, Mistral's `[TOOL_CALLS]`,
+   * Llama's `<|python_tag|>`, a bare JSON call naming a tool of the turn): when a reply has no
+   * structured calls and its text holds some, they are taken out of the text and run like any
+   * call (see `extractTextToolCalls`, docs/text-tool-calls.md). `auto` reads every format it
+   * knows and never reads a call out of a Markdown code example; `off` leaves the text as it is.
+   * @default 'auto'
    */
   textToolCalls?: TextToolCallFormat | 'off'
 }

@@ -35,7 +35,7 @@ function readQwen3Coder(text: string, at: number, tools: ToolSchemas): Found | u
   const wrapped = text.startsWith(HERMES_OPEN, at)
   const start = wrapped ? skipSpace(text, at + HERMES_OPEN.length) : at
   if (!text.startsWith(QWEN3_CODER_FUNCTION, start)) {
-    return wrapped && endsInsideToken(text, start, [QWEN3_CODER_FUNCTION]) ? cutOff('the text ends inside <function=') : undefined
+    return wrapped && endsInsideToken(text, start, [QWEN3_CODER_FUNCTION]) ? cutOff('the text ends inside <function=…>') : undefined
   }
   const read = readFunction(text, start, tools, wrapped)
   if (!read || !('call' in read)) return read
@@ -48,8 +48,8 @@ function readQwen3Coder(text: string, at: number, tools: ToolSchemas): Found | u
 /** `<function=NAME>`, its parameters, and `</function>` (or the block's `</tool_call>` in its place). */
 function readFunction(text: string, at: number, tools: ToolSchemas, wrapped: boolean): { call: FoundCall; end: number } | Found | undefined {
   const nameStart = at + QWEN3_CODER_FUNCTION.length
-  const nameEnd = text.indexOf('>', nameStart)
-  if (nameEnd < 0) return /^[\w.:-]*$/.test(text.slice(nameStart)) ? cutOff('the text ends inside <function=…>') : undefined
+  const nameEnd = tagEnd(text, nameStart)
+  if (nameEnd < 0) return nameStart + TAG_WINDOW >= text.length && /^[\w.:-]*$/.test(text.slice(nameStart)) ? cutOff('the text ends inside <function=…>') : undefined
   const name = text.slice(nameStart, nameEnd)
   if (!NAME.test(name)) return undefined
   const parameters = tools?.get(name)
@@ -65,8 +65,8 @@ function readFunction(text: string, at: number, tools: ToolSchemas, wrapped: boo
       return endsInsideToken(text, cursor, [FUNCTION_END, PARAMETER, CLOSE]) ? cutOff('the text ends before </function>', name) : undefined
     }
     const keyStart = cursor + PARAMETER.length
-    const keyEnd = text.indexOf('>', keyStart)
-    if (keyEnd < 0) return /^[^\s<>]*$/.test(text.slice(keyStart)) ? cutOff('the text ends inside <parameter=…>', name) : undefined
+    const keyEnd = tagEnd(text, keyStart)
+    if (keyEnd < 0) return keyStart + TAG_WINDOW >= text.length && /^[^\s<>]*$/.test(text.slice(keyStart)) ? cutOff('the text ends inside <parameter=…>', name) : undefined
     const key = text.slice(keyStart, keyEnd)
     if (!KEY.test(key)) return undefined
     const value = valueEnd(text, keyEnd + 1, known && new Set([...known].filter((other) => other !== key && !pairs.some(([given]) => given === other))))
@@ -75,6 +75,15 @@ function readFunction(text: string, at: number, tools: ToolSchemas, wrapped: boo
     pairs.push([key, text.slice(keyEnd + 1, value.end)])
     cursor = value.next
   }
+}
+
+/** Names and keys are at most 128 characters: the `>` that ends their tag comes within this many. */
+const TAG_WINDOW = 130
+
+/** Where the tag whose name starts at `at` closes (its `>`), or -1 when no `>` comes within a name's length. */
+function tagEnd(text: string, at: number): number {
+  const end = text.slice(at, at + TAG_WINDOW).indexOf('>')
+  return end < 0 ? -1 : at + end
 }
 
 /**
