@@ -1,4 +1,5 @@
 import { jsonrepair } from 'jsonrepair'
+import { findDuplicateKey, shownKey } from '../duplicate-key'
 import { foldFullWidth, type LenientToken, lenientTokens } from './lenient-tokens'
 import { REPAIR_STEPS, type RepairRecord, type RepairStep } from './repair-step'
 
@@ -27,10 +28,11 @@ const LITERALS = new Set(['true', 'false', 'null'])
  * Repairs a model's malformed JSON arguments text, or refuses it. What is repaired: a
  * Markdown fence, a JSON string holding the JSON (`double-encoded`), full-width punctuation
  * outside strings, comments, single or curly quotes, unquoted keys, Python's literals,
- * trailing commas, and closing brackets missing after a complete value. `jsonrepair` does
- * the repair; the result is then compared with the input token by token, and any change
+ * trailing commas, and the outermost object's `}` missing after a complete value. `jsonrepair`
+ * does the repair; the result is then compared with the input token by token, and any change
  * outside that list (a comma or a `null` inserted, `NaN` turned into text, a value
- * completed) refuses the text instead: a call never runs on a guess. The steps named are the
+ * completed, an inner array or object closed) refuses the text instead, and so does a key
+ * written twice in one object: a call never runs on a guess. The steps named are the
  * differences found.
  *
  * @example
@@ -41,6 +43,8 @@ export function repairArguments(text: string): RepairedArguments | RepairRefusal
   const steps = new Set<RepairStep>()
   const result = repairText(text, 0, steps, 0)
   if ('error' in result) return result
+  const duplicate = findDuplicateKey(result.json, result.value)
+  if (duplicate) return { error: `the key ${shownKey(duplicate.key)} is written twice at ${duplicate.path}, so which of its values was meant cannot be known` }
   return { ...result, repaired: { from: repairedFrom(text), steps: REPAIR_STEPS.filter((step) => steps.has(step)) } }
 }
 
@@ -103,13 +107,16 @@ function repairText(text: string, offset: number, steps: Set<RepairStep>, depth:
 }
 
 /**
- * The cut-off rule: after a complete value, only closing brackets may be added. A number
- * at the end (`12` may have been `125`), a dangling key, colon or comma, or an opening
- * bracket at the end, is refused. (A string cut off never reaches here: the lexer refuses it.)
+ * The cut-off rule: only the outermost object's `}` may be added, and only after a complete
+ * value. A number at the end (`12` may have been `125`), a dangling key, colon or comma, an
+ * opening bracket at the end, or a text that ends inside an inner array or object
+ * (`{"paths": ["a.py"` may have had more paths) is refused. (A string cut off never reaches
+ * here: the lexer refuses it.)
  */
 function cutOff(tokens: readonly LenientToken[], offset: number, length: number): RepairRefusal | undefined {
-  const { depth, innermost } = brackets(tokens)
-  if (depth <= 0) return undefined
+  const open = openBrackets(tokens)
+  if (!open.length) return undefined
+  const innermost = open[open.length - 1]
   const last = tokens[tokens.length - 1]
   const at = offset + last.at
   // A number the text ends on may go on; one followed by a space or a comment is whole.
@@ -119,27 +126,27 @@ function cutOff(tokens: readonly LenientToken[], offset: number, length: number)
   }
   const before = tokens[tokens.length - 2]
   // `{"a": 1, "b"`: a key without its value.
-  if (last.kind !== 'punct' && before?.kind === 'punct' && (before.char === '{' || before.char === ',') && innermost === '{') {
+  if (last.kind !== 'punct' && before?.kind === 'punct' && (before.char === '{' || before.char === ',') && innermost.char === '{') {
     return { error: `the key at position ${at} ends the text without its value`, position: at }
+  }
+  if (open.length > 1 || innermost.char !== '{') {
+    const start = offset + innermost.at
+    const what = innermost.char === '[' ? 'array' : 'object'
+    const more = innermost.char === '[' ? 'elements' : 'members'
+    return { error: `the ${what} at position ${start} is cut off: the text ends inside it, so more ${more} may have followed`, position: start }
   }
   return undefined
 }
 
-/** The brackets left open at the end: how many more open than close, and the innermost still open (`{` or `[`). */
-function brackets(tokens: readonly LenientToken[]): { depth: number; innermost: string | undefined } {
-  const open: string[] = []
-  let depth = 0
+/** The brackets left open at the end, outermost first. */
+function openBrackets(tokens: readonly LenientToken[]): (LenientToken & { kind: 'punct' })[] {
+  const open: (LenientToken & { kind: 'punct' })[] = []
   for (const token of tokens) {
     if (token.kind !== 'punct') continue
-    if (token.char === '{' || token.char === '[') {
-      open.push(token.char)
-      depth++
-    } else if (token.char === '}' || token.char === ']') {
-      open.pop()
-      depth--
-    }
+    if (token.char === '{' || token.char === '[') open.push(token)
+    else if (token.char === '}' || token.char === ']') open.pop()
   }
-  return { depth, innermost: open[open.length - 1] }
+  return open
 }
 
 /**
@@ -159,12 +166,14 @@ function compare(input: readonly LenientToken[], output: readonly LenientToken[]
     if (!out || !same(token, out, next, steps)) return changed(token, offset)
     j++
   }
-  for (; j < output.length; j++) {
-    const out = output[j]
-    if (out.kind === 'punct' && (out.char === '}' || out.char === ']')) steps.add('closing-brackets')
-    else return { error: 'the repair added a value the text does not hold' }
+  // The one `}` the cut-off rule lets a repair add.
+  const added = output.slice(j)
+  if (!added.length) return undefined
+  if (added.length === 1 && added[0].kind === 'punct' && added[0].char === '}') {
+    steps.add('closing-brackets')
+    return undefined
   }
-  return undefined
+  return { error: 'the repair added a value the text does not hold' }
 }
 
 function same(token: LenientToken, out: LenientToken, next: LenientToken | undefined, steps: Set<RepairStep>): boolean {

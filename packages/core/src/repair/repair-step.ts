@@ -16,7 +16,7 @@ export type RepairStep =
   | 'python-literals'
   /** The arguments were a JSON string holding the JSON object. */
   | 'double-encoded'
-  /** A cut-off tail after a complete value was closed with `}` / `]`. */
+  /** A text cut off after a complete value was closed with the outermost object's `}` (nothing inner is closed: more may have followed). */
   | 'closing-brackets'
 
 /** Every `RepairStep`, in the order a repair applies them. */
