@@ -42,6 +42,13 @@ export interface ApprovalRequest extends AuthorizeRequest {
   repaired?: RepairRecord
   /** Set for a tool's `call.elicit`: not an approval but a form to fill; never remembered, never audited as a decision. */
   elicit?: ElicitQuestion
+  /**
+   * Set for a tool's own `call.ask(reason)` from inside its `run`: the run it would continue
+   * cannot outlive the process, so a pending store keeps it marked (`PendingRecord.inRun`)
+   * and it is closed after a restart. A gate that is not told reads a `reason` other than the
+   * permission's own as such an ask.
+   */
+  inRun?: true
 }
 
 /** What `call.elicit` asks: the form, validated on answer, and the message shown with it. */

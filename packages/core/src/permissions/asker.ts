@@ -141,10 +141,53 @@ export interface PermissionRequest {
   confirm?: 'always'
   createdAt: number
   expiresAt: number
+  /**
+   * Set on a question asked again from the pending store (`permissions.durable`): after a
+   * restart, or found there by another instance. Its `id` is new (answers to the old one's
+   * buttons are refused: they are bound to the request that was live then); `originalId` is
+   * the id it was first asked under (`PendingRecord.id`), `instance` the instance that asked
+   * and `at` when this engine read it. `createdAt` and `expiresAt` are the first ask's. An
+   * answer runs the call once, as a background task of the caller's session: the model's
+   * turn that asked is gone. `AskerContext.answer` tells what came of an answer.
+   */
+  restored?: Readonly<{ at: number; originalId: string; instance: string }>
+  /**
+   * `false` when the engine keeps requests (`permissions.durable`) but could not write this
+   * one to its store: it will not survive a restart, and an asker may say so. Askers that
+   * already show it learn it from `AskerContext.kept`. Absent otherwise.
+   */
+  durable?: false
 }
 
-/** What `respond` made of an answer. Only `accepted` ends the request. */
-export type RespondStatus = 'accepted' | 'not-allowed' | 'invalid' | 'closed'
+/**
+ * What `respond` made of an answer. Only `accepted` ends the request. `refused`: the answer
+ * came from someone who may give it, in a valid form, and still cannot count now: a restored
+ * request (`request.restored`) whose tool this instance does not define (it stays open for an
+ * instance that does), or one the rules deny now (it is closed). `AskerContext.answer` says why.
+ */
+export type RespondStatus = 'accepted' | 'not-allowed' | 'invalid' | 'closed' | 'refused'
+
+/** What finally came of an answer (`AskerContext.answer`). */
+export interface AnswerResult {
+  /**
+   * `respond`'s status, or what the store said after it: `taken` when another answer, on
+   * this instance or another, claimed the request first (`by` says whose); `failed` when a
+   * restored request was approved and its call could not be started (`reason`).
+   */
+  status: RespondStatus | 'taken' | 'failed'
+  /**
+   * Why, when there is more to say than the status: the refusal (`the tool "deploy" is not
+   * defined on this instance`, a rule that denies it now), the edit's problem; for an accepted
+   * answer to a restored request, the decision (`approved by mock:alice (once) after a restart`).
+   */
+  reason?: string
+  /** For `taken`: who answered first (`mock:alice`), when the store knows. */
+  by?: string
+  /** For an accepted `allow` of a restored request: the background task the call runs as. */
+  taskId?: string
+  /** Whether the request still waits for an answer after this one (true for `invalid`, `not-allowed` and a `refused` that keeps it open). */
+  open: boolean
+}
 
 export interface AskerContext {
   /** Aborts when the request ends for any reason: answered, expired, cancelled, stopped. */
@@ -152,8 +195,28 @@ export interface AskerContext {
   /**
    * Delivers an answer; may be called many times (each reply in a chat). An answer from
    * someone who may not answer is ignored and logged, and the request keeps waiting.
+   *
+   * With a pending store (`permissions.durable`), an accepted answer may count only once the
+   * store says so: always for a restored request (`request.restored`), and for any request
+   * when the store is shared by several instances (`PendingStore.shared`), since an answer
+   * on another instance may have claimed it first. Then `accepted` means the answer is being
+   * carried out, and `answer` tells how it ended.
    */
   respond(answer: AskAnswer): RespondStatus
+  /**
+   * Delivers an answer as `respond` does, and resolves with what finally came of it: at once
+   * for a request of this process on an unshared store; for a restored request once the store
+   * claimed it for this instance (or said another answer had: `taken`, with `by`), it was
+   * authorized again and its call started (`taskId`). Never rejects. `PermissionEngine`
+   * always sets it; optional so that a context made by hand (a test's) need not.
+   */
+  answer?(answer: AskAnswer): Promise<AnswerResult>
+  /**
+   * With a pending store (`permissions.durable`) and a request that is kept in it: settles
+   * `true` once it is written (it survives a restart), `false` when the store failed (the
+   * question should say it will not survive one). Absent when the request is not kept.
+   */
+  kept?: Promise<boolean>
 }
 
 /**

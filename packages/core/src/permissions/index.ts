@@ -1,13 +1,17 @@
 // The permission engine's surface for the rest of core and its tests (src/index.ts picks
 // the public names); compiling, indexing and keys stay internal.
 export type { AnswerVia, Approver, AskScope } from '../types/approver'
-export type { ApproverPolicy, AskAnswer, Asker, AskerContext, EditedArguments, InputQuestion, PermissionRequest, RespondStatus } from './asker'
+export type { AnswerResult, ApproverPolicy, AskAnswer, Asker, AskerContext, EditedArguments, InputQuestion, PermissionRequest, RespondStatus } from './asker'
 export { describeApprovers, mayAnswer } from './may-answer'
 export { type AskedMessage, askedMessage } from './asked-message'
 export type { Grant, GrantSubject } from './grant'
 export { type GrantStore, type GrantStoreLoad, MemoryGrantStore } from './grant-store'
 export { DatabaseGrantStore, type DatabaseGrantStoreOptions, GRANT_TABLE } from './database-grant-store'
 export { JsonFileGrantStore } from './json-file-grant-store'
+export type { ClosedRequest, PendingRecord, PendingStore, PendingStoreLoad, ResumedCall, ResumeHandler, StoredSession } from './pending-record'
+export { MemoryPendingStore } from './memory-pending-store'
+export { JsonFilePendingStore } from './json-file-pending-store'
+export { DatabasePendingStore, type DatabasePendingStoreOptions, PENDING_TABLE } from './database-pending-store'
 export type { DecisionEvent, DecisionSource } from './permission-decision'
 export { PermissionEngine, type PermissionEngineOptions } from './permission-engine'
 export { PermissionError } from './permission-error'

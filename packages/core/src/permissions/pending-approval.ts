@@ -1,13 +1,17 @@
 import type { Logger } from '../logger'
 import type { ApprovalOutcome, ApprovalRequest, ElicitQuestion, RevisedCall } from '../permission-gate'
-import type { Approver, ApproverPolicy, AskAnswer, Asker, AskScope, PermissionRequest, RespondStatus } from './asker'
+import { answerAuthor, label } from './answer-check'
+import type { AnswerResult, Approver, ApproverPolicy, AskAnswer, Asker, AskerContext, AskScope, PermissionRequest, RespondStatus } from './asker'
 import { describeApprovers, mayAnswer } from './may-answer'
 import type { DecisionSource } from './permission-decision'
+import { showRequest } from './show-request'
 import { messageOf } from '../error-message'
 import { info } from '../logger'
 
-const DECISIONS = new Set(['allow', 'deny'])
-const SCOPES = new Set<AskScope>(['once', 'session', 'always'])
+export { label } from './answer-check'
+
+/** What the store said of an answer's claim (`ApprovalHost.claim`): won, or who had claimed it first. */
+export type ClaimResult = { won: true } | { won: false; by?: string; instance?: string; closed?: string }
 
 /** The engine's side of a pending approval. */
 export interface ApprovalHost {
@@ -16,6 +20,19 @@ export interface ApprovalHost {
   settled(pending: PendingApproval, outcome: ApprovalOutcome, source: DecisionSource): void
   /** Checks an approver's edited arguments and decides the edited call (see `PermissionEngine.reviseFor`). */
   reviseFor(pending: PendingApproval, value: unknown, by: Approver): EditVerdict
+  /**
+   * Optional: claims the request in a shared pending store before an answer counts (another
+   * instance may answer it too). `undefined` when no claim is needed: the answer counts now.
+   */
+  claim?(pending: PendingApproval, by: Approver): Promise<ClaimResult> | undefined
+}
+
+/** How a pending approval is kept (`permissions.durable`). */
+export interface KeptOptions {
+  /** Settles once the request's record is written (`true`) or could not be (`false`); handed to askers as `kept`. */
+  kept?: Promise<boolean>
+  /** With no asker left it keeps waiting (for an asker added later, or its expiry) instead of ending. */
+  outlivesAskers?: boolean
 }
 
 /**
@@ -38,8 +55,13 @@ export class PendingApproval {
   readonly promise: Promise<ApprovalOutcome>
   private resolve!: (outcome: ApprovalOutcome) => void
   private timer: ReturnType<typeof setTimeout>
-  private live: Set<Asker>
+  private live = new Set<Asker>()
   private done = false
+  /** Set while an accepted answer waits for its claim (`ApprovalHost.claim`): who gave it, and what came of it. */
+  private claiming?: { by: string; result: Promise<AnswerResult> }
+  /** Why the last answer `respond` turned down was refused, for `answer`. */
+  private refusal?: string
+  private readonly context: AskerContext
   /** Why the askers that cannot reach anyone for this request said so (`CANNOT_ASK`). */
   private unreachable: string[] = []
   /** The last asker failure that was not `CANNOT_ASK`. */
@@ -48,42 +70,66 @@ export class PendingApproval {
 
   constructor(
     private host: ApprovalHost,
-    readonly request: Readonly<PermissionRequest>,
+    /** What askers are shown; replaced once, marked `durable: false`, when its record could not be kept. */
+    public request: Readonly<PermissionRequest>,
     /** What the pipeline passed in; re-evaluated when a new grant could cover it. */
     readonly input: ApprovalRequest,
     askers: readonly Asker[],
     private signal: AbortSignal | undefined,
     timeout: number,
+    private readonly keeping: KeptOptions = {},
   ) {
     this.promise = new Promise((resolve) => { this.resolve = resolve })
-    this.live = new Set(askers)
     this.timer = setTimeout(() => this.end(
       { decision: 'deny', reason: `timed out waiting for approval (no answer within ${duration(timeout)})` },
       { kind: 'timeout', timeout },
     ), timeout)
     signal?.addEventListener('abort', this.onAbort, { once: true })
-    const context = { signal: this.controller.signal, respond: (answer: AskAnswer) => this.respond(answer) }
-    for (const asker of askers) {
-      let returned: ReturnType<Asker>
-      try {
-        returned = asker(request, context)
-      } catch (error) {
-        this.failed(asker, error)
-        continue
-      }
-      if (returned && typeof (returned as Promise<unknown>).then === 'function') {
-        ;(returned as Promise<AskAnswer | void>).then(
-          (answer) => { if (answer && !this.done) this.respond(answer) },
-          (error) => this.failed(asker, error),
-        )
-      } else if (returned) {
-        this.respond(returned as AskAnswer)
-      }
+    this.context = {
+      signal: this.controller.signal,
+      respond: (answer: AskAnswer) => this.respond(answer),
+      answer: (answer: AskAnswer) => this.answer(answer),
+      ...(keeping.kept ? { kept: keeping.kept } : {}),
     }
+    for (const asker of askers) this.live.add(asker)
+    for (const asker of askers) this.showTo(asker)
   }
 
   get ended(): boolean {
     return this.done
+  }
+
+  /** Shows the request to an asker registered after it was asked (a durable engine shows it to every asker). */
+  show(asker: Asker): void {
+    if (this.done) return
+    this.live.add(asker)
+    this.showTo(asker)
+  }
+
+  private showTo(asker: Asker): void {
+    showRequest(asker, this.request, this.context, (answer) => { if (!this.done) this.respond(answer) }, (error) => this.failed(asker, error))
+  }
+
+  /** Its record could not be kept: the question says so to askers shown it from now on (and in `pending()`). */
+  notKept(): void {
+    if (this.request.durable === false) return
+    this.request = Object.freeze({ ...this.request, durable: false as const })
+  }
+
+  /**
+   * `respond`, then what came of the answer: at once, or once its claim settled
+   * (`ApprovalHost.claim`). Never rejects.
+   */
+  answer(answer: AskAnswer): Promise<AnswerResult> {
+    if (this.claiming) return Promise.resolve(this.done ? { status: 'closed', open: false } : { status: 'taken', by: this.claiming.by, open: false })
+    this.refusal = undefined
+    const status = this.respond(answer)
+    // `respond` may have started a claim (TypeScript narrowed the field before the call).
+    const claiming = this.claiming as PendingApproval['claiming']
+    if (status === 'accepted' && claiming) return claiming.result
+    const result: AnswerResult = { status, open: status === 'invalid' || status === 'not-allowed' }
+    if (this.refusal !== undefined) result.reason = this.refusal
+    return Promise.resolve(result)
   }
 
   /**
@@ -91,12 +137,9 @@ export class PendingApproval {
    * else is ignored (and logged): a spoofed or malformed answer never ends a request.
    */
   respond(answer: AskAnswer): RespondStatus {
-    if (this.done) return 'closed'
-    const by = approverOf(answer?.by)
-    if (!answer || typeof answer !== 'object' || !DECISIONS.has(answer.decision) || !by
-      || (answer.scope !== undefined && !SCOPES.has(answer.scope))
-      || (answer.reason !== undefined && typeof answer.reason !== 'string')
-      || (answer.via !== undefined && typeof answer.via !== 'string')) {
+    if (this.done || this.claiming) return 'closed'
+    const by = answerAuthor(answer)
+    if (!by) {
       this.host.logger.warn('ignored a malformed answer to permission request %s (%s): %o', this.request.id, this.request.summary, answer)
       return 'invalid'
     }
@@ -112,7 +155,37 @@ export class PendingApproval {
     const reason = answer.decision === 'allow'
       ? `approved by ${label(by)} (${scope})`
       : `${label(by)} declined it${answer.reason ? `: ${answer.reason}` : ''}`
-    this.end({ decision: answer.decision, reason }, answer.via ? { kind: 'answer', by, scope, via: answer.via } : { kind: 'answer', by, scope })
+    return this.conclude({ decision: answer.decision, reason }, answer.via ? { kind: 'answer', by, scope, via: answer.via } : { kind: 'answer', by, scope })
+  }
+
+  /**
+   * Ends the request with an accepted answer: now, or once the store says this instance
+   * claimed it (a shared store); when another claimed it first, the call ends here saying
+   * it runs there.
+   */
+  private conclude(outcome: ApprovalOutcome, source: Extract<DecisionSource, { kind: 'answer' }>): 'accepted' {
+    const claim = this.host.claim?.(this, source.by)
+    if (!claim) {
+      this.end(outcome, source)
+      return 'accepted'
+    }
+    const by = label(source.by)
+    // The host settles claims; a claim that failed anyway counts the answer given here.
+    const result = claim.catch((): ClaimResult => ({ won: true })).then((claimed): AnswerResult => {
+      if (claimed.won) {
+        if (this.done) return { status: 'closed', open: false }
+        this.end(outcome, source)
+        return { status: 'accepted', open: false }
+      }
+      const where = claimed.instance ? `another instance (${claimed.instance})` : 'another instance'
+      const reason = claimed.closed
+        ? `the request was closed on ${where} (${claimed.closed})`
+        : `the request was answered on ${where}${claimed.by ? ` by ${claimed.by}` : ''}; the call runs there, not here`
+      this.end({ decision: 'deny', reason }, { kind: 'elsewhere', ...(claimed.instance ? { instance: claimed.instance } : {}), ...(claimed.by ? { by: claimed.by } : {}) })
+      if (claimed.closed) return { status: 'closed', reason, open: false }
+      return { status: 'taken', reason, open: false, ...(claimed.by ? { by: claimed.by } : {}) }
+    })
+    this.claiming = { by, result }
     return 'accepted'
   }
 
@@ -141,6 +214,7 @@ export class PendingApproval {
     if ('refused' in verdict) {
       // A person's typo, not an attack: their asker tells them (`input.check`); the log need not shout.
       this.host.logger.debug('refused an edit from %s to permission request %s (%s): %s', label(by), this.request.id, this.request.summary, verdict.why)
+      this.refusal = verdict.why
       return verdict.refused
     }
     // Sent back unchanged: a plain approval of the call as the model made it.
@@ -148,17 +222,18 @@ export class PendingApproval {
     const source: Extract<DecisionSource, { kind: 'answer' }> = { kind: 'answer', by, scope: 'once', edited: true }
     if (answer.via) source.via = answer.via
     if (verdict.decision === 'deny') {
-      this.end({ decision: 'deny', reason: `${label(by)} edited the arguments, and the edited call is denied: ${verdict.reason}`, edited: verdict.revised }, source)
-      return 'accepted'
+      return this.conclude({ decision: 'deny', reason: `${label(by)} edited the arguments, and the edited call is denied: ${verdict.reason}`, edited: verdict.revised }, source)
     }
     if (!verdict.once) source.scope = scope
-    this.end({ decision: 'allow', reason: `approved by ${label(by)} (${source.scope}) with edited arguments`, edited: verdict.revised }, source)
-    return 'accepted'
+    return this.conclude({ decision: 'allow', reason: `approved by ${label(by)} (${source.scope}) with edited arguments`, edited: verdict.revised }, source)
   }
 
-  /** An asker was removed; with none left, nobody can answer. */
+  /**
+   * An asker was removed; with none left, nobody can answer, and the request ends. A kept
+   * request waits on: an asker added later is shown it (a host restarting its chat).
+   */
   askerGone(asker: Asker): void {
-    if (!this.live.delete(asker) || this.live.size || this.done) return
+    if (!this.live.delete(asker) || this.live.size || this.done || this.keeping.outlivesAskers) return
     this.end({ decision: 'deny', reason: 'every asker showing the permission request was unloaded before anyone answered' }, { kind: 'askers-failed' })
   }
 
@@ -203,32 +278,11 @@ function cannotAsk(error: unknown): boolean {
   return !!error && typeof error === 'object' && (error as { code?: unknown }).code === 'CANNOT_ASK'
 }
 
-function approverOf(by: unknown): Approver | undefined {
-  if (typeof by === 'string') return by ? { id: by } : undefined
-  if (!by || typeof by !== 'object') return undefined
-  const { id, platform, authority, permissions } = by as Approver
-  if (typeof id !== 'string' || !id) return undefined
-  if (platform !== undefined && typeof platform !== 'string') return undefined
-  if (authority !== undefined && typeof authority !== 'number') return undefined
-  if (permissions !== undefined && !(Array.isArray(permissions) && permissions.every((name) => typeof name === 'string'))) return undefined
-  const approver: Approver = { id }
-  if (platform !== undefined) approver.platform = platform
-  if (authority !== undefined) approver.authority = authority
-  if (permissions !== undefined) approver.permissions = [...permissions]
-  return approver
-}
-
-
 function describePolicy(policy: ApproverPolicy): string {
   return describeApprovers(policy)
 }
 
-/** `discord:123`, or `123` without a platform. */
-export function label(by: Approver): string {
-  return by.platform ? `${by.platform}:${by.id}` : by.id
-}
-
-function duration(ms: number): string {
+export function duration(ms: number): string {
   if (ms % 60_000 === 0) return `${ms / 60_000} min`
   if (ms % 1000 === 0) return `${ms / 1000}s`
   return `${ms} ms`

@@ -1,3 +1,4 @@
+import type Schema from 'schemastery'
 import type { RepairRecord } from '../repair/repair-step'
 import type { Effect, PermissionSpec } from '../types/effect'
 import type { ToolPreview } from '../types/tool-preview'
@@ -98,6 +99,31 @@ export interface PendingStore {
   get(id: string): Promise<PendingRecord | undefined>
   /** Optional: why the store can no longer be used (its database stopped). */
   readonly gone?: string
+  /**
+   * Optional: other instances read and answer this store's requests (a database). The engine
+   * then claims a request before an answer given here counts, even one it asked itself, and
+   * reads the store on `refreshPending` to see what other instances asked and claimed.
+   */
+  readonly shared?: boolean
+}
+
+/**
+ * A request closed without being asked again (`PermissionEngineOptions.onClosed`): found in
+ * the store at load or refresh and not restored, or evicted. A host tells the record's
+ * channel, with `reason`.
+ * - `expired`: its expiry passed while the process was down (or, evicted, past `maxPending`);
+ * - `in-run`: a tool's own `call.ask` from inside a run, which a restart ended;
+ * - `masked`: its arguments had secret fields, which were never stored;
+ * - `corrupt`: a record that did not read as one (`record` is absent; `id` and `session` when
+ *   the store could tell them).
+ */
+export interface ClosedRequest {
+  cause: 'expired' | 'evicted' | 'in-run' | 'masked' | 'corrupt'
+  /** One line saying why, for the channel. */
+  reason: string
+  record?: Readonly<PendingRecord>
+  id?: string
+  session?: Readonly<StoredSession>
 }
 
 /**
@@ -124,9 +150,17 @@ export interface ResumeHandler {
   defines(tool: string): boolean
   /**
    * Validates `args` against the tool's schema (for an edit), as `InputQuestion.resolve`
-   * does: the arguments as the tool would run with them, or why not.
+   * does: the arguments as the tool would run with them, or why not. `permission`: the
+   * edited call's own permission (`tool.permission(args)`), which the engine authorizes;
+   * without it the record's permission is used, target and all.
    */
-  check?(tool: string, args: unknown): { args: unknown; changes: readonly string[] } | { error: string }
+  check?(tool: string, args: unknown): { args: unknown; changes: readonly string[]; permission?: PermissionSpec } | { error: string }
+  /**
+   * Optional: the tool's arguments schema, for the edit form of a restored question
+   * (`PermissionRequest.input`, with `check`). Without it a restored question shows no form;
+   * an edit sent anyway still goes through `check`.
+   */
+  schema?(tool: string): Schema | undefined
   /** Runs the call once as a background task of the record's session; resolves with the task's id, or throws why it could not start. */
   resume(call: ResumedCall): Promise<{ taskId: string }>
 }

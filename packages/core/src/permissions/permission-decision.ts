@@ -33,7 +33,17 @@ export type DecisionSource =
   | { kind: 'cancelled' }
   | { kind: 'no-asker' }
   | { kind: 'askers-failed' }
-  | { kind: 'stopped' }
+  /**
+   * The engine stopped while the request waited. `kept`: its record stays in the pending
+   * store (`permissions.durable`), and it is asked again after a restart. For a restored
+   * request closed at load (a `call.ask` from inside a run, secret arguments) it is unset.
+   */
+  | { kind: 'stopped'; kept?: true }
+  /**
+   * Another instance on the shared pending store claimed the request (an answer given there):
+   * the call runs there, and this instance's wait ends. `by`: who answered, when the store says.
+   */
+  | { kind: 'elsewhere'; instance?: string; by?: string }
 
 /** The payload of `permissions/decision`. */
 export interface DecisionEvent {
@@ -47,5 +57,12 @@ export interface DecisionEvent {
   requestId?: string
   /** Who could answer (the request's approver policy), for `approve` decisions that reached the askers. */
   approvers?: Readonly<ApproverPolicy>
+  /**
+   * Set for the decision on a request read from the pending store (`permissions.durable`):
+   * answered, expired or closed after a restart, or on another instance than the one that
+   * asked. `requestId` is then the id it was first asked under (`PendingRecord.id`), the one
+   * the asking instance's records carry. No call of this process waited for it.
+   */
+  restored?: true
   at: number
 }

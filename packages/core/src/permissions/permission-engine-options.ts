@@ -1,6 +1,8 @@
 import type { Logger } from '../logger'
+import type { Session } from '../session'
 import { RULE_FIELDS } from './compile-rule'
 import type { GrantStore } from './grant-store'
+import type { ClosedRequest, PendingStore, StoredSession } from './pending-record'
 import type { DecisionEvent } from './permission-decision'
 import { PermissionError } from './permission-error'
 import type { PermissionMode } from './permission-modes'
@@ -30,6 +32,40 @@ export interface PermissionEngineOptions {
   conditions?: Readonly<Record<string, RuleCondition>>
   /** Where `always` grants persist. @default a MemoryGrantStore (forgotten on restart) */
   store?: GrantStore
+  /**
+   * Keep every question the pipeline asks in `pendingStore`, so that it outlives the process:
+   * after a restart it is asked again, and an answer then runs the call once (see
+   * `onResume`). `false` is today's behaviour: a question lives as long as the process.
+   * A tool's form (`call.elicit`) is never kept.
+   * @default true when `pendingStore` is given
+   */
+  durable?: boolean
+  /** Where questions are kept (`durable`). @default a MemoryPendingStore when `durable` is true without one */
+  pendingStore?: PendingStore
+  /**
+   * The most open requests kept at once; past it the oldest expire first (closed as an
+   * expiry is). @default 1000
+   */
+  maxPending?: number
+  /**
+   * This instance's name in the pending store: which instance asked a request and which
+   * claimed it. Give it a stable value (one per process sharing a database) for an
+   * instance to recognise its own requests after a restart. @default a random id
+   */
+  instanceId?: string
+  /**
+   * A request found in the pending store and closed without being asked again: expired while
+   * the process was down, a `call.ask` from inside a run, arguments with secret fields, a
+   * record that does not read, or one past `maxPending`. A host tells the record's channel
+   * (Cordis: the `permissions/closed` event). Each is also a decision (`onDecision`).
+   */
+  onClosed?: (closed: ClosedRequest) => void
+  /**
+   * What a host keeps of a session beyond Dogu's fields when it keeps a request
+   * (`StoredSession.host`; Koishi: the bot's `selfId`), to post the question again and deliver
+   * the result in the same place after a restart.
+   */
+  sessionHost?: (session: Session) => StoredSession['host'] | undefined
   /** Receives every decision: the `permissions/decision` event. */
   onDecision?: (event: DecisionEvent) => void
   /**

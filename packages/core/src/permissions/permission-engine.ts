@@ -6,10 +6,13 @@ import { reviseEdit } from './argument-edit'
 import type { Approver, Asker, PermissionRequest } from './asker'
 import { compileRule } from './compile-rule'
 import { decideCall } from './decide-call'
+import { DurableRequests } from './durable-requests'
 import type { Grant } from './grant'
 import { GrantLedger } from './grant-ledger'
 import { type GrantStore, MemoryGrantStore } from './grant-store'
-import { type EditVerdict, label, PendingApproval } from './pending-approval'
+import { MemoryPendingStore } from './memory-pending-store'
+import { type ClaimResult, type EditVerdict, label, PendingApproval } from './pending-approval'
+import type { PendingRecord, PendingStore, ResumeHandler } from './pending-record'
 import type { DecisionEvent, DecisionSource } from './permission-decision'
 import { checkConditions, type PermissionEngineOptions } from './permission-engine-options'
 import { PermissionError } from './permission-error'
@@ -18,6 +21,7 @@ import type { PermissionRule, RuleCondition } from './permission-rule'
 import type { DefaultApprovers } from './rule-approvers'
 import { RuleIndex } from './rule-index'
 import { SessionModes } from './session-modes'
+import { type SessionHost, recordOf } from './stored-request'
 import { settledWithin } from '../settled-within'
 
 export type { PermissionEngineOptions } from './permission-engine-options'
@@ -26,6 +30,9 @@ const MAX_TIMEOUT = 2 ** 31 - 1
 /** How long a pipeline ask waits for a store switch in progress before it asks anyway. */
 const SWITCH_WAIT = 10_000
 const DEFAULT_TIMEOUT = 300_000
+const DEFAULT_MAX_PENDING = 1000
+/** Why a call waiting for an answer ends when the engine stops and its request is kept. */
+const INTERRUPTED = 'interrupted while waiting for approval (the request is kept and asked again after a restart)'
 
 /**
  * The host-free permission gate: rules, modes, remembered grants and approvals in flight.
@@ -53,6 +60,11 @@ export class PermissionEngine implements PermissionGate {
   private readonly onDecision?: (event: DecisionEvent) => void
   private readonly wantsDecision: () => boolean
   private readonly conditions: ReadonlyMap<string, RuleCondition>
+  /** Set when questions are kept in a pending store (`durable`). */
+  private readonly durable?: DurableRequests
+  private readonly sessionHost?: SessionHost
+  /** This instance's name in the pending store (`PermissionEngineOptions.instanceId`). */
+  readonly instanceId: string
 
   constructor(options: PermissionEngineOptions = {}) {
     if (!options || typeof options !== 'object') throw new PermissionError('INVALID_OPTIONS', 'PermissionEngine expects an options object')
@@ -72,8 +84,37 @@ export class PermissionEngine implements PermissionGate {
     // before the store is read, so a rejected config leaves it alone.
     const compiled = (options.rules ?? []).map((rule, i) => compileRule(rule, `config.rules[${i}]`, this.conditions))
     for (const rule of compiled) this.rules.add(rule)
+    const durable = options.durable ?? options.pendingStore !== undefined
+    if (typeof durable !== 'boolean') throw new PermissionError('INVALID_OPTIONS', `durable must be true or false, got ${JSON.stringify(durable)}`)
+    const { maxPending = DEFAULT_MAX_PENDING, instanceId = globalThis.crypto.randomUUID().slice(0, 8) } = options
+    if (!(Number.isInteger(maxPending) && maxPending > 0)) throw new PermissionError('INVALID_OPTIONS', `maxPending must be a positive integer, got ${JSON.stringify(maxPending)}`)
+    if (typeof instanceId !== 'string' || !instanceId || instanceId.length > 255) throw new PermissionError('INVALID_OPTIONS', `instanceId must be a non-empty string of at most 255 characters, got ${JSON.stringify(instanceId)}`)
+    if (options.pendingStore !== undefined) checkPendingStore(options.pendingStore, 'pendingStore')
+    if (options.onClosed !== undefined && typeof options.onClosed !== 'function') throw new PermissionError('INVALID_OPTIONS', 'onClosed must be a function')
+    if (options.sessionHost !== undefined && typeof options.sessionHost !== 'function') throw new PermissionError('INVALID_OPTIONS', 'sessionHost must be a function')
+    this.instanceId = instanceId
+    this.sessionHost = options.sessionHost
     this.ledger = new GrantLedger(options.store ?? new MemoryGrantStore(), this.logger)
-    this.ready = this.ledger.ready
+    if (durable) {
+      const onClosed = options.onClosed
+      this.durable = new DurableRequests({
+        logger: this.logger,
+        defaultApprovers: this.defaultApprovers,
+        decide: (request) => this.decide(request),
+        remember: (scope, request, by) => this.ledger.remember(scope, request, by),
+        reportRestored: (record, request, result) => this.report('approve', request, result, undefined, record),
+        askers: () => this.askers,
+        closed: (closed) => onClosed?.(closed),
+      }, options.pendingStore ?? new MemoryPendingStore(), instanceId, maxPending)
+      this.ready = Promise.all([this.ledger.ready, this.durable.ready]).then(() => {})
+    } else {
+      this.ready = this.ledger.ready
+    }
+  }
+
+  /** Whether questions are kept in a pending store and outlive the process (`durable`). */
+  get isDurable(): boolean {
+    return this.durable !== undefined
   }
 
   /** Set when the grant store could not be trusted at load. */
@@ -124,8 +165,18 @@ export class PermissionEngine implements PermissionGate {
       return this.early(request, 'deny', `it needs a person's approval (${why}), but no asker is registered to ask anyone`, { kind: 'no-asker' })
     }
     const shown = approvalQuestion(request, why, asked, this.defaultApprovers, this.timeout)
-    const pending = new PendingApproval(this, shown, request, [...this.askers], signal, this.timeout)
-    if (!pending.ended) this.pendings.add(pending)
+    if (!this.durable) {
+      const pending = new PendingApproval(this, shown, request, [...this.askers], signal, this.timeout)
+      if (!pending.ended) this.pendings.add(pending)
+      return pending.promise
+    }
+    // Written without waiting: the question is asked at once, and says so if the write fails.
+    const kept = this.durable.keep(recordOf(request, shown, this.instanceId, this.sessionHost))
+    const pending = new PendingApproval(this, shown, request, [...this.askers], signal, this.timeout, { kept, outlivesAskers: true })
+    if (!pending.ended) {
+      this.pendings.add(pending)
+      this.durable.attach(shown.id, pending)
+    }
     return pending.promise
   }
 
@@ -156,6 +207,11 @@ export class PermissionEngine implements PermissionGate {
     // The same function twice is two registrations: wrap so each disposer removes its own.
     const entry: Asker = (request, context) => asker(request, context)
     this.askers.add(entry)
+    // Kept questions are shown to askers that come later: a chat reloaded, a console opened.
+    if (this.durable) {
+      for (const pending of [...this.pendings]) if (!pending.input.elicit) pending.show(entry)
+      this.durable.showTo(entry)
+    }
     return () => {
       if (!this.askers.delete(entry)) return
       for (const pending of [...this.pendings]) pending.askerGone(entry)
@@ -190,7 +246,43 @@ export class PermissionEngine implements PermissionGate {
    * `wanted`, asked right before the read, lets a stopping host skip it.
    */
   refreshGrants(wanted?: () => boolean): Promise<void> {
-    return this.ledger.refresh(wanted)
+    if (!this.durable?.shared) return this.ledger.refresh(wanted)
+    return Promise.all([this.ledger.refresh(wanted), this.durable.refresh(wanted)]).then(() => {})
+  }
+
+  /**
+   * Reads a shared pending store again (`PendingStore.shared`): requests other instances
+   * asked are shown here, those they answered or closed go, and a call of this process whose
+   * request another instance claimed ends (denied, saying the call runs there). `refreshGrants`
+   * does this too, on the timer hosts already run. Does nothing for an unshared store.
+   */
+  refreshPending(wanted?: () => boolean): Promise<void> {
+    return this.durable?.refresh(wanted) ?? Promise.resolve()
+  }
+
+  /**
+   * Switches where questions are kept, under the living engine (a database that started
+   * after it, or went), as `useStore` does for grants: the writes under way finish first (at
+   * most 10 s), then the new store is read (its requests are restored, closed or left to
+   * their instance) and this process's open requests are written to it, and removed from the
+   * old store. Resolves once that is done. Throws on an engine made with `durable: false`.
+   */
+  usePendingStore(store: PendingStore): Promise<void> {
+    checkPendingStore(store, 'usePendingStore()')
+    if (!this.durable) throw new PermissionError('INVALID_OPTIONS', 'usePendingStore(): this engine does not keep questions (durable: false)')
+    return this.durable.useStore(store)
+  }
+
+  /**
+   * Registers the tools host's side of resuming: an answer to a restored request is carried
+   * out through it (`ResumeHandler`), once the engine has checked the answerer, claimed the
+   * request in the store and authorized the call again. One handler at a time: a later one
+   * replaces it; the returned function removes it. Without one, such answers are refused and
+   * the requests stay open.
+   */
+  onResume(handler: ResumeHandler): () => void {
+    if (!this.durable) throw new PermissionError('INVALID_OPTIONS', 'onResume(): this engine does not keep questions (durable: false)')
+    return this.durable.onResume(handler)
   }
 
   /**
@@ -212,22 +304,38 @@ export class PermissionEngine implements PermissionGate {
     return this.ledger.revoke(id)
   }
 
-  /** Requests waiting for an answer, for UIs that list them. */
+  /**
+   * Requests waiting for an answer, for UIs that list them: those this process asked, then
+   * those restored from the pending store (`request.restored`), oldest first.
+   */
   pending(): Readonly<PermissionRequest>[] {
-    return [...this.pendings].map((pending) => pending.request)
+    const own = [...this.pendings].map((pending) => pending.request)
+    return this.durable ? [...own, ...this.durable.list()] : own
   }
 
   /**
    * Stops the engine: every waiting request ends as a denial with `reason`, askers are
-   * dropped, and the returned promise settles once grants are saved. Idempotent.
+   * dropped, and the returned promise settles once grants are saved. Idempotent. With a
+   * pending store, kept requests stay in it: their calls end denied with "interrupted while
+   * waiting for approval (the request is kept and asked again after a restart)", and the
+   * promise settles once every write to the store has too.
    */
   async stop(reason = 'the permissions service stopped while waiting for approval'): Promise<void> {
     if (!this.stopped) {
       this.stopped = true
-      for (const pending of [...this.pendings]) pending.end({ decision: 'deny', reason }, { kind: 'stopped' })
+      for (const pending of [...this.pendings]) {
+        if (this.durable?.isKept(pending.request.id)) pending.end({ decision: 'deny', reason: INTERRUPTED }, { kind: 'stopped', kept: true })
+        else pending.end({ decision: 'deny', reason }, { kind: 'stopped' })
+      }
       this.askers.clear()
     }
-    await this.ledger.saved()
+    await Promise.all([this.ledger.saved(), this.durable?.stop()])
+  }
+
+  /** @internal PendingApproval asks here whether an answer must be claimed in a shared store first. */
+  claim(pending: PendingApproval, by: Approver): Promise<ClaimResult> | undefined {
+    if (pending.input.elicit) return undefined
+    return this.durable?.claim(pending, by)
   }
 
   /**
@@ -243,6 +351,7 @@ export class PermissionEngine implements PermissionGate {
   settled(pending: PendingApproval, outcome: ApprovalOutcome, source: DecisionSource): void {
     this.pendings.delete(pending)
     if (pending.input.elicit) return
+    this.durable?.ended(pending.request.id, source)
     // An edited call is what was approved: its request, not the model's, is remembered and reported.
     const decided = outcome.edited?.request ?? pending.input
     let created = false
@@ -276,17 +385,30 @@ export class PermissionEngine implements PermissionGate {
     this.report(source.kind === 'quota' ? 'quota' : 'middleware', request, { decision, reason, rule: source })
   }
 
-  private report(phase: DecisionEvent['phase'], request: DecisionEvent['request'], result: AuthorizeResult, asked?: Readonly<PermissionRequest>) {
+  private report(phase: DecisionEvent['phase'], request: DecisionEvent['request'], result: AuthorizeResult, asked?: Readonly<PermissionRequest>, restored?: Readonly<PendingRecord>) {
     if (!this.onDecision || !this.wantsDecision()) return
     const event: DecisionEvent = { phase, decision: result.decision, reason: result.reason, source: result.rule as DecisionSource, request, at: Date.now() }
     if (asked) {
       event.requestId = asked.id
       event.approvers = asked.approvers
     }
+    if (restored) {
+      event.requestId = restored.id
+      event.approvers = restored.approvers
+      event.restored = true
+    }
     try {
       this.onDecision(event)
     } catch (error) {
       this.logger.warn('a permissions/decision listener threw: %s', error)
     }
+  }
+}
+
+/** A pending store has the methods the engine calls. */
+function checkPendingStore(store: PendingStore, where: string): void {
+  const methods = ['load', 'put', 'remove', 'claim', 'get'] as const
+  if (!store || typeof store !== 'object' || methods.some((name) => typeof store[name] !== 'function')) {
+    throw new PermissionError('INVALID_OPTIONS', `${where} expects a pending store { load, put, remove, claim, get }`)
   }
 }

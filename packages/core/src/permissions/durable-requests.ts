@@ -1,0 +1,520 @@
+import { messageOf } from '../error-message'
+import type { Logger } from '../logger'
+import type { AuthorizeRequest, AuthorizeResult } from '../permission-gate'
+import { settledWithin } from '../settled-within'
+import { label } from './answer-check'
+import type { AnswerResult, Approver, AskAnswer, Asker, AskScope, PermissionRequest } from './asker'
+import type { Grant } from './grant'
+import { describeApprovers, mayAnswer } from './may-answer'
+import type { ClaimResult, PendingApproval } from './pending-approval'
+import type { ClosedRequest, PendingRecord, PendingStore, PendingStoreLoad, ResumeHandler } from './pending-record'
+import type { DecisionSource } from './permission-decision'
+import { PermissionError } from './permission-error'
+import { RestoredApproval, type RestoredHost, type RestoredVerdict } from './restored-approval'
+import { approverPolicy, type DefaultApprovers, names as namesApprovers } from './rule-approvers'
+import { checkEdit, requestOf, restoredQuestion } from './stored-request'
+
+/** How long a store switch waits for the writes under way before it reads the new store. */
+const SWITCH_WAIT = 10_000
+/**
+ * Another instance's request counts as expired here this much after its expiry: the instance
+ * that asked closes its own at the expiry, and is the one to tell its channel.
+ */
+export const FOREIGN_GRACE_MS = 10_000
+/** What a closure claims a request for (`PendingStore.claim`'s `by`): no person's label starts with `#`. */
+const CLOSING = '#'
+
+/** The engine's side of durable requests. */
+export interface DurableHost {
+  readonly logger: Logger
+  readonly defaultApprovers: DefaultApprovers
+  decide(request: AuthorizeRequest): AuthorizeResult
+  remember(scope: Exclude<AskScope, 'once'>, request: AuthorizeRequest, by: string): Readonly<Grant>
+  /** Reports a decision on a record (`DecisionEvent.restored`, `requestId` the record's id). */
+  reportRestored(record: Readonly<PendingRecord>, request: AuthorizeRequest & { callId: string }, result: AuthorizeResult): void
+  /** The askers registered now. */
+  askers(): Iterable<Asker>
+  /** A record closed without being asked again (`PermissionEngineOptions.onClosed`). */
+  closed(closed: ClosedRequest): void
+}
+
+/** A request of this process kept in the store, and how far its write got. */
+interface Kept {
+  record: PendingRecord
+  pending?: PendingApproval
+  state: 'writing' | 'written' | 'failed'
+}
+
+/**
+ * The durable half of the permission engine (`permissions.durable`): it writes each question
+ * the pipeline asks to a `PendingStore`, removes it when the question ends, reads the store
+ * at start (and, shared, on every refresh) and asks its requests again as `RestoredApproval`s,
+ * and carries an answer to one out: a claim in the store, the call authorized again, and the
+ * tools host's `ResumeHandler` running it once. Writes of one request run one after another.
+ */
+export class DurableRequests implements RestoredHost {
+  /** Resolves once the store was read and its requests restored or closed. */
+  readonly ready: Promise<void>
+  private store: PendingStore
+  private live = new Map<string, Kept>()
+  private restored = new Map<string, RestoredApproval>()
+  private chains = new Map<string, Promise<void>>()
+  /** Loads, refreshes and switches, one after another. */
+  private turn: Promise<void>
+  private resumer?: ResumeHandler
+  private stopped = false
+
+  constructor(private readonly host: DurableHost, store: PendingStore, readonly instanceId: string, private readonly maxPending: number) {
+    this.store = store
+    this.ready = this.turn = this.load(store)
+  }
+
+  get logger(): Logger {
+    return this.host.logger
+  }
+
+  /** Whether the store is shared by several instances (`PendingStore.shared`). */
+  get shared(): boolean {
+    return this.store.shared === true
+  }
+
+  // --- requests of this process -------------------------------------------------------
+
+  /**
+   * Keeps a question the pipeline just asked: makes room under `maxPending`, then writes its
+   * record without waiting. Resolves `true` once written, `false` when the store failed
+   * (logged: the request will not survive a restart).
+   */
+  keep(record: PendingRecord): Promise<boolean> {
+    this.makeRoom(1)
+    const entry: Kept = { record, state: 'writing' }
+    this.live.set(record.id, entry)
+    const store = this.store
+    return this.write(record.id, () => store.put(record)).then(() => {
+      if (entry.state === 'writing') entry.state = 'written'
+      return true
+    }, (error) => {
+      entry.state = 'failed'
+      if (store.gone !== undefined) this.logger.debug('permission request %s (%s) was not kept, as the pending store went (%s): %s', record.id, record.summary, store.gone, messageOf(error))
+      else this.logger.warn('could not keep permission request %s (%s) in the pending store: %s; it will not survive a restart', record.id, record.summary, messageOf(error))
+      entry.pending?.notKept()
+      return false
+    })
+  }
+
+  /** The pending approval of a record `keep` was given. */
+  attach(id: string, pending: PendingApproval): void {
+    const entry = this.live.get(id)
+    if (entry && !pending.ended) entry.pending = pending
+  }
+
+  /** Whether the request's record is (being) kept: stopping leaves it for after a restart. */
+  isKept(id: string): boolean {
+    const entry = this.live.get(id)
+    return !!entry && entry.state !== 'failed'
+  }
+
+  /** A request of this process ended: its record goes, unless the engine stopped and keeps it. */
+  ended(id: string, source: DecisionSource): void {
+    const entry = this.live.get(id)
+    if (!entry) return
+    this.live.delete(id)
+    if (source.kind === 'stopped' && source.kept) return
+    if (entry.state !== 'failed') void this.remove(id)
+  }
+
+  /**
+   * Before an answer to a request of this process counts, on a shared store: claims it, since
+   * an answer on another instance may have. `undefined` when no claim is needed. Never rejects:
+   * a store that cannot be reached counts the answer given here (logged).
+   */
+  claim(pending: PendingApproval, by: Approver): Promise<ClaimResult> | undefined {
+    const id = pending.request.id
+    const entry = this.live.get(id)
+    if (!this.shared || !entry || entry.state === 'failed') return undefined
+    const store = this.store
+    return this.write(id, () => store.claim(id, this.instanceId, label(by))).then(async (won): Promise<ClaimResult> => {
+      if (won) return { won: true }
+      const now = await store.get(id).catch(() => undefined)
+      return lost(now)
+    }, (error): ClaimResult => {
+      this.logger.warn('could not claim permission request %s (%s) in the pending store: %s; the answer given here counts', id, pending.request.summary, messageOf(error))
+      return { won: true }
+    })
+  }
+
+  // --- restored requests ----------------------------------------------------------------
+
+  /** The restored requests still open, for `pending()`. */
+  list(): Readonly<PermissionRequest>[] {
+    return [...this.restored.values()].filter((restored) => !restored.ended).map((restored) => restored.request)
+  }
+
+  /** Shows every open restored request to an asker registered now. */
+  showTo(asker: Asker): void {
+    for (const restored of this.restored.values()) restored.show(asker)
+  }
+
+  /** Registers the tools host that runs answered restored requests; see `PermissionEngine.onResume`. */
+  onResume(handler: ResumeHandler): () => void {
+    if (!handler || typeof handler.defines !== 'function' || typeof handler.resume !== 'function') {
+      throw new PermissionError('INVALID_OPTIONS', 'onResume() expects a handler { defines(tool), resume(call), check?, schema? }')
+    }
+    this.resumer = handler
+    // Questions restored before it came get its edit form (askers shown from now on see it).
+    for (const restored of this.restored.values()) {
+      if (restored.request.input) continue
+      const request = restoredQuestion(restored.record, restored.request.restored!.at, handler, restored.request.id)
+      if (request.input) restored.request = request
+    }
+    return () => {
+      if (this.resumer === handler) this.resumer = undefined
+    }
+  }
+
+  answered(restored: RestoredApproval, answer: AskAnswer, by: Approver): RestoredVerdict {
+    const record = restored.record
+    const request = requestOf(record)
+    const via = answer.via
+    if (answer.decision === 'deny') {
+      const reason = `${label(by)} declined it${answer.reason ? `: ${answer.reason}` : ''}`
+      const source: DecisionSource = { kind: 'answer', by, scope: 'once', ...(via ? { via } : {}) }
+      return this.carryOut(restored, by, async () => {
+        this.host.reportRestored(record, request, { decision: 'deny', reason, rule: source })
+        return { status: 'accepted', reason, open: false }
+      })
+    }
+    const handler = this.resumer
+    if (!handler) return { status: 'refused', reason: `no tools host on this instance (${this.instanceId}) can run ${record.tool} yet; the request stays open`, open: true }
+    if (!handler.defines(record.tool)) return { status: 'refused', reason: `the tool "${record.tool}" is not defined on this instance (${this.instanceId}); the request stays open for one that defines it`, open: true }
+    let decided = request
+    let args = record.args
+    let changes: readonly string[] | undefined
+    if (answer.value !== undefined) {
+      const checked = checkEdit(handler, record.tool, answer.value)
+      if ('error' in checked) return { status: 'invalid', reason: checked.error, open: true }
+      if (checked.changes.length) {
+        args = checked.args
+        changes = checked.changes
+        const permission = checked.permission ?? record.permission
+        decided = { ...request, args, permission, effect: permission.effect ?? record.effect }
+      }
+    }
+    // Authorized again now: a deny rule or a mode added meanwhile wins over the old question.
+    const result = this.host.decide(decided)
+    if (result.decision === 'deny') {
+      const reason = `${label(by)} approved it, but it is denied now: ${result.reason ?? 'a permission rule denies it'}`
+      restored.end(reason)
+      this.restored.delete(record.id)
+      void this.close(record, 'denied', reason, { decision: 'deny', reason, rule: result.rule }, false)
+      return { status: 'refused', reason, open: false }
+    }
+    let once = record.confirm === 'always' || decided.confirm === 'always'
+    if (result.decision === 'ask') {
+      // The call may now fall under a rule with approvers of its own: this person must be one.
+      const asked = result.rule as PermissionRequest['asked']
+      const approvers = asked?.kind === 'rule' ? asked.rule.approvers : undefined
+      const policy = approverPolicy(record.session, approvers, this.host.defaultApprovers)
+      if (!mayAnswer(policy, by)) return { status: 'not-allowed', reason: `it now needs the approval of ${describeApprovers(policy)}`, open: true }
+      if (namesApprovers(approvers)) once = true
+    }
+    const scope: AskScope = once ? 'once' : answer.scope ?? 'once'
+    const where = record.instance === this.instanceId || !this.shared ? 'after a restart' : `on instance ${this.instanceId} (asked on ${record.instance})`
+    const reason = `approved by ${label(by)} (${scope})${changes ? ' with edited arguments' : ''} ${where}`
+    return this.carryOut(restored, by, async () => {
+      const source: Extract<DecisionSource, { kind: 'answer' }> = { kind: 'answer', by, scope, ...(via ? { via } : {}), ...(changes ? { edited: true as const } : {}) }
+      if (scope !== 'once') source.grant = this.host.remember(scope, decided, label(by))
+      let taskId: string
+      try {
+        ;({ taskId } = await handler.resume({ record, args, ...(changes ? { changes } : {}), by, scope, ...(via ? { via } : {}), reason }))
+      } catch (error) {
+        const failed = `${reason}, but it could not be run: ${messageOf(error)}`
+        this.logger.warn('restored permission request %s (%s): %s', record.id, record.summary, failed)
+        this.host.reportRestored(record, decided, { decision: 'deny', reason: failed, rule: source })
+        return { status: 'failed', reason: failed, open: false }
+      }
+      this.host.reportRestored(record, decided, { decision: 'allow', reason, rule: source })
+      return { status: 'accepted', reason, taskId, open: false }
+    })
+  }
+
+  /**
+   * Claims the record for this instance, then runs `work` and removes the record. Lost: the
+   * request ends here, and the answerer hears who answered first. A store that cannot be
+   * reached leaves the request open.
+   */
+  private carryOut(restored: RestoredApproval, by: Approver, work: () => Promise<AnswerResult>): RestoredVerdict {
+    const record = restored.record
+    const store = this.store
+    const result = this.write(record.id, () => store.claim(record.id, this.instanceId, label(by))).then(async (won): Promise<AnswerResult> => {
+      if (!won) {
+        const claimed = lost(await store.get(record.id).catch(() => undefined))
+        const why = claimed.closed ? `it was closed (${claimed.closed})` : `it was already answered${claimed.by ? ` by ${claimed.by}` : ''}`
+        this.drop(restored, why)
+        return claimed.closed ? { status: 'closed', reason: why, open: false } : { status: 'taken', reason: why, open: false, ...(claimed.by ? { by: claimed.by } : {}) }
+      }
+      let done: AnswerResult
+      try {
+        done = await work()
+      } finally {
+        await this.remove(record.id, store)
+      }
+      this.drop(restored, done.reason ?? done.status)
+      return done
+    }, (error): AnswerResult => {
+      const reason = `the pending store could not be reached (${messageOf(error)}); the request stays open`
+      this.logger.warn('could not claim restored permission request %s (%s): %s', record.id, record.summary, messageOf(error))
+      restored.reopen()
+      return { status: 'failed', reason, open: true }
+    })
+    return { status: 'accepted', result }
+  }
+
+  expired(restored: RestoredApproval): void {
+    const record = restored.record
+    const reason = `timed out waiting for approval (it expired at ${new Date(record.expiresAt).toISOString()})`
+    this.drop(restored, reason)
+    void this.close(record, 'expired', reason, { decision: 'deny', reason, rule: { kind: 'timeout', timeout: record.expiresAt - record.createdAt } }, false)
+  }
+
+  private drop(restored: RestoredApproval, reason: string) {
+    restored.end(reason)
+    if (this.restored.get(restored.record.id) === restored) this.restored.delete(restored.record.id)
+  }
+
+  // --- the store --------------------------------------------------------------------------
+
+  /**
+   * Reads a shared store again: requests other instances asked appear, those they answered or
+   * closed go, and a call of this process whose request another instance claimed ends, saying
+   * it runs there. `wanted` is asked before the read and after a failure (a stopping host says no).
+   */
+  refresh(wanted?: () => boolean): Promise<void> {
+    if (!this.shared || this.stopped) return Promise.resolve()
+    const next = this.turn.then(() => this.poll(wanted))
+    this.turn = next.catch(noop)
+    return next
+  }
+
+  /** Moves to another store; see `PermissionEngine.usePendingStore`. */
+  useStore(store: PendingStore): Promise<void> {
+    const next = this.turn.then(() => this.switchTo(store))
+    this.turn = next.catch(noop)
+    return next
+  }
+
+  /** Stops: restored requests end without a decision (their records stay); settles once every write started has. */
+  stop(): Promise<void> {
+    this.stopped = true
+    for (const restored of [...this.restored.values()]) this.drop(restored, 'the permissions service stopped')
+    return this.idle()
+  }
+
+  /** Settles once every write started so far has. */
+  idle(): Promise<void> {
+    return Promise.all([...this.chains.values()]).then(noop)
+  }
+
+  private async load(store: PendingStore): Promise<void> {
+    const loaded = await this.read(store, 'could not read the pending store; requests asked before a restart are not asked again')
+    if (loaded && this.store === store && !this.stopped) await this.admit(loaded, store)
+  }
+
+  private async poll(wanted?: () => boolean): Promise<void> {
+    if (wanted && !wanted()) return
+    const store = this.store
+    let loaded: PendingStoreLoad
+    try {
+      loaded = await store.load()
+    } catch (error) {
+      if (!wanted || wanted()) this.logger.warn('could not refresh pending permission requests: %s', messageOf(error))
+      return
+    }
+    if (store !== this.store || this.stopped) return
+    const open = new Set(loaded.records.map((record) => record.id))
+    for (const [id, entry] of [...this.live]) {
+      if (entry.state !== 'written' || open.has(id) || !entry.pending) continue
+      let now: PendingRecord | undefined
+      try {
+        now = await store.get(id)
+      } catch {
+        continue
+      }
+      // Still open (written meanwhile), or claimed here: an answer of this instance is under way.
+      if (now && (now.claimedBy === undefined || now.claimedBy === this.instanceId)) continue
+      const pending = entry.pending
+      if (this.live.get(id) !== entry || pending.ended) continue
+      const claimed = lost(now)
+      const where = claimed.instance ? `another instance (${claimed.instance})` : 'another instance'
+      pending.end(
+        { decision: 'deny', reason: claimed.closed ? `the request was closed on ${where} (${claimed.closed})` : `the request was answered on ${where}${claimed.by ? ` by ${claimed.by}` : ''}; the call runs there, not here` },
+        { kind: 'elsewhere', ...(claimed.instance ? { instance: claimed.instance } : {}), ...(claimed.by ? { by: claimed.by } : {}) },
+      )
+    }
+    for (const [id, restored] of [...this.restored]) {
+      if (!open.has(id) && !restored.busy) this.drop(restored, 'it was answered or closed on another instance')
+    }
+    await this.admit(loaded, store)
+  }
+
+  private async switchTo(store: PendingStore): Promise<void> {
+    const old = this.store
+    if (!await settledWithin(this.idle(), SWITCH_WAIT)) this.logger.warn('switching the pending store: earlier writes had not finished after %d ms; reading the new store anyway', SWITCH_WAIT)
+    this.store = store
+    const loaded = await this.read(store, 'could not read the new pending store') ?? { records: [], bad: [] }
+    if (this.store !== store || this.stopped) return
+    // This process's open requests move to the new store, unless it holds them already.
+    const there = new Set(loaded.records.map((record) => record.id))
+    const moves: Promise<void>[] = []
+    for (const [id, entry] of this.live) if (!there.has(id)) moves.push(this.move(entry.record, old, store, entry))
+    for (const [id, restored] of this.restored) if (!there.has(id) && !restored.busy) moves.push(this.move(restored.record, old, store))
+    await Promise.all(moves)
+    await this.admit(loaded, store)
+  }
+
+  private async move(record: PendingRecord, old: PendingStore, store: PendingStore, entry?: Kept): Promise<void> {
+    try {
+      await this.write(record.id, () => store.put(record))
+      if (entry) entry.state = 'written'
+    } catch (error) {
+      if (entry) {
+        entry.state = 'failed'
+        entry.pending?.notKept()
+      }
+      this.logger.warn('could not move permission request %s (%s) to the new pending store: %s; it will not survive a restart', record.id, record.summary, messageOf(error))
+      return
+    }
+    if (old !== store && old.gone === undefined) await this.remove(record.id, old)
+  }
+
+  /** What a store holds: its bad entries closed and removed, its open requests restored, closed or left to their instance. */
+  private async admit(loaded: PendingStoreLoad, store: PendingStore): Promise<void> {
+    const closing: Promise<void>[] = []
+    for (const bad of loaded.bad ?? []) {
+      this.logger.warn('a kept permission request could not be read, and is closed: %s', bad.why)
+      this.tell({ cause: 'corrupt', reason: `a permission request kept from before could not be read, and was closed (${bad.why})`, ...(bad.id !== undefined ? { id: bad.id } : {}), ...(bad.session ? { session: bad.session } : {}) })
+      if (bad.id !== undefined) closing.push(this.remove(bad.id, store))
+    }
+    const now = Date.now()
+    for (const record of loaded.records) {
+      if (this.live.has(record.id) || this.restored.has(record.id)) continue
+      // Another instance's request may be live there: it closes its own first.
+      const foreign = this.shared && record.instance !== this.instanceId
+      const closesAt = record.expiresAt + (foreign ? FOREIGN_GRACE_MS : 0)
+      if (closesAt <= now) {
+        const reason = `it expired at ${new Date(record.expiresAt).toISOString()}, before anyone answered`
+        closing.push(this.close(record, 'expired', reason, { decision: 'deny', reason, rule: { kind: 'timeout', timeout: record.expiresAt - record.createdAt } }, true))
+      } else if (record.inRun || record.masked) {
+        if (foreign) continue
+        const reason = record.inRun
+          ? `${record.tool} asked this from inside its run, which ended when the process stopped; it cannot be resumed`
+          : `its arguments had secret fields, which are never stored, so the call cannot run from the record`
+        closing.push(this.close(record, record.inRun ? 'in-run' : 'masked', reason, { decision: 'deny', reason, rule: { kind: 'stopped' } }, true))
+      } else {
+        this.restore(record, closesAt)
+      }
+    }
+    this.makeRoom(0)
+    await Promise.all(closing)
+  }
+
+  private restore(record: PendingRecord, closesAt: number) {
+    const restored = new RestoredApproval(this, record, restoredQuestion(record, Date.now(), this.resumer), closesAt)
+    this.restored.set(record.id, restored)
+    for (const asker of this.host.askers()) restored.show(asker)
+  }
+
+  /**
+   * Closes a record that is not asked again: claimed first, so that of several instances
+   * reading it one reports it; then removed, reported as a decision, and (`tell`) handed to
+   * the host to tell its channel.
+   */
+  private async close(record: Readonly<PendingRecord>, cause: ClosedRequest['cause'] | 'denied', reason: string, result: AuthorizeResult, tell: boolean): Promise<void> {
+    const store = this.store
+    let won: boolean
+    try {
+      won = await this.write(record.id, () => store.claim(record.id, this.instanceId, `${CLOSING}${cause}`))
+    } catch (error) {
+      this.logger.warn('could not close permission request %s (%s) in the pending store: %s', record.id, record.summary, messageOf(error))
+      return
+    }
+    if (!won) return
+    await this.remove(record.id, store)
+    this.host.reportRestored(record, requestOf(record), result)
+    if (tell && cause !== 'denied') this.tell({ cause, reason, record })
+  }
+
+  /**
+   * Past `maxPending` open requests, the oldest expire first: a request of this process ends
+   * as its expiry would, a restored one is closed and its channel told.
+   */
+  private makeRoom(adding: number) {
+    while (this.live.size + this.restored.size + adding > this.maxPending) {
+      let oldest: { at: number; entry?: Kept; restored?: RestoredApproval } | undefined
+      for (const entry of this.live.values()) {
+        if (entry.pending && !entry.pending.ended && (!oldest || entry.record.createdAt < oldest.at)) oldest = { at: entry.record.createdAt, entry }
+      }
+      for (const restored of this.restored.values()) {
+        if (!restored.busy && (!oldest || restored.record.createdAt < oldest.at)) oldest = { at: restored.record.createdAt, restored }
+      }
+      if (!oldest) return
+      const reason = `it expired early: more than ${this.maxPending} permission requests were open (maxPending), and it was the oldest`
+      if (oldest.entry) {
+        const { record, pending } = oldest.entry
+        pending!.end({ decision: 'deny', reason }, { kind: 'timeout', timeout: record.expiresAt - record.createdAt })
+      } else {
+        const record = oldest.restored!.record
+        this.drop(oldest.restored!, reason)
+        void this.close(record, 'evicted', reason, { decision: 'deny', reason, rule: { kind: 'timeout', timeout: record.expiresAt - record.createdAt } }, true)
+      }
+    }
+  }
+
+  private tell(closed: ClosedRequest) {
+    try {
+      this.host.closed(closed)
+    } catch (error) {
+      this.logger.warn('an onClosed listener threw: %s', messageOf(error))
+    }
+  }
+
+  private async read(store: PendingStore, failure: string): Promise<PendingStoreLoad | undefined> {
+    try {
+      return await store.load()
+    } catch (error) {
+      if (store.gone !== undefined) this.logger.debug('%s as it went (%s): %s', failure, store.gone, messageOf(error))
+      else this.logger.warn('%s: %s', failure, messageOf(error))
+      return undefined
+    }
+  }
+
+  private remove(id: string, store = this.store): Promise<void> {
+    return this.write(id, () => store.remove(id)).catch((error) => {
+      if (store.gone !== undefined) this.logger.debug('removing permission request %s did not happen, as the pending store went (%s): %s', id, store.gone, messageOf(error))
+      else this.logger.warn('could not remove permission request %s from the pending store: %s', id, messageOf(error))
+    })
+  }
+
+  /** Runs `op` once every earlier write of the same request has settled. */
+  private write<T>(id: string, op: () => Promise<T>): Promise<T> {
+    const before = this.chains.get(id)
+    const next = before ? before.then(op) : Promise.resolve().then(op)
+    const settled = next.then(noop, noop)
+    this.chains.set(id, settled)
+    void settled.then(() => {
+      if (this.chains.get(id) === settled) this.chains.delete(id)
+    })
+    return next
+  }
+}
+
+/** What a lost claim found in the store: who claimed it, or the closure that did. */
+function lost(now: PendingRecord | undefined): { won: false; by?: string; instance?: string; closed?: string } {
+  if (!now?.claimedBy) return { won: false }
+  const result: { won: false; by?: string; instance?: string; closed?: string } = { won: false, instance: now.claimedBy }
+  if (now.claimedFor?.startsWith(CLOSING)) result.closed = now.claimedFor.slice(CLOSING.length)
+  else if (now.claimedFor) result.by = now.claimedFor
+  return result
+}
+
+function noop() {}
