@@ -42,8 +42,10 @@ export interface DatabasePendingStoreOptions {
  * (`RETURNING *`): the row lock makes a second claimant's update match nothing once the first
  * committed. minato's SQLite and memory drivers carry an update out as a read, then a write
  * by primary key, so two claims in one process could both read the row open; this store runs
- * the writes of one request one after another within the process (one queue per request id,
- * shared by every store in it). A SQLite file is read by one process only.
+ * the writes of one request one after another within the process (one queue per request id
+ * and database object, shared by every store on that object). A SQLite file is read by one
+ * process only; two connections to a SQL server (two apps, two processes) race in the server,
+ * where the update is one statement.
  *
  * A row whose record does not parse, is not a well-formed request or is not the row's own is
  * reported by `load` (`bad`) and removed by the engine. Claimed rows are not loaded; one whose
@@ -81,9 +83,9 @@ export class DatabasePendingStore implements PendingStore {
     return { records: records.sort((a, b) => a.createdAt - b.createdAt), bad }
   }
 
-  put(record: PendingRecord): Promise<void> {
+  async put(record: PendingRecord): Promise<void> {
     const row = toRow(record)
-    return inTurn(record.id, async () => {
+    return inTurn(this.database, record.id, async () => {
       if (this.dropped('writing', record.id)) throw new Error(`the table ${PENDING_TABLE} cannot be written: ${this.detached}`)
       await this.prepare()
       await this.database.upsert(PENDING_TABLE, [row])
@@ -91,7 +93,7 @@ export class DatabasePendingStore implements PendingStore {
   }
 
   remove(id: string): Promise<void> {
-    return inTurn(id, async () => {
+    return inTurn(this.database, id, async () => {
       if (this.dropped('removing', id)) return
       await this.prepare()
       await this.database.remove(PENDING_TABLE, { id })
@@ -99,7 +101,7 @@ export class DatabasePendingStore implements PendingStore {
   }
 
   claim(id: string, instance: string, by: string): Promise<boolean> {
-    return inTurn(id, async () => {
+    return inTurn(this.database, id, async () => {
       if (this.detached !== undefined) throw new Error(`the table ${PENDING_TABLE} cannot be written: ${this.detached}`)
       await this.prepare()
       const { matched } = await this.database.set(PENDING_TABLE, { id, claimedBy: '' }, { claimedBy: instance, claimedFor: by })
@@ -177,10 +179,12 @@ function clip(text: string): string {
   return text.length <= 255 ? text : Array.from(text).slice(0, 255).join('')
 }
 
-/** The tail of each request's queue in this process (see the class doc). */
-const turns = new Map<string, Promise<void>>()
+/** The tail of each request's queue, per database object in this process (see the class doc). */
+const queues = new WeakMap<object, Map<string, Promise<void>>>()
 
-function inTurn<T>(key: string, run: () => Promise<T>): Promise<T> {
+function inTurn<T>(database: object, key: string, run: () => Promise<T>): Promise<T> {
+  let turns = queues.get(database)
+  if (!turns) queues.set(database, turns = new Map())
   const before = turns.get(key)
   const result = before ? before.then(run) : run()
   const settled = result.then(noop, noop)

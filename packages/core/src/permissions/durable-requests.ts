@@ -43,6 +43,8 @@ interface Kept {
   record: PendingRecord
   pending?: PendingApproval
   state: 'writing' | 'written' | 'failed'
+  /** Set once an answer given here claimed it in a shared store: the claimed record is left as a trace (`finish`). */
+  claimed?: true
 }
 
 /**
@@ -59,6 +61,8 @@ export class DurableRequests implements RestoredHost {
   private live = new Map<string, Kept>()
   private restored = new Map<string, RestoredApproval>()
   private chains = new Map<string, Promise<void>>()
+  /** Closures and answers being carried out: `idle` waits for them too. */
+  private tasks = new Set<Promise<unknown>>()
   /** Loads, refreshes and switches, one after another. */
   private turn: Promise<void>
   private resumer?: ResumeHandler
@@ -120,7 +124,8 @@ export class DurableRequests implements RestoredHost {
     if (!entry) return
     this.live.delete(id)
     if (source.kind === 'stopped' && source.kept) return
-    if (entry.state !== 'failed') void this.remove(id)
+    if (entry.claimed) void this.finish(id, this.store)
+    else if (entry.state !== 'failed') void this.remove(id)
   }
 
   /**
@@ -134,7 +139,10 @@ export class DurableRequests implements RestoredHost {
     if (!this.shared || !entry || entry.state === 'failed') return undefined
     const store = this.store
     return this.write(id, () => store.claim(id, this.instanceId, label(by))).then(async (won): Promise<ClaimResult> => {
-      if (won) return { won: true }
+      if (won) {
+        entry.claimed = true
+        return { won: true }
+      }
       const now = await store.get(id).catch(() => undefined)
       return lost(now)
     }, (error): ClaimResult => {
@@ -257,7 +265,7 @@ export class DurableRequests implements RestoredHost {
       try {
         done = await work()
       } finally {
-        await this.remove(record.id, store)
+        await this.finish(record.id, store)
       }
       this.drop(restored, done.reason ?? done.status)
       return done
@@ -267,7 +275,7 @@ export class DurableRequests implements RestoredHost {
       restored.reopen()
       return { status: 'failed', reason, open: true }
     })
-    return { status: 'accepted', result }
+    return { status: 'accepted', result: this.track(result) }
   }
 
   expired(restored: RestoredApproval): void {
@@ -310,9 +318,16 @@ export class DurableRequests implements RestoredHost {
     return this.idle()
   }
 
-  /** Settles once every write started so far has. */
-  idle(): Promise<void> {
-    return Promise.all([...this.chains.values()]).then(noop)
+  /** Settles once every write, closure and answer under way has, and those they started. */
+  async idle(): Promise<void> {
+    while (this.chains.size || this.tasks.size) await Promise.all([...this.chains.values(), ...this.tasks])
+  }
+
+  /** Runs `task` in the background, where `idle` sees it. */
+  private track<T>(task: Promise<T>): Promise<T> {
+    this.tasks.add(task)
+    void task.then(() => this.tasks.delete(task), () => this.tasks.delete(task))
+    return task
   }
 
   private async load(store: PendingStore): Promise<void> {
@@ -346,10 +361,10 @@ export class DurableRequests implements RestoredHost {
       if (this.live.get(id) !== entry || pending.ended) continue
       const claimed = lost(now)
       const where = claimed.instance ? `another instance (${claimed.instance})` : 'another instance'
-      pending.end(
-        { decision: 'deny', reason: claimed.closed ? `the request was closed on ${where} (${claimed.closed})` : `the request was answered on ${where}${claimed.by ? ` by ${claimed.by}` : ''}; the call runs there, not here` },
-        { kind: 'elsewhere', ...(claimed.instance ? { instance: claimed.instance } : {}), ...(claimed.by ? { by: claimed.by } : {}) },
-      )
+      const reason = !now
+        ? 'the request was answered or closed on another instance'
+        : claimed.closed ? `the request was closed on ${where} (${claimed.closed})` : `the request was answered on ${where}${claimed.by ? ` by ${claimed.by}` : ''}; the call runs there, not here`
+      pending.end({ decision: 'deny', reason }, { kind: 'elsewhere', ...(claimed.instance ? { instance: claimed.instance } : {}), ...(claimed.by ? { by: claimed.by } : {}) })
     }
     for (const [id, restored] of [...this.restored]) {
       if (!open.has(id) && !restored.busy) this.drop(restored, 'it was answered or closed on another instance')
@@ -414,7 +429,7 @@ export class DurableRequests implements RestoredHost {
         this.restore(record, closesAt)
       }
     }
-    this.makeRoom(0)
+    closing.push(...this.makeRoom(0))
     await Promise.all(closing)
   }
 
@@ -429,7 +444,11 @@ export class DurableRequests implements RestoredHost {
    * reading it one reports it; then removed, reported as a decision, and (`tell`) handed to
    * the host to tell its channel.
    */
-  private async close(record: Readonly<PendingRecord>, cause: ClosedRequest['cause'] | 'denied', reason: string, result: AuthorizeResult, tell: boolean): Promise<void> {
+  private close(record: Readonly<PendingRecord>, cause: ClosedRequest['cause'] | 'denied', reason: string, result: AuthorizeResult, tell: boolean): Promise<void> {
+    return this.track(this.closing(record, cause, reason, result, tell))
+  }
+
+  private async closing(record: Readonly<PendingRecord>, cause: ClosedRequest['cause'] | 'denied', reason: string, result: AuthorizeResult, tell: boolean): Promise<void> {
     const store = this.store
     let won: boolean
     try {
@@ -439,7 +458,7 @@ export class DurableRequests implements RestoredHost {
       return
     }
     if (!won) return
-    await this.remove(record.id, store)
+    await this.finish(record.id, store)
     this.host.reportRestored(record, requestOf(record), result)
     if (tell && cause !== 'denied') this.tell({ cause, reason, record })
   }
@@ -448,7 +467,8 @@ export class DurableRequests implements RestoredHost {
    * Past `maxPending` open requests, the oldest expire first: a request of this process ends
    * as its expiry would, a restored one is closed and its channel told.
    */
-  private makeRoom(adding: number) {
+  private makeRoom(adding: number): Promise<void>[] {
+    const closing: Promise<void>[] = []
     while (this.live.size + this.restored.size + adding > this.maxPending) {
       let oldest: { at: number; entry?: Kept; restored?: RestoredApproval } | undefined
       for (const entry of this.live.values()) {
@@ -457,7 +477,7 @@ export class DurableRequests implements RestoredHost {
       for (const restored of this.restored.values()) {
         if (!restored.busy && (!oldest || restored.record.createdAt < oldest.at)) oldest = { at: restored.record.createdAt, restored }
       }
-      if (!oldest) return
+      if (!oldest) break
       const reason = `it expired early: more than ${this.maxPending} permission requests were open (maxPending), and it was the oldest`
       if (oldest.entry) {
         const { record, pending } = oldest.entry
@@ -465,9 +485,10 @@ export class DurableRequests implements RestoredHost {
       } else {
         const record = oldest.restored!.record
         this.drop(oldest.restored!, reason)
-        void this.close(record, 'evicted', reason, { decision: 'deny', reason, rule: { kind: 'timeout', timeout: record.expiresAt - record.createdAt } }, true)
+        closing.push(this.close(record, 'evicted', reason, { decision: 'deny', reason, rule: { kind: 'timeout', timeout: record.expiresAt - record.createdAt } }, true))
       }
     }
+    return closing
   }
 
   private tell(closed: ClosedRequest) {
@@ -486,6 +507,15 @@ export class DurableRequests implements RestoredHost {
       else this.logger.warn('%s: %s', failure, messageOf(error))
       return undefined
     }
+  }
+
+  /**
+   * A record this instance claimed and carried out: removed, or on a shared store left as it
+   * is, claimed, so that the instance that asked learns who answered (the store removes it
+   * a while after its expiry).
+   */
+  private finish(id: string, store: PendingStore): Promise<void> {
+    return store.shared ? Promise.resolve() : this.remove(id, store)
   }
 
   private remove(id: string, store = this.store): Promise<void> {

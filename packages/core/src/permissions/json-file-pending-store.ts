@@ -55,7 +55,7 @@ export class JsonFilePendingStore implements PendingStore {
     })
   }
 
-  put(record: PendingRecord): Promise<void> {
+  async put(record: PendingRecord): Promise<void> {
     // Serialized before the turn: what JSON cannot hold fails this put, not the file.
     const entry = JSON.parse(JSON.stringify(record)) as PendingRecord
     return this.change((entries) => [...entries.filter((item) => idOf(item) !== record.id), entry])
