@@ -194,7 +194,7 @@ export class DurableRequests implements RestoredHost {
     }
     const handler = this.resumer
     if (!handler) return { status: 'refused', reason: `no tools host on this instance (${this.instanceId}) can run ${record.tool} yet; the request stays open`, open: true }
-    if (!handler.defines(record.tool)) return { status: 'refused', reason: `the tool "${record.tool}" is not defined on this instance (${this.instanceId}); the request stays open for one that defines it`, open: true }
+    if (!defines(handler, record.tool, this.logger)) return { status: 'refused', reason: `the tool "${record.tool}" is not defined on this instance (${this.instanceId}); the request stays open for one that defines it`, open: true }
     let decided = request
     let args = record.args
     let changes: readonly string[] | undefined
@@ -311,11 +311,14 @@ export class DurableRequests implements RestoredHost {
     return next
   }
 
-  /** Stops: restored requests end without a decision (their records stay); settles once every write started has. */
-  stop(): Promise<void> {
+  /**
+   * Stops: restored requests end without a decision (their records stay); settles once every
+   * write under way has, or after 10 s (a database that hangs must not hold the process).
+   */
+  async stop(): Promise<void> {
     this.stopped = true
     for (const restored of [...this.restored.values()]) this.drop(restored, 'the permissions service stopped')
-    return this.idle()
+    if (!await settledWithin(this.idle(), SWITCH_WAIT)) this.logger.warn('stopping: writes to the pending store had not finished after %d ms', SWITCH_WAIT)
   }
 
   /** Settles once every write, closure and answer under way has, and those they started. */
@@ -535,6 +538,16 @@ export class DurableRequests implements RestoredHost {
       if (this.chains.get(id) === settled) this.chains.delete(id)
     })
     return next
+  }
+}
+
+/** `handler.defines(tool)`; a handler that throws defines nothing (logged). */
+function defines(handler: ResumeHandler, tool: string, logger: Logger): boolean {
+  try {
+    return handler.defines(tool) === true
+  } catch (error) {
+    logger.warn('the tools host\'s defines(%s) threw: %s', tool, messageOf(error))
+    return false
   }
 }
 

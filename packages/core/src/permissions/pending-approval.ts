@@ -59,8 +59,8 @@ export class PendingApproval {
   private done = false
   /** Set while an accepted answer waits for its claim (`ApprovalHost.claim`): who gave it, and what came of it. */
   private claiming?: { by: string; result: Promise<AnswerResult> }
-  /** Why the last answer `respond` turned down was refused, for `answer`. */
-  private refusal?: string
+  /** Why the last answer `respond` turned down was refused, or what the accepted one decided, for `answer`. */
+  private said?: string
   private readonly context: AskerContext
   /** Why the askers that cannot reach anyone for this request said so (`CANNOT_ASK`). */
   private unreachable: string[] = []
@@ -122,13 +122,13 @@ export class PendingApproval {
    */
   answer(answer: AskAnswer): Promise<AnswerResult> {
     if (this.claiming) return Promise.resolve(this.done ? { status: 'closed', open: false } : { status: 'taken', by: this.claiming.by, open: false })
-    this.refusal = undefined
+    this.said = undefined
     const status = this.respond(answer)
     // `respond` may have started a claim (TypeScript narrowed the field before the call).
     const claiming = this.claiming as PendingApproval['claiming']
     if (status === 'accepted' && claiming) return claiming.result
     const result: AnswerResult = { status, open: status === 'invalid' || status === 'not-allowed' }
-    if (this.refusal !== undefined) result.reason = this.refusal
+    if (this.said !== undefined) result.reason = this.said
     return Promise.resolve(result)
   }
 
@@ -167,6 +167,7 @@ export class PendingApproval {
     const claim = this.host.claim?.(this, source.by)
     if (!claim) {
       this.end(outcome, source)
+      this.said = outcome.reason
       return 'accepted'
     }
     const by = label(source.by)
@@ -175,7 +176,7 @@ export class PendingApproval {
       if (claimed.won) {
         if (this.done) return { status: 'closed', open: false }
         this.end(outcome, source)
-        return { status: 'accepted', open: false }
+        return { status: 'accepted', open: false, ...(outcome.reason ? { reason: outcome.reason } : {}) }
       }
       const where = claimed.instance ? `another instance (${claimed.instance})` : 'another instance'
       const reason = claimed.closed
@@ -214,7 +215,7 @@ export class PendingApproval {
     if ('refused' in verdict) {
       // A person's typo, not an attack: their asker tells them (`input.check`); the log need not shout.
       this.host.logger.debug('refused an edit from %s to permission request %s (%s): %s', label(by), this.request.id, this.request.summary, verdict.why)
-      this.refusal = verdict.why
+      this.said = verdict.why
       return verdict.refused
     }
     // Sent back unchanged: a plain approval of the call as the model made it.

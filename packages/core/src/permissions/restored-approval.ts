@@ -1,4 +1,5 @@
-import type { Logger } from '../logger'
+import { messageOf } from '../error-message'
+import { info, type Logger } from '../logger'
 import { answerAuthor, label } from './answer-check'
 import type { AnswerResult, Approver, AskAnswer, Asker, AskerContext, PermissionRequest, RespondStatus } from './asker'
 import { describeApprovers, mayAnswer } from './may-answer'
@@ -68,7 +69,9 @@ export class RestoredApproval {
   show(asker: Asker): void {
     if (this.done) return
     showRequest(asker, this.request, this.context, (answer) => { if (!this.done) this.respond(answer) }, (error) => {
-      this.host.logger.warn('an asker failed on restored permission request %s (%s): %s', this.request.id, this.request.summary, error)
+      // Not this asker's to show (`CANNOT_ASK`: another session's channel) is expected; the others still show it.
+      if ((error as { code?: unknown } | undefined)?.code === 'CANNOT_ASK') info(this.host.logger, 'restored permission request %s (%s) cannot be shown by one of its askers: %s', this.request.id, this.request.summary, messageOf(error))
+      else this.host.logger.warn('an asker failed on restored permission request %s (%s): %s', this.request.id, this.request.summary, error)
     })
   }
 
