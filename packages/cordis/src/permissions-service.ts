@@ -1,10 +1,12 @@
-import { resolve } from 'node:path'
+import { dirname, join, resolve } from 'node:path'
 import {
   attachEngine,
   callingPlugin,
+  type ClosedRequest,
   type DecisionEvent,
   type HostPlugin,
   JsonFileGrantStore,
+  JsonFilePendingStore,
   PERMISSION_MODES,
   PermissionEngine,
   type PermissionMode,
@@ -27,6 +29,12 @@ declare module 'cordis' {
   interface Events<in C extends Context = Context> {
     /** Every permission decision, naming the rule, grant, mode, default or answer that made it. */
     'permissions/decision'(event: DecisionEvent): void
+    /**
+     * A kept request (`durable`) closed without being asked again: expired while the app was
+     * down, a tool's own question from inside a run, masked secrets, a corrupt record, or past
+     * `maxPending`. An asker that posted questions somewhere may tell that place.
+     */
+    'permissions/closed'(closed: ClosedRequest): void
   }
 }
 
@@ -72,6 +80,10 @@ export class PermissionService extends permissionsHost(Service) {
     callerMayApprove: Schema.boolean().default(true)
       .description('The calling user may answer their own permission request.'),
     storePath: Schema.string().description('JSON file for "always" grants. Default: data/dogu/permissions.json under the working directory.'),
+    durable: Schema.boolean().default(true)
+      .description('Keep open permission requests in pending.json beside the grants file: after a restart they are asked again, and an answer then runs the call once, as a background task. Off: a request lives as long as the process.'),
+    maxPending: Schema.natural().min(1).default(1_000)
+      .description('Most permission requests kept open at once; past it the oldest expire first.'),
   })
 
   override readonly engine: PermissionEngine
@@ -79,10 +91,19 @@ export class PermissionService extends permissionsHost(Service) {
   constructor(ctx: Context, config: PermissionService.Config = {}) {
     super(ctx, 'permissions')
     const logger = cordisLogger(ctx)
+    const emit = eventEmitter(ctx)
+    const path = resolve(config.storePath ?? 'data/dogu/permissions.json')
     this.engine = new PermissionEngine({
-      ...permissionEngineOptions(config, eventEmitter(ctx)),
-      store: new JsonFileGrantStore(resolve(config.storePath ?? 'data/dogu/permissions.json')),
+      ...permissionEngineOptions(config, emit),
+      store: new JsonFileGrantStore(path),
       logger,
+      // Open requests outlive the process in a file beside the grants (one app per file).
+      ...(config.durable !== false ? {
+        durable: true,
+        pendingStore: new JsonFilePendingStore(join(dirname(path), 'pending.json')),
+        maxPending: config.maxPending ?? 1_000,
+        onClosed: (closed) => emit('permissions/closed', closed),
+      } : { durable: false }),
     })
     const engine = this.engine
     ctx.effect(() => attachEngine(ctx.tools.registry, 'permissions', engine), 'ctx.permissions: gate ctx.tools')
@@ -104,5 +125,9 @@ export namespace PermissionService {
   export interface Config extends PermissionsHostConfig {
     /** @default 'data/dogu/permissions.json' (relative to the working directory) */
     storePath?: string
+    /** Keep open requests across restarts, in `pending.json` beside `storePath`. @default true */
+    durable?: boolean
+    /** Most requests kept open at once; past it the oldest expire first. @default 1_000 */
+    maxPending?: number
   }
 }

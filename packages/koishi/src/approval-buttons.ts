@@ -16,7 +16,15 @@ export interface ApprovalButton {
 export const BUTTON_PREFIX = 'dogu:'
 
 /**
- * The ids of the buttons on open questions. An id is 128 random bits (`crypto`), so it
+ * The first 3 of an id's 16 bytes: this process's mark, so that a press of a button posted
+ * before a restart can be told from a used one (and the presser pointed to the question
+ * posted again). The other 13 bytes (104 bits) are random per id.
+ */
+const RUN = randomBytes(3)
+const RUN_MARK = RUN.toString('base64url')
+
+/**
+ * The ids of the buttons on open questions. An id is its process's mark and 104 random bits (`crypto`), so it
  * cannot be guessed from another; it belongs to one question and one action, and works
  * once: `take` removes it, and closing its question removes all of the question's ids.
  * Who may press it is its question's: the caller or an approver (`mayAnswer`), checked
@@ -36,7 +44,7 @@ export class ApprovalButtons {
     let ids = this.byQuestion.get(question)
     if (!ids) this.byQuestion.set(question, ids = new Set())
     return actions.map((action) => {
-      const button: ApprovalButton = { id: BUTTON_PREFIX + randomBytes(16).toString('base64url'), question, action }
+      const button: ApprovalButton = { id: BUTTON_PREFIX + Buffer.concat([RUN, randomBytes(13)]).toString('base64url'), question, action }
       this.buttons.set(button.id, button)
       ids.add(button.id)
       return button
@@ -46,6 +54,11 @@ export class ApprovalButtons {
   /** The live button with this id, left live; `undefined` for an id never issued, used or closed. */
   find(id: string): ApprovalButton | undefined {
     return this.buttons.get(id)
+  }
+
+  /** Whether an id of Dogu's shape was issued by this process (not before a restart); it may be spent or closed. */
+  static fromThisRun(id: string): boolean {
+    return id.startsWith(BUTTON_PREFIX + RUN_MARK)
   }
 
   /** Spends an id: it will not work again. */

@@ -1,5 +1,3 @@
-import { createHash } from 'node:crypto'
-import { hostname } from 'node:os'
 import { resolve } from 'node:path'
 import {
   BackgroundEngine,
@@ -16,6 +14,7 @@ import {
   type TaskStore,
 } from '@dogu/core'
 import { type Context, Schema, Service } from 'koishi'
+import { defaultInstanceId } from './instance-id'
 import { followDatabase, koishiDatabase } from './koishi-database'
 import { eventEmitter } from './koishi-events'
 import { koishiLogger } from './koishi-logger'
@@ -141,12 +140,6 @@ export class BackgroundService extends backgroundHost(Service) {
     }, this.config.syncInterval ?? 5_000)
     for (const tool of createTaskTools(engine)) ctx.tools.define(tool)
   }
-}
-
-/** `hostname:baseDir`: stable across restarts, distinct across machines; hashed when too long for the owner column. */
-function defaultInstanceId(baseDir: string): string {
-  const id = `${hostname()}:${baseDir}`
-  return id.length <= 255 ? id : `${hostname().slice(0, 200)}:${createHash('sha256').update(baseDir).digest('hex').slice(0, 32)}`
 }
 
 export namespace BackgroundService {

@@ -1,10 +1,11 @@
-import { type Approver, type DecisionEvent, formFields, jsonChanges, mayAnswer, parseFormReply, type PermissionRequest } from '@dogu/core'
+import { type AnswerResult, type Approver, type AskAnswer, type ClosedRequest, type DecisionEvent, formFields, jsonChanges, mayAnswer, parseFormReply, type PermissionRequest } from '@dogu/core'
 import { type Context, type Fragment, h, type Next, Schema, type Session as KoishiSession } from 'koishi'
 import { type ParsedAnswer, parseAnswer, parseCancel, parseDetails, parseEdit } from './answer-parser'
 import { ApprovalButtons, BUTTON_PREFIX, type ButtonAction } from './approval-buttons'
 import { approverOf } from './approver-of'
 import { ChatError } from './chat-error'
-import { chatTarget } from './chat-target'
+import { chatTarget, onlineBot } from './chat-target'
+import { closedRequestsOf } from './closed-requests'
 import { koishiLogger } from './koishi-logger'
 import { configDescriptions, defineLocales } from './locales'
 import { pendingCommand } from './pending-command'
@@ -58,6 +59,15 @@ const CANCEL: ButtonAction = { decision: 'cancel' }
 /** A tool's form (`call.elicit`), not an approval: filled, declined (`n`) or dismissed (`取消`). */
 const isForm = (question: Question) => question.request.kind === 'elicitation' && !!question.request.input
 
+/**
+ * The id decisions name a request by: the one it was first asked under. A request asked again
+ * after a restart (`restored`) has a new id; its decisions carry the first one.
+ */
+const keyOf = (request: Readonly<PermissionRequest>) => request.restored?.originalId ?? request.id
+
+/** The causes of a closure the locales word (`closed-cause.*`); any other says the engine's reason. */
+const CLOSED_CAUSES: ReadonlySet<string> = new Set(['expired', 'evicted', 'in-run', 'masked', 'corrupt'])
+
 /** How a person answered a form: its values, a no, or dismissed unanswered. */
 type FormAnswer = { decision: 'allow'; value: unknown } | { decision: 'deny'; dismissed?: true }
 
@@ -77,6 +87,13 @@ type FormAnswer = { decision: 'allow'; value: unknown } | { decision: 'deny'; di
  * or a JSON object (`username=bob`, `{"username": "bob"}`, numbered `2 username=bob`), `n`
  * / 拒绝 to decline, `c` / 取消 to dismiss it unanswered, `y` to send its defaults; a value
  * the form refuses is explained and the form keeps waiting.
+ *
+ * With `permissions.durable`, a question still open when the bot stopped is posted again
+ * after the restart (once its bot is online), saying so, with new buttons: a press of an old
+ * one is refused, pointing to the new question. An answer to it runs the call as a
+ * background task (its result comes as a task notice); the reply says when another answer
+ * or instance came first, or when this instance cannot run it. A kept request closed at the
+ * restart (expired meanwhile, …) is told to its channel with why.
  */
 export function chatApprovals(ctx: Context, config: ChatApprovalsConfig = {}): void {
   if (config.enabled === false) return
@@ -95,8 +112,8 @@ export function chatApprovals(ctx: Context, config: ChatApprovalsConfig = {}): v
   const board = new QuestionBoard((question) => {
     buttons.revoke(question)
     queueMicrotask(() => {
-      posted.delete(question.request.id)
-      answeredIn.delete(question.request.id)
+      posted.delete(keyOf(question.request))
+      answeredIn.delete(keyOf(question.request))
     })
   })
   // Ends the listeners on forms' signals when the plugin goes: nothing is posted after.
@@ -110,12 +127,15 @@ export function chatApprovals(ctx: Context, config: ChatApprovalsConfig = {}): v
   })
   pendingCommand(ctx, board)
 
-  ctx.permissions.asker(async (request: Readonly<PermissionRequest>, { signal, respond }) => {
+  ctx.permissions.asker(async (request: Readonly<PermissionRequest>, { signal, respond, answer, kept }) => {
     const target = await chatTarget(ctx, request.session)
     // Not from a chat (a WebUI or script call): other askers show it.
     if (!target || signal.aborted) return
-    const { bot } = target
+    // Asked again after a restart: the adapter may still be connecting.
+    const bot = request.restored ? await onlineBot(ctx, target, AbortSignal.any([signal, unloaded.signal])) : target.bot
+    if (signal.aborted || unloaded.signal.aborted) return
     if (!bot) throw new ChatError('NO_BOT', `cannot ask in ${target.channel}: no bot of platform "${target.platform}" is there`)
+    const key = keyOf(request)
     const form = request.kind === 'elicitation' && !!request.input
     const actions = form ? [DENY, CANCEL] : request.confirm === 'always' ? [ONCE, DENY] : [ONCE, SESSION, ALWAYS, DENY]
     // 详情 only when the question leaves part of the preview out.
@@ -127,9 +147,9 @@ export function chatApprovals(ctx: Context, config: ChatApprovalsConfig = {}): v
     if (form) signal.addEventListener('abort', () => formEnded(request, copies), { once: true, signal: unloaded.signal })
     /** Posts one copy of the question; the error when it could not be sent. */
     const ask = async (channel: string, channelId: string, extra: h[] = []) => {
-      const { question, close } = board.open({ request, channel, channelId, bot: bot.sid, locales: target.locales, respond }, signal)
+      const { question, close } = board.open({ request, channel, channelId, bot: bot.sid, locales: target.locales, respond, ...(answer ? { answer } : {}) }, signal)
       // Known while a copy is open: the board's close takes it out again.
-      if (!signal.aborted) posted.set(request.id, copies)
+      if (!signal.aborted) posted.set(key, copies)
       const issued = buttonPlatforms.has(target.platform) ? buttons.issue(question, actions) : []
       try {
         question.messageIds = await bot.sendMessage(channelId, [...texts.question(question, issued), ...extra])
@@ -138,6 +158,15 @@ export function chatApprovals(ctx: Context, config: ChatApprovalsConfig = {}): v
         return error
       }
       copies.push(question)
+      // Its record could not be written after all: the question will not survive a restart.
+      if (request.durable !== false) {
+        void kept?.then((written) => {
+          if (written || signal.aborted) return
+          bot.sendMessage(channelId, text(question.locales, 'not-kept', { number: question.number })).catch((error: unknown) => {
+            koishiLogger(ctx).warn('cannot tell %s that request %s was not kept: %s', channel, request.id, error)
+          })
+        })
+      }
     }
     // Privately first, so the channel can say who was asked; a DM that fails is logged, and
     // with none delivered the question goes to the channel after all.
@@ -171,38 +200,53 @@ export function chatApprovals(ctx: Context, config: ChatApprovalsConfig = {}): v
     }
   })
 
-  /** The decision an answer given here led to: the engine reports it while `respond` runs. */
-  let answering: string | undefined
-  let answeredWith: DecisionEvent | undefined
+  /** The decision each answer given here led to, by request (`keyOf`): the engine reports it while the answer is carried out. */
+  const answering = new Map<string, { event?: DecisionEvent }>()
 
   /** Hands an answer to the engine; the reply to post, or `undefined` when the engine turned it down. */
-  const settle = (question: Question, answer: Omit<ParsedAnswer, 'number'>, by: Approver, via: 'text' | 'button', value?: unknown): Fragment | undefined => {
+  const settle = async (question: Question, answer: Omit<ParsedAnswer, 'number'>, by: Approver, via: 'text' | 'button', value?: unknown): Promise<Fragment | undefined> => {
     const { request, number, locales } = question
-    answeredIn.set(request.id, question)
-    answering = request.id
-    answeredWith = undefined
-    let status
+    const key = keyOf(request)
+    answeredIn.set(key, question)
+    const watch: { event?: DecisionEvent } = {}
+    answering.set(key, watch)
+    const given: AskAnswer = value === undefined ? { decision: answer.decision, scope: answer.scope, by, via } : { decision: 'allow', scope: answer.scope, by, via, value }
+    let result: AnswerResult
     try {
-      status = question.respond(value === undefined ? { decision: answer.decision, scope: answer.scope, by, via } : { decision: 'allow', scope: answer.scope, by, via, value })
+      // What came of it: a restored request's answer is claimed and its call started first.
+      result = question.answer ? await question.answer(given) : { status: question.respond(given), open: false }
     } finally {
-      answering = undefined
+      if (answering.get(key) === watch) answering.delete(key)
     }
-    if (status !== 'accepted' && answeredIn.get(request.id) === question) answeredIn.delete(request.id)
+    const { status } = result
+    if (status !== 'accepted' && answeredIn.get(key) === question) answeredIn.delete(key)
+    const params = { number, summary: request.summary }
     if (status === 'closed') return text(locales, 'closed', { number })
+    // Another answer (here or on another instance) claimed it first.
+    if (status === 'taken') return text(locales, result.by ? 'taken' : 'taken-unknown', { ...params, by: result.by ?? '' })
+    // Still open: this instance cannot run the tool; closed: the rules deny the call now.
+    if (status === 'refused') return result.open ? text(locales, 'refused-no-tool', { number, tool: request.tool }) : text(locales, 'refused-denied', { ...params, reason: result.reason ?? '' })
+    if (status === 'failed') return text(locales, 'resume-failed', { ...params, reason: result.reason ?? '' })
     // An edit the engine refused: the person hears why (`check` passed, so it is who may approve the edited call).
-    if (value !== undefined && status !== 'accepted') return text(locales, status === 'not-allowed' ? 'edit-not-allowed' : 'edit-invalid', { number, reason: request.input?.check(value) ?? '' })
+    if (value !== undefined && status !== 'accepted') return text(locales, status === 'not-allowed' ? 'edit-not-allowed' : 'edit-invalid', { number, reason: result.reason ?? request.input?.check(value) ?? '' })
+    // A restored request's rules changed meanwhile, and now name other approvers.
+    if (status === 'not-allowed' && request.restored && result.reason) return text(locales, 'not-allowed-now', { number, reason: result.reason })
     // The engine turned it down after all (its own check of who may answer): not an answer.
     if (status !== 'accepted') return undefined
-    const decided = answeredWith as DecisionEvent | undefined
+    // A restored request's call runs as a background task; its notice brings the result.
+    const task = result.taskId ? [h.text('\n'), ...text(locales, 'resumed', { taskId: result.taskId })] : []
+    const decided = watch.event
     if (decided?.source.kind === 'answer' && decided.source.edited) {
       const changes = editedChanges(request.args, decided.request.args)
       if (decided.decision === 'deny') return text(locales, 'edit-denied', { number, summary: request.summary, reason: decided.reason ?? '' })
       // The call as it runs (the schema's defaults filled in, secrets masked), not only what was typed.
-      return text(locales, 'edit-allowed', { number, summary: request.summary, scope: text(locales, `scope.${decided.source.scope}`), changes, args: shownArgs(decided.request.args) })
+      return [...text(locales, 'edit-allowed', { number, summary: request.summary, scope: text(locales, `scope.${decided.source.scope}`), changes, args: shownArgs(decided.request.args) }), ...task]
     }
-    if (answer.decision === 'deny') return text(locales, 'denied', { number, summary: request.summary })
-    const scope = request.confirm === 'always' ? 'once' : answer.scope
-    return text(locales, 'allowed', { number, summary: request.summary, scope: text(locales, `scope.${scope}`) })
+    if (answer.decision === 'deny') return text(locales, 'denied', params)
+    // A restored request's scope is the engine's (a rule with named approvers grants once only).
+    const answered = request.restored && decided?.source.kind === 'answer' ? decided.source.scope : answer.scope
+    const scope = request.confirm === 'always' ? 'once' : answered
+    return [...text(locales, 'allowed', { ...params, scope: text(locales, `scope.${scope ?? 'once'}`) }), ...task]
   }
 
   /** Hands an answer to a form to the engine; the reply to post, or `undefined` when the engine turned it down. */
@@ -214,11 +258,11 @@ export function chatApprovals(ctx: Context, config: ChatApprovalsConfig = {}): v
       const problem = request.input!.check(answer.value)
       if (problem) return text(locales, 'form-invalid', { ...params, reason: problem })
     }
-    answeredIn.set(request.id, question)
+    answeredIn.set(keyOf(request), question)
     const status = question.respond(answer.decision === 'allow'
       ? { decision: 'allow', by, via, value: answer.value }
       : { decision: 'deny', by, via, ...(answer.dismissed ? { dismissed: true } : {}) })
-    if (status !== 'accepted' && answeredIn.get(request.id) === question) answeredIn.delete(request.id)
+    if (status !== 'accepted' && answeredIn.get(keyOf(request)) === question) answeredIn.delete(keyOf(request))
     if (status === 'closed') return text(locales, 'closed', { number })
     if (answer.decision === 'allow' && status !== 'accepted') {
       return text(locales, status === 'not-allowed' ? 'form-not-allowed' : 'form-invalid', { ...params, reason: request.input!.check(answer.value) ?? '' })
@@ -230,7 +274,7 @@ export function chatApprovals(ctx: Context, config: ChatApprovalsConfig = {}): v
 
   /** Closes the copies of a form that ended elsewhere or unanswered: timed out, or answered or cancelled elsewhere. */
   const formEnded = (request: Readonly<PermissionRequest>, copies: readonly Question[]) => {
-    const from = answeredIn.get(request.id)
+    const from = answeredIn.get(keyOf(request))
     // The engine's timer ends the request at `expiresAt`; anything before is an answer elsewhere or the call's end.
     const expired = Date.now() >= request.expiresAt
     for (const question of copies) {
@@ -310,11 +354,11 @@ export function chatApprovals(ctx: Context, config: ChatApprovalsConfig = {}): v
       const value = { ...request.input.initial as object, ...edit.changes }
       const problem = request.input.check(value)
       if (problem) return text(locales, 'edit-invalid', { number: question.number, reason: problem })
-      return settle(question, { decision: 'allow', scope: edit.scope }, by, 'text', value) ?? next()
+      return (await settle(question, { decision: 'allow', scope: edit.scope }, by, 'text', value)) ?? next()
     }
     // The whole preview; the question stays open.
     if (!answer) return texts.details(question)
-    return settle(question, answer, by, 'text') ?? next()
+    return (await settle(question, answer, by, 'text')) ?? next()
   }, true)
 
   // A press of one of the questions' buttons: only a live id of a question open in the
@@ -332,7 +376,13 @@ export function chatApprovals(ctx: Context, config: ChatApprovalsConfig = {}): v
     const live = (button = buttons.find(id)) => button && button.question.bot === session.sid
       && button.question.channel === `${session.platform}:${session.channelId}` ? button : undefined
     const button = live()
-    if (!button) return reply(text([], 'button-used'))
+    if (!button) {
+      // From before a restart: the question it belonged to was posted again, with new buttons.
+      const restored = ApprovalButtons.fromThisRun(id) ? [] : board.in(`${session.platform}:${session.channelId}`, session.sid).filter((question) => question.request.restored)
+      if (restored.length === 1) return reply(text(restored[0].locales, 'button-old', { number: restored[0].number }))
+      if (restored.length) return reply(texts.list(restored[0].locales, text(restored[0].locales, 'button-old-many', { number: restored[0].number }), restored))
+      return reply(text([], 'button-used'))
+    }
     const { question } = button
     const by = await approverOf(ctx, session, [question.request.approvers])
     if (!mayAnswer(question.request.approvers, by)) return reply(text(question.locales, 'button-not-yours', { number: question.number }))
@@ -346,9 +396,32 @@ export function chatApprovals(ctx: Context, config: ChatApprovalsConfig = {}): v
       if (answered) return reply(answered)
       return
     }
-    const answered = settle(question, button.action, by, 'button')
+    const answered = await settle(question, button.action, by, 'button')
     if (answered) return reply(answered)
   })
+
+  /** Tells a kept request's channel that it was closed at the restart, once its bot is online; never throws. */
+  const tellClosed = async (closed: ClosedRequest) => {
+    const session = closed.record?.session ?? closed.session
+    const target = session && await chatTarget(ctx, session)
+    if (!target || unloaded.signal.aborted) return
+    const bot = await onlineBot(ctx, target, unloaded.signal)
+    if (unloaded.signal.aborted) return
+    if (!bot) return koishiLogger(ctx).warn('no bot of platform %s to tell %s that request %s was closed: %s', target.platform, target.channel, closed.id ?? closed.record?.id, closed.reason)
+    const { locales } = target
+    const reason = CLOSED_CAUSES.has(closed.cause) ? text(locales, `closed-cause.${closed.cause}`, { reason: closed.reason }) : closed.reason
+    const message = closed.record
+      ? text(locales, 'closed-restart', { summary: closed.record.summary, reason })
+      : text(locales, 'closed-restart-unknown', { reason })
+    await bot.sendMessage(target.channelId, message)
+  }
+  // Closures since the engine read its store, those before this plugin loaded too.
+  const closures = closedRequestsOf(ctx.permissions.engine)
+  if (closures) {
+    ctx.effect(() => closures.listen((closed) => {
+      tellClosed(closed).catch((error: unknown) => koishiLogger(ctx).warn('cannot tell the channel of request %s that it was closed: %s', closed.id ?? closed.record?.id, error))
+    }))
+  }
 
   // A question that timed out says so wherever it was asked; one answered through one copy
   // (or elsewhere: the console) closes every other copy with who answered. Tapped, as the
@@ -357,8 +430,9 @@ export function chatApprovals(ctx: Context, config: ChatApprovalsConfig = {}): v
   ctx.effect(() => tapEvent(ctx, 'permissions/decision', (event: DecisionEvent) => {
     if (event.phase !== 'approve' || !event.requestId) return
     const { source } = event
-    if (source.kind !== 'timeout' && source.kind !== 'answer') return
-    if (event.requestId === answering) answeredWith = event
+    if (source.kind !== 'timeout' && source.kind !== 'answer' && source.kind !== 'elsewhere') return
+    const watch = answering.get(event.requestId)
+    if (watch) watch.event = event
     const copies = posted.get(event.requestId)
     if (!copies) return
     posted.delete(event.requestId)
@@ -373,7 +447,10 @@ export function chatApprovals(ctx: Context, config: ChatApprovalsConfig = {}): v
       const { request, number, locales } = question
       const notice = source.kind === 'timeout'
         ? text(locales, 'expired', { number, summary: request.summary })
-        : text(locales, 'answered-by', { number, summary: request.summary, by: answererName(source.by), decision: text(locales, event.decision === 'allow' ? `scope.${source.scope ?? 'once'}` : 'decision-deny') })
+        // Answered on another instance: the call runs there.
+        : source.kind === 'elsewhere'
+          ? text(locales, source.by ? 'taken' : 'taken-unknown', { number, summary: request.summary, by: source.by ?? '' })
+          : text(locales, 'answered-by', { number, summary: request.summary, by: answererName(source.by), decision: text(locales, event.decision === 'allow' ? `scope.${source.scope ?? 'once'}` : 'decision-deny') })
       bot.sendMessage(question.channelId, notice).catch((error: unknown) => {
         koishiLogger(ctx).warn('cannot close request %s in %s: %s', request.id, question.channel, error)
       })

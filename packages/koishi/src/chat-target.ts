@@ -15,8 +15,10 @@ export interface ChatTarget {
 
 /**
  * Resolves where messages about a session go, or `undefined` when the session did not
- * come from a chat channel (a WebUI call, a script). The bot is the channel's assignee
- * when a database knows it, else the first online bot of the platform. Locales follow
+ * come from a chat channel (a WebUI call, a script). The bot is the one the call came
+ * through (`session.host.selfId`, which a durable request's record keeps across a restart)
+ * while it is there, else the channel's assignee when a database knows it, else the first
+ * online bot of the platform. Locales follow
  * Koishi's `i18n.output` preference; Koishi's own `i18n.locales` order comes after them
  * when a message is rendered.
  */
@@ -42,7 +44,7 @@ export async function chatTarget(ctx: Context, session: Session): Promise<ChatTa
     channel: `${platform}:${channelId}`,
     platform,
     channelId,
-    bot: pickBot(ctx, platform, assignee),
+    bot: pickBot(ctx, platform, [selfIdOf(session), assignee]),
     locales: preferUser ? [...userLocales, ...channelLocales] : [...channelLocales, ...userLocales],
   }
 }
@@ -50,10 +52,41 @@ export async function chatTarget(ctx: Context, session: Session): Promise<ChatTa
 // `Universal.Status.ONLINE`: a const enum, which isolated modules cannot read.
 const ONLINE = 1
 
-function pickBot(ctx: Context, platform: string, assignee: string | undefined): Bot | undefined {
+/** The bot a Koishi session came through, as `resolveSession` records it. */
+function selfIdOf(session: Session): string | undefined {
+  const selfId = (session as { host?: { selfId?: unknown } }).host?.selfId
+  return typeof selfId === 'string' && selfId ? selfId : undefined
+}
+
+function pickBot(ctx: Context, platform: string, preferred: readonly (string | undefined)[]): Bot | undefined {
   // A plugin disposed meanwhile (the app stopped during a database read) sees no bots.
   const bots = (ctx.bots ?? []).filter((bot) => bot.platform === platform)
-  return (assignee && bots.find((bot) => bot.selfId === assignee))
+  const named = preferred.map((selfId) => selfId && bots.find((bot) => bot.selfId === selfId)).find(Boolean)
+  return named
     || bots.find((bot) => bot.status === ONLINE)
     || bots[0]
+}
+
+/**
+ * The target's bot once it is online, for a message sent on the bot's own (a question asked
+ * again after a restart, the notice of one closed then): an adapter connects after the app
+ * started, and a message sent before would fail. `undefined` when `signal` aborts first, or
+ * when no bot of the platform is there at all.
+ */
+export async function onlineBot(ctx: Context, target: ChatTarget, signal: AbortSignal): Promise<Bot | undefined> {
+  const { bot } = target
+  if (!bot || bot.status === ONLINE) return bot
+  return new Promise<Bot | undefined>((resolve) => {
+    const done = (value: Bot | undefined) => {
+      stop()
+      signal.removeEventListener('abort', aborted)
+      resolve(value)
+    }
+    const aborted = () => done(undefined)
+    const stop = ctx.on('bot-status-updated', (updated: Bot) => {
+      if (updated === bot && bot.status === ONLINE) done(bot)
+    })
+    if (signal.aborted) return done(undefined)
+    signal.addEventListener('abort', aborted, { once: true })
+  })
 }

@@ -38,7 +38,7 @@ export interface Config {
   /** @default 1 */
   defaultAuthority?: number
   tools?: ToolService.Config
-  permissions?: Omit<PermissionService.Config, 'defaultAuthority'>
+  permissions?: Omit<PermissionService.Config, 'defaultAuthority' | 'instanceId'>
   background?: BackgroundService.Config
   /** `ctx.audit` and the `dogu.audit` command. */
   audit?: AuditService.Config & {
@@ -91,7 +91,8 @@ export const Config: Schema<Config> = Schema.object({
 export function apply(ctx: Context, config: Config = {}) {
   // Permissions first: Dogu's methods are on `ctx.permissions` before `ctx.tools` appears,
   // so a plugin that needs `tools` may call `ctx.permissions.rule()` in its apply.
-  ctx.plugin(PermissionService, { ...config.permissions, defaultAuthority: config.defaultAuthority })
+  // One name for this instance in every shared table: the tasks' owner, the pending requests'.
+  ctx.plugin(PermissionService, { ...config.permissions, defaultAuthority: config.defaultAuthority, instanceId: config.background?.instanceId })
   ctx.plugin(ToolService, config.tools)
   ctx.plugin(BackgroundService, config.background)
   // Each chat part is a plugin of its own, started once the service it uses is there (the

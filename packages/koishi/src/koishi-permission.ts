@@ -14,6 +14,11 @@ export interface KoishiDoguSession extends DoguSession {
    * was not resolved (a session mapped with `doguSession` alone, or built by hand).
    */
   koishiPermissions?: readonly string[]
+  /**
+   * Koishi's facts a host needs to speak in the session again after a restart, kept by a
+   * durable request's record (`StoredSession.host`): the bot the call came through.
+   */
+  host?: Readonly<{ selfId?: string }>
 }
 
 /**

@@ -24,7 +24,8 @@ export function pendingCommand(ctx: Context, board: QuestionBoard): void {
         const { unit, count } = durationIn(Math.ceil(Math.max(0, request.expiresAt - now) / 1000) * 1000)
         const left = session!.i18n(`.duration.${unit}`, [count])
         if (request.kind === 'elicitation') return session!.text('.form-item', { number, tool: request.tool, message: request.input?.message ?? request.reason, left })
-        return session!.text('.item', { number, tool: request.tool, summary: request.summary, left })
+        // Asked before the bot restarted, and kept: marked so.
+        return session!.text(request.restored ? '.item-restored' : '.item', { number, tool: request.tool, summary: request.summary, left })
       })
       return [session!.text('.header', { count: theirs.length, number: theirs[0].number }), ...lines].join('\n')
     })

@@ -1,17 +1,21 @@
-import { resolve } from 'node:path'
+import { dirname, join, resolve } from 'node:path'
 import {
   type Asker,
   attachEngine,
   type AuthorizeRequest,
   type AuthorizeResult,
   callingPlugin,
+  type ClosedRequest,
   DatabaseGrantStore,
+  DatabasePendingStore,
   type DecisionEvent,
   type Grant,
   type GrantStore,
   type HostPlugin,
   JsonFileGrantStore,
+  JsonFilePendingStore,
   type MinatoDatabase,
+  type PendingStore,
   PERMISSION_MODES,
   PermissionEngine,
   PermissionError,
@@ -25,6 +29,8 @@ import {
   ruleLabel,
 } from '@dogu/core'
 import { type Context, Schema, type Session } from 'koishi'
+import { keepClosedRequests } from './closed-requests'
+import { defaultInstanceId } from './instance-id'
 import { followDatabase, koishiDatabase } from './koishi-database'
 import { eventEmitter } from './koishi-events'
 import { koishiLogger } from './koishi-logger'
@@ -40,6 +46,12 @@ declare module 'koishi' {
   interface Events<C extends Context = Context> {
     /** Every permission decision, naming the rule, grant, mode, default or answer that made it. */
     'permissions/decision'(event: DecisionEvent): void
+    /**
+     * A kept request (`permissions.durable`) closed without being asked again: expired while
+     * the bot was down, a tool's own question from inside a run, masked secrets, a corrupt
+     * record, or past `maxPending`. The chat approvals tell its channel.
+     */
+    'permissions/closed'(closed: ClosedRequest): void
   }
 }
 
@@ -138,6 +150,12 @@ export const permissionsFields = {
   syncInterval: described(Schema.natural().min(100).role('ms').default(5_000),
     'With a database: milliseconds between reads of the grant table, the longest a grant given or revoked by another instance takes to apply here.',
     '加载数据库时：两次读取授权表之间的毫秒数，即其他实例授予或撤销的授权在本实例生效的最长延迟。'),
+  durable: described(Schema.boolean().default(true),
+    'Keep open permission requests across restarts: after a restart each is posted again, and an answer then runs the call once, as a background task. In the dogu_pending table with a database, else in pending.json beside the grants file. Off: a request lives as long as the process.',
+    '让未回答的权限请求在重启后保留：重启后每个请求会重新发出，之后的回答会把调用作为后台任务运行一次。加载数据库时保存在 dogu_pending 表中，否则保存在授权文件旁的 pending.json。关闭后请求只在进程运行期间有效。'),
+  maxPending: described(Schema.natural().min(1).default(1_000),
+    'Most permission requests kept open at once; past it the oldest expire first.',
+    '同时保留的未回答权限请求的最大数量；超出时最早的请求先过期。'),
 }
 
 /** `defaultAuthority`: the Dogu plugin has it at the top of its config. */
@@ -160,6 +178,9 @@ export class PermissionService {
   static Config: Schema<PermissionService.Config> = Schema.object({
     ...permissionsFields,
     defaultAuthority: defaultAuthoritySchema,
+    instanceId: described(Schema.string(),
+      'This instance\'s name in the pending requests (which instance asked, which claimed one); the same across restarts. The Dogu plugin passes background.instanceId. Default: host name and base directory.',
+      '本实例在待回答请求中的名称（哪个实例提问、哪个实例认领）；重启前后不变。Dogu 插件会传入 background.instanceId。默认：主机名加 Koishi 根目录。'),
   })
 
   readonly engine: PermissionEngine
@@ -175,32 +196,58 @@ export class PermissionService {
     const storeFor = (database: MinatoDatabase | undefined): GrantStore => database
       ? new DatabaseGrantStore({ database, logger, migrateFrom: path })
       : new JsonFileGrantStore(path)
+    // Open requests (`durable`): in the dogu_pending table, shared by every instance on the
+    // database; without one, in pending.json beside the grants file, for this instance alone.
+    const durable = config.durable !== false
+    const pendingPath = join(dirname(path), 'pending.json')
+    const pendingFor = (database: MinatoDatabase | undefined): PendingStore => database
+      ? new DatabasePendingStore({ database, logger })
+      : new JsonFilePendingStore(pendingPath)
     let store = storeFor(koishiDatabase(ctx))
+    let pendingStore = durable ? pendingFor(koishiDatabase(ctx)) : undefined
+    const emit = eventEmitter(ctx)
+    const closed = keepClosedRequests()
     this.engine = new PermissionEngine({
-      ...permissionEngineOptions(config, eventEmitter(ctx)),
+      ...permissionEngineOptions(config, emit),
       conditions: { koishiPermission: koishiPermissionCondition },
       store,
       logger,
+      ...(pendingStore ? {
+        durable: true,
+        pendingStore,
+        maxPending: config.maxPending ?? 1_000,
+        instanceId: config.instanceId || defaultInstanceId(ctx.baseDir ?? process.cwd()),
+        // The bot the call came through: the question is posted again by it after a restart.
+        sessionHost: (session) => (session as KoishiDoguSession).host,
+        onClosed: (request) => {
+          closed.push(request)
+          emit('permissions/closed', request)
+        },
+      } : { durable: false }),
     })
     const engine = this.engine
+    closed.attach(engine)
     // authorize() is synchronous, so it cannot read the table: other instances' grants and
-    // revocations arrive by this poll (and this instance's own at once).
+    // revocations arrive by this poll (and this instance's own at once), and with them their
+    // pending requests (asked, answered or closed there).
     const poll = () => store instanceof DatabaseGrantStore
       // Not while the app stops: its database driver may already have closed its pool.
       ? ctx.setInterval(() => void engine.refreshGrants(() => ctx.root.lifecycle.isActive), config.syncInterval ?? 5_000)
       : undefined
     let stopPolling = poll()
     // The database may start after this service, be reloaded, or go: the engine stays (its
-    // askers, rules, modes and waiting requests with it), and its store switches.
+    // askers, rules, modes and waiting requests with it), and its stores switch.
     followDatabase(ctx, {
       switch: (database) => {
         stopPolling?.()
         void engine.useStore(store = storeFor(database))
+        if (pendingStore) void engine.usePendingStore(pendingStore = pendingFor(database))
         stopPolling = poll()
       },
       lost: (reason) => {
         stopPolling?.()
         if (store instanceof DatabaseGrantStore) store.detach(reason)
+        if (pendingStore instanceof DatabasePendingStore) pendingStore.detach(reason)
       },
     })
     for (const rule of config.rules ?? []) this.count(rule, 1)
@@ -255,6 +302,8 @@ export class PermissionService {
     const user = await this.userOf(session)
     const authority = typeof user?.authority === 'number' ? user.authority : this.defaultAuthority
     const mapped: KoishiDoguSession = { ...doguSession(session, { defaultAuthority: this.defaultAuthority }), authority }
+    // The bot it came through: a question asked again after a restart is posted by the same bot.
+    if (session.selfId) mapped.host = { selfId: session.selfId }
     const names = [...this.names.keys()]
     if (!names.length) return { ...mapped, koishiPermissions: Object.freeze([]) }
     // Koishi's checks read `session.user`: they see the user as resolved here, so that
@@ -322,5 +371,11 @@ export namespace PermissionService {
     syncInterval?: number
     /** @default 1 */
     defaultAuthority?: number
+    /** Keep open requests across restarts (`dogu_pending`, else `pending.json` beside `storePath`). @default true */
+    durable?: boolean
+    /** Most requests kept open at once; past it the oldest expire first. @default 1_000 */
+    maxPending?: number
+    /** This instance's name in the pending store. @default `${hostname}:${baseDir}` */
+    instanceId?: string
   }
 }

@@ -1,4 +1,4 @@
-import type { AskAnswer, PermissionRequest, RespondStatus } from '@dogu/core'
+import type { AnswerResult, AskAnswer, PermissionRequest, RespondStatus } from '@dogu/core'
 
 /** A permission request shown in a chat channel, waiting for a reply there. */
 export interface Question {
@@ -15,6 +15,11 @@ export interface Question {
   readonly locales: readonly string[]
   /** Hands an answer to the permission engine. */
   readonly respond: (answer: AskAnswer) => RespondStatus
+  /**
+   * Hands an answer to the engine and resolves with what came of it (`AskerContext.answer`):
+   * a restored request's is carried out (claimed, authorized again, started) before it says.
+   */
+  readonly answer?: (answer: AskAnswer) => Promise<AnswerResult>
   /** The ids of the messages that asked it, once sent: a reply quoting one names it. */
   messageIds: readonly string[]
 }

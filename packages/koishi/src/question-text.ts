@@ -87,13 +87,22 @@ export function questionTexts(ctx: Context) {
   return {
     text,
 
-    /** The question: who asks and why, the preview, how to answer, then its buttons (if any). A tool's form is worded as one. */
+    /**
+     * The question: who asks and why, the preview, how to answer, then its buttons (if any).
+     * A tool's form is worded as one. One asked again after a restart says so, and the time
+     * it has left; one whose record could not be kept says it will not survive a restart.
+     */
     question(question: Question, buttons: readonly ApprovalButton[] = []): h[] {
       if (question.request.kind === 'elicitation' && question.request.input) return form(question, buttons)
       const { request, number, locales } = question
-      const { unit, count } = durationIn(request.expiresAt - request.createdAt)
+      // A restored question has what is left of its first ask's time (as dogu.pending shows it).
+      const { unit, count } = request.restored
+        ? durationIn(Math.ceil(Math.max(0, request.expiresAt - Date.now()) / 1000) * 1000)
+        : durationIn(request.expiresAt - request.createdAt)
       return [
         ...text(locales, 'question', { number, tool: request.tool, summary: request.summary, reason: reasonText(locales, request) }),
+        ...(request.restored ? [h.text('\n'), ...text(locales, buttons.length ? 'restored-buttons' : 'restored')] : []),
+        ...(request.durable === false ? [h.text('\n'), ...text(locales, 'not-durable')] : []),
         ...(request.repaired ? [h.text('\n'), ...text(locales, 'repaired', { steps: request.repaired.steps.join(', ') })] : []),
         ...previewText(question),
         ...editHint(question),

@@ -2,7 +2,7 @@ import { type AskerContext, type DecisionEvent, defineTool, type ToolResult } fr
 import { Schema } from 'koishi'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { parseAnswer, parseDetails } from '../src/answer-parser'
-import { ChatApprovalsConfig } from '../src/chat-approvals'
+import { chatApprovals, ChatApprovalsConfig } from '../src/chat-approvals'
 import { mayAnswer } from '@dogu/core'
 import { type ChatApp, chatApp, type ChatAppOptions, descriptions, inBothLanguages } from './chat-harness'
 
@@ -417,20 +417,44 @@ describe('chat approvals', () => {
       expect((await result).status).toBe('denied')
     })
 
-    it('the chat approvals are unloaded with no other asker: the call is denied at once', async () => {
-      const { outbox, forks } = await setup()
+    it('durable: false, the chat approvals are unloaded with no other asker: the call is denied at once', async () => {
+      const { outbox, forks } = await setup({ permissions: { durable: false } })
       const result = deploy('prod')
       await outbox.next()
       forks.approvals!.dispose()
       expect(await result).toMatchObject({ status: 'denied', content: expect.stringContaining('every asker showing the permission request was unloaded') })
     })
 
-    it('the permissions service stops', async () => {
-      const { outbox, passed, forks } = await setup()
+    it('kept (the default), the chat approvals reloaded: the question waits, is posted again, and its answer runs the call', async () => {
+      const { outbox, forks, app } = await setup()
+      const result = deploy('prod')
+      await outbox.next()
+      forks.approvals!.dispose()
+      expect(app.permissions.pending()).toHaveLength(1)
+      app.plugin({ name: 'dogu-chat-approvals', inject: ['tools'], apply: chatApprovals }, {})
+      await t!.settle()
+      expect((await outbox.next()).text).toBe(QUESTION(1, 'prod'))
+      expect(await t!.client('alice').receive('y')).toEqual(['已允许 [1] deploy(env=prod)（仅此一次）。'])
+      expect(await result).toMatchObject({ status: 'ok', content: 'deployed prod' })
+    })
+
+    it('durable: false, the permissions service stops', async () => {
+      const { outbox, passed, forks } = await setup({ permissions: { durable: false } })
       const result = deploy('prod')
       await outbox.next()
       forks.permissions.dispose()
       expect(await result).toMatchObject({ status: 'denied', content: expect.stringContaining('the permissions service stopped') })
+      await t!.settle()
+      expect(await t!.client('alice').receive('y')).toEqual([])
+      expect(passed).toEqual(['alice: y'])
+    })
+
+    it('kept (the default), the permissions service stops: the call ends interrupted, its request kept for the next start', async () => {
+      const { outbox, passed, forks } = await setup()
+      const result = deploy('prod')
+      await outbox.next()
+      forks.permissions.dispose()
+      expect(await result).toMatchObject({ status: 'denied', content: expect.stringContaining('interrupted while waiting for approval (the request is kept and asked again after a restart)') })
       await t!.settle()
       expect(await t!.client('alice').receive('y')).toEqual([])
       expect(passed).toEqual(['alice: y'])
@@ -686,7 +710,7 @@ describe('chat approvals: buttons', () => {
   })
 
   it('unloading the chat approvals takes the buttons down', async () => {
-    const { outbox, forks } = await setup({ approvals: { buttons: ['mock'] } })
+    const { outbox, forks } = await setup({ approvals: { buttons: ['mock'] }, permissions: { durable: false } })
     const result = deploy('prod')
     const { buttons } = await outbox.next()
     forks.approvals!.dispose()

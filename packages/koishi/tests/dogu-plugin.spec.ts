@@ -32,7 +32,7 @@ describe('the Dogu plugin for Koishi', () => {
     expect(Dogu.Config({})).toEqual({
       defaultAuthority: 1,
       tools: { maxContentLength: 50_000, maxArgumentsLength: 1_000_000, redact: { env: [], patterns: [], builtin: true }, quotas: [], maxRunning: {}, repair: true },
-      permissions: { rules: [], mode: 'default', askTimeout: 300_000, approverAuthority: 4, callerMayApprove: true, syncInterval: 5_000 },
+      permissions: { rules: [], mode: 'default', askTimeout: 300_000, approverAuthority: 4, callerMayApprove: true, syncInterval: 5_000, durable: true, maxPending: 1_000 },
       background: { maxTasks: 200, maxAgeMs: 7 * 24 * 3600_000, maxResultLength: 50_000, leaseMs: 30_000, syncInterval: 5_000 },
       approvals: { enabled: true, buttons: ['discord', 'telegram'], route: 'channel', approvers: [] },
       commands: { enabled: true, authority: { tools: 1, tasks: 1, run: 3, grants: 3, revoke: 3, mode: 4, mcp: 3, mcpAuth: 4 }, maxOutput: 1000, listLimit: 20 },
@@ -45,13 +45,15 @@ describe('the Dogu plugin for Koishi', () => {
     })
     expect(() => Dogu.Config({ tools: { maxContentLength: 0 } })).toThrow(/maxContentLength/)
     expect(() => Dogu.Config({ permissions: { mode: 'yolo' as never } })).toThrow(/mode/)
+    expect(() => Dogu.Config({ permissions: { durable: 'yes' as never } })).toThrow(/durable/)
+    expect(() => Dogu.Config({ permissions: { maxPending: 0 } })).toThrow(/maxPending/)
   })
 
   it('describes every field of its config in Chinese and English for the console', () => {
     const all = descriptions(Dogu.Config)
     expect(Object.keys(all)).toEqual(expect.arrayContaining([
       '$.defaultAuthority', '$.tools', '$.tools.maxContentLength', '$.permissions', '$.permissions.rules',
-      '$.permissions.rules[].koishiPermission', '$.permissions.rules[].sandboxed', '$.background', '$.background.storePath',
+      '$.permissions.rules[].koishiPermission', '$.permissions.rules[].sandboxed', '$.permissions.durable', '$.permissions.maxPending', '$.background', '$.background.storePath',
     ]))
     for (const [path, text] of Object.entries(all)) {
       expect(text, path).toEqual(expect.objectContaining({ 'zh-CN': expect.stringMatching(/\p{Script=Han}/u), 'en-US': expect.any(String) }))

@@ -8,7 +8,7 @@ import { afterEach, vi } from 'vitest'
 import { guardLogs } from '../../../test-support/log-guard'
 import * as Dogu from '../src'
 
-const apps: { app: App; mock: ForkScope }[] = []
+const apps: { app: App; mock: ForkScope; engines: { stop(): Promise<void> }[] }[] = []
 /** Audit logs the apps made: a plugin a test unloads still writes its last records, awaited before the dirs go. */
 const audits: { stop(): Promise<void> }[] = []
 const dirs: string[] = []
@@ -16,12 +16,14 @@ const dirs: string[] = []
 // Stopped, with their stores written, before the temp dirs go.
 afterEach(async () => {
   vi.useRealTimers()
-  for (const { app, mock } of apps.splice(0).reverse()) {
+  for (const { app, mock, engines: first } of apps.splice(0).reverse()) {
     // The mock bot first: disposed by the app's stop, after the bots service, it throws.
     mock.dispose()
     const engines = [app.get('background')?.engine, typeof app.permissions.engine === 'object' ? app.permissions.engine : undefined]
     await app.stop()
-    await Promise.all(engines.map((engine) => engine && ('stop' in engine ? engine.stop() : engine.dispose())))
+    // The engine the app started with too (a test may have unloaded or reloaded the plugin):
+    // its last writes to the kept requests' file are awaited before the dir goes.
+    await Promise.all([...first.map((engine) => engine.stop()), ...engines.map((engine) => engine && ('stop' in engine ? engine.stop() : engine.dispose()))])
   }
   await Promise.all(audits.splice(0).map((log) => log.stop()))
   await Promise.all(dirs.splice(0).map((dir) => rm(dir, { recursive: true, force: true })))
@@ -47,7 +49,8 @@ export async function koishiApp(options: KoishiAppOptions = {}) {
   /** What `internal/error` carried, for a test that checks which error it was. */
   const errors: unknown[] = []
   app.on('internal/error', (error) => { errors.push(error) })
-  apps.push({ app, mock: app.plugin(MockBot, { selfId: '514' }) })
+  const entry: (typeof apps)[number] = { app, mock: app.plugin(MockBot, { selfId: '514' }), engines: [] }
+  apps.push(entry)
   // Typed against minato's own Context, which Koishi's `plugin()` signature does not accept.
   if (options.database) loadPlugin(app, Memory)
   await app.start()
@@ -66,6 +69,7 @@ export async function koishiApp(options: KoishiAppOptions = {}) {
     })
   }
   await settle(app)
+  if (typeof app.permissions.engine === 'object') entry.engines.push(app.permissions.engine)
   const audit = app.get('audit')?.log
   if (audit) audits.push(audit)
   return { app, dir, dogu, errors, guard }

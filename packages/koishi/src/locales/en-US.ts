@@ -39,6 +39,29 @@ export const enUS: Locale = {
     },
     'button-used': 'This button no longer works: the request has ended or the button was used.',
     'button-not-yours': 'You may not answer request [{number}]: only the caller or an approver may.',
+    // A request kept across a restart (`permissions.durable`, docs/koishi.md).
+    restored: 'The bot restarted, and this request is still open.',
+    'restored-buttons': 'The bot restarted, and this request is still open; the buttons of the earlier message no longer work: use these, or reply.',
+    'not-durable': 'Note: this request could not be saved; it will be lost if the bot restarts.',
+    'button-old': 'This button is from before the bot restarted and no longer works: use the buttons of request [{number}], posted again, or reply y {number} / n {number}.',
+    resumed: 'It runs as background task {taskId}; its result will be posted here.',
+    'not-kept': '[{number}] Note: this request could not be saved; it will be lost if the bot restarts.',
+    'not-allowed-now': 'You may not answer request [{number}] now: {reason}',
+    'button-old-many': 'This button is from before the bot restarted and no longer works: use the buttons of the requests posted again, or reply with the number, such as y {number}:',
+    'resume-failed': '[{number}] {summary} was approved, but its call could not start: {reason}',
+    taken: 'Request [{number}] {summary} was already answered by {by}.',
+    'taken-unknown': 'Request [{number}] {summary} was already answered on another instance.',
+    'refused-no-tool': 'That answer did not count: this instance does not define the tool {tool}. Request [{number}] is still open for an instance that does.',
+    'refused-denied': '[{number}] {summary}: that answer did not count, the rules deny this call now: {reason}',
+    'closed-restart': 'After the bot restarted, the request {summary} was closed and did not run: {reason}',
+    'closed-restart-unknown': 'After the bot restarted, a stored request was closed and did not run: {reason}',
+    'closed-cause': {
+      expired: 'it timed out while the bot was down',
+      evicted: 'too many requests were open, and the oldest were closed',
+      'in-run': 'a running tool asked it, and the restart ended that run, which cannot go on',
+      masked: 'its arguments had secret fields, which are never stored, so it cannot run again',
+      corrupt: 'its stored record could not be read ({reason})',
+    },
     // The model's arguments were malformed and repaired before the question (docs/repair.md).
     repaired: '(The model\'s arguments were not valid JSON; Dogu repaired them: {steps}. Shown above are the repaired arguments.)',
     // Editing a call before approving it: `e {json}` / `改 {json}`.
@@ -119,6 +142,8 @@ export const enUS: Locale = {
     messages: {
       header: 'Requests in this channel waiting for you ({count}); reply y or n with the number, such as y {number}:',
       item: '[{number}] {tool}: {summary} (times out in {left})',
+      // Asked before the bot restarted and kept (`permissions.durable`).
+      'item-restored': '[{number}] {tool}: {summary} (from before the restart; times out in {left})',
       // A tool's form: filled with field=value, not answered y or n.
       'form-item': '[{number}] form of {tool}: {message} (reply field=value; cancelled in {left})',
       none: 'No request in this channel is waiting for you.',

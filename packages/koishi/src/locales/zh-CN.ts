@@ -41,6 +41,29 @@ export const zhCN = {
     },
     'button-used': '这个按钮已失效：请求已结束，或按钮已经用过。',
     'button-not-yours': '你不能回答请求 [{number}]：只有调用者本人或审批人可以。',
+    // A request kept across a restart (`permissions.durable`, docs/koishi.md).
+    restored: '机器人重启过，这个请求仍在等待回答。',
+    'restored-buttons': '机器人重启过，这个请求仍在等待回答；之前那条消息上的按钮已失效，请用这条消息的按钮或直接回复。',
+    'not-durable': '注意：这个请求没能保存，机器人重启后它会丢失。',
+    'button-old': '这个按钮来自机器人重启之前，已失效：请用重新发出的请求 [{number}] 上的按钮，或回复 y {number} / n {number}。',
+    resumed: '它作为后台任务 {taskId} 运行，结果会发到这里。',
+    'not-kept': '[{number}] 注意：这个请求没能保存，机器人重启后它会丢失。',
+    'not-allowed-now': '你现在不能回答请求 [{number}]：{reason}',
+    'button-old-many': '这个按钮来自机器人重启之前，已失效：请用重新发出的请求上的按钮，或加上编号回复，如 y {number}：',
+    'resume-failed': '[{number}] {summary} 已获批准，但调用没能启动：{reason}',
+    taken: '请求 [{number}] {summary} 已由 {by} 回答过了。',
+    'taken-unknown': '请求 [{number}] {summary} 已被其他实例回答过了。',
+    'refused-no-tool': '这个回答没有生效：本实例没有定义工具 {tool}。请求 [{number}] 仍在等待，可由定义了它的实例处理。',
+    'refused-denied': '[{number}] {summary}：这个回答没有生效，现在的规则不允许这次调用：{reason}',
+    'closed-restart': '机器人重启后，请求 {summary} 已关闭，没有运行：{reason}',
+    'closed-restart-unknown': '机器人重启后，一个保存的请求已关闭，没有运行：{reason}',
+    'closed-cause': {
+      expired: '它在机器人停机期间超时了',
+      evicted: '同时等待的请求太多，最早的请求被关闭',
+      'in-run': '它是工具运行中自己提出的询问，重启后那次运行已经结束，无法继续',
+      masked: '它的参数含有密钥字段，密钥从不保存，所以无法再次运行',
+      corrupt: '保存的记录无法读取（{reason}）',
+    },
     // The model's arguments were malformed and repaired before the question (docs/repair.md).
     repaired: '（模型发来的参数不是合法 JSON，Dogu 已修复：{steps}。上面显示的是修复后的参数。）',
     // Editing a call before approving it: `e {json}` / `改 {json}`.
@@ -124,6 +147,8 @@ export const zhCN = {
     messages: {
       header: '本频道中等你批准的请求（{count} 个），回复 y 编号 允许、n 编号 拒绝，如 y {number}：',
       item: '[{number}] {tool}：{summary}（{left}后超时）',
+      // Asked before the bot restarted and kept (`permissions.durable`).
+      'item-restored': '[{number}] {tool}：{summary}（重启前提出；{left}后超时）',
       // A tool's form: filled with 字段=值, not answered y or n.
       'form-item': '[{number}] {tool} 的表单：{message}（回复 字段=值 填写；{left}后取消）',
       none: '本频道中没有等你批准的请求。',
