@@ -1,6 +1,6 @@
 import type { PermissionMode } from './permissions/permission-modes'
 import type { RunningCall } from './running-calls'
-import { CALL_SERIAL, type CallInfo } from './events'
+import { CALL_SERIAL, type CallInfo, type ResumedFrom } from './events'
 import type { Session } from './session'
 import type { PermissionSpec, Tool } from './tool'
 import type { CallSpan } from './telemetry/call-telemetry'
@@ -81,6 +81,8 @@ export class ActiveCall implements ToolCall, RunningCall, CallInfo {
   declare permission?: PermissionSpec
   /** The call's span, when a tracer or meter provider is registered. */
   declare span?: CallSpan
+  /** Set on a call run for an answer given after a restart (`CallInfo.resumes`). */
+  declare resumes?: ResumedFrom
   /** The last result a step of the middleware chain produced: what a middleware that returns it passes on unchanged. */
   declare passed?: ToolResult
   /** The handler's promise inside the middleware chain. */
@@ -170,6 +172,7 @@ export class ActiveCall implements ToolCall, RunningCall, CallInfo {
   toJSON(): CallInfo {
     const info: CallInfo = { id: this.id, name: this.name, session: this.session, args: this.args, startedAt: this.startedAt }
     if (this.repaired) info.repaired = this.repaired
+    if (this.resumes) info.resumes = this.resumes
     return info
   }
 

@@ -1,4 +1,6 @@
 import { ActiveCall } from './active-call'
+import type { BackgroundPort } from './background-port'
+import type { ResumedFrom } from './events'
 import { messageOf } from './error-message'
 import { AuthorizeStage } from './pipeline/authorize-stage'
 import { callResult } from './pipeline/call-results'
@@ -31,6 +33,8 @@ export class CallPipeline {
   private parse: ParseStage
   private validate: ValidateStage
   private settle: SettleStage
+  private runStage: RunStage
+  private host: PipelineHost
   /** The stages a prepared call passes, in order; the last one, run, keeps it until it settles. */
   private stages: readonly Stage[]
 
@@ -45,7 +49,8 @@ export class CallPipeline {
     const shared: PipelineShared = { host, entries, session, limits, encodedPaths }
     const settle = this.settle = new SettleStage(shared)
     const quotasAndCaps = new LimitsStage(shared)
-    const run = new RunStage(shared, new MiddlewareStage(shared, settle), settle)
+    const run = this.runStage = new RunStage(shared, new MiddlewareStage(shared, settle), settle)
+    this.host = host
     this.parse = new ParseStage(shared, settle)
     this.validate = new ValidateStage(shared, settle, new ToolCallHooks(shared, run, settle))
     this.stages = [new AuthorizeStage(shared, quotasAndCaps), quotasAndCaps, new ScheduleStage(), run]
@@ -55,6 +60,12 @@ export class CallPipeline {
   prepare(input: ModelToolCall): ActiveCall | ToolResult {
     const parsed = this.parse.enter(input)
     return 'entry' in parsed ? this.validate.enter(parsed) : parsed
+  }
+
+  /** @internal `prepare` for a call run for an answer given after a restart: announced with `resumes`. */
+  prepareResumed(input: ModelToolCall, resumes: ResumedFrom): ActiveCall | ToolResult {
+    const parsed = this.parse.enter(input)
+    return 'entry' in parsed ? this.validate.enter(parsed, resumes) : parsed
   }
 
   /**
@@ -68,6 +79,28 @@ export class CallPipeline {
   /** `run` for a batch of one: resolves to `[result]` without an extra promise hop. */
   runAlone(call: ActiveCall): Promise<ToolResult[]> {
     return new Promise((resolve) => this.start(call, (result) => resolve([result])))
+  }
+
+  /**
+   * @internal Starts a call approved before it was prepared (an answer given after a
+   * restart: `ResumeCalls`, which marks it with `preApprove`). It is handed to `background`
+   * at once, as a task of its session, and then passes every stage; its end settles the
+   * task. Without `background`, or when the service refuses it, it runs all the same and its
+   * end is only reported (`tools/call-end`). Returns the task's id, when there is one.
+   */
+  startResumed(call: ActiveCall, background: BackgroundPort | undefined): string | undefined {
+    if (background) {
+      try {
+        const { taskId } = this.runStage.handOver(call, background, (id) => `Approved after a restart, the call runs in the background as task ${id}. Check it with task_status({ "id": "${id}" }).`)
+        if (call.aborted) this.settle.endAborted(call)
+        else this.advance(call, 0)
+        return taskId
+      } catch (error) {
+        this.host.logger.warn('the background service refused %s (%s), resumed after a restart; it runs without a task, and its result is only reported: %s', call.name, call.id, messageOf(error))
+      }
+    }
+    void this.run(call)
+    return undefined
   }
 
   /** The call's result goes to `reply`, once, whichever stage ends it. */

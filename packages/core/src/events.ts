@@ -1,7 +1,9 @@
+import type { ApproverPolicy } from './permissions/asker'
 import type { RepairRecord } from './repair/repair-step'
 import type { Session } from './session'
 import type { LogLevel } from './elicitation/elicitation'
 import type { ToolResult } from './tool-result'
+import type { AnswerVia, Approver, AskScope } from './types/approver'
 
 /**
  * @internal The pipeline's own identity of a call: a number unique among the calls in
@@ -21,6 +23,29 @@ export interface CallInfo {
   startedAt: number
   /** Set when the model's arguments were malformed and repaired (`args` are the repaired ones). */
   repaired?: RepairRecord
+  /**
+   * Set on a call run for an answer given after a restart (`permissions.durable`): the ask it
+   * answers. Its `id` is the asking call's with `/resumed` added; it runs as a background task.
+   */
+  resumes?: ResumedFrom
+}
+
+/** The ask a call run after a restart answers, and who approved it then (`CallInfo.resumes`). */
+export interface ResumedFrom {
+  /** The model's call id that asked, before the restart (`PendingRecord.callId`). */
+  callId: string
+  /** The id the request was first asked under (`PendingRecord.id`). */
+  requestId: string
+  /** When it was first asked (epoch ms). */
+  askedAt: number
+  /** Who approved it after the restart. */
+  by: Approver
+  scope: AskScope
+  via?: AnswerVia
+  /** The approver edited the arguments first (validated and authorized again). */
+  edited?: true
+  /** Who could answer: the request's approver policy. */
+  approvers?: Readonly<ApproverPolicy>
 }
 
 /** Events the runtime emits; `@dogu/cordis` forwards them as `ctx.emit('tools/…')`. */

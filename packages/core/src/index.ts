@@ -9,6 +9,7 @@ export {
   AuditLog,
   type AuditLogOptions,
   type AuditRecord,
+  type AuditResumes,
   type AuditRetention,
   type AuditStore,
   AUDIT_TABLE,
@@ -63,7 +64,7 @@ export {
 export { DoguError } from './errors'
 export { type Elicitation, type ElicitationJsonSchema, type ElicitationSchema, type ElicitOptions, LOG_LEVELS, type LogLevel } from './elicitation/elicitation'
 export { type FormField, formFields, type FormProblem, type FormReply, MAX_FORM_LENGTH, parseFormReply, typedValue } from './elicitation/form-reply'
-export type { CallInfo, EmitFunction, ToolEvents } from './events'
+export type { CallInfo, EmitFunction, ResumedFrom, ToolEvents } from './events'
 // The host layer: what a host of Dogu (Cordis 4, Koishi, a framework adapter) builds its services on.
 export {
   attachEngine,

@@ -16,6 +16,9 @@ import type { QuotaStore } from './quotas/quota-store'
 import { RunningCaps } from './quotas/running-caps'
 import type { MiddlewareOptions, ToolMiddleware } from './middleware/tool-middleware'
 import type { PermissionGate } from './permission-gate'
+import type { ResumeHandler } from './permissions/pending-record'
+import { ResumeCalls } from './pipeline/resume-call'
+import { messageOf } from './error-message'
 import { ToolSearchIndex } from './search'
 import type { Session } from './session'
 import type { Tool, ToolOptions } from './tool'
@@ -56,8 +59,6 @@ const ANONYMOUS = { name: 'anonymous' }
  * agents work with the toolsets it makes.
  */
 export class ToolRegistry implements PipelineHost {
-  /** The permission service, when one is loaded. Without it, only `read` tools run. */
-  permissions: PermissionGate | undefined
   /** The background service, when one is loaded. */
   background: BackgroundPort | undefined
   readonly emit: EmitFunction | undefined
@@ -80,6 +81,11 @@ export class ToolRegistry implements PipelineHost {
   private _version = 0
   /** Built by the first toolset that defers a tool, then kept in step with define/dispose. */
   private index: ToolSearchIndex | undefined
+  private gate: PermissionGate | undefined
+  /** What runs this registry's calls answered after a restart; made when a gate takes one. */
+  private resumer: ResumeCalls | undefined
+  /** Removes `resumer` from the gate it was registered on. */
+  private stopResuming: (() => void) | undefined
 
   constructor(options: ToolRegistryOptions = {}) {
     this.emit = options.emit
@@ -93,6 +99,34 @@ export class ToolRegistry implements PipelineHost {
     this.repair = options.repair !== false
     // A tool's error, logged, may quote a secret: the registry's lines are redacted too.
     this.logger = this.redactor.logger(logger)
+  }
+
+  /**
+   * The permission service, when one is loaded. Without it, only `read` tools run. A gate
+   * that resumes calls (`onResume`: a `PermissionEngine` with `durable` on) is given this
+   * registry's `ResumeHandler` as it is set, and it is taken back when the gate is replaced
+   * or removed: an answer given after a restart then runs its call here, once.
+   */
+  get permissions(): PermissionGate | undefined {
+    return this.gate
+  }
+
+  set permissions(gate: PermissionGate | undefined) {
+    if (gate === this.gate) return
+    const stop = this.stopResuming
+    this.stopResuming = undefined
+    stop?.()
+    this.gate = gate
+    const onResume = (gate as ResumingGate | undefined)?.onResume
+    if (typeof onResume !== 'function') return
+    this.resumer ??= new ResumeCalls({ pipeline: this, limits: this.limits, entry: (name) => this.entries.get(name) })
+    try {
+      const removal = onResume.call(gate, this.resumer)
+      if (typeof removal === 'function') this.stopResuming = removal
+    } catch (error) {
+      // An engine without a pending store (`durable: false`) has nothing to resume.
+      this.logger.debug('the permission service resumes no calls: %s', messageOf(error))
+    }
   }
 
   /** Increases on every change; caches key on it. */
@@ -271,6 +305,11 @@ export class ToolRegistry implements PipelineHost {
     this.sorted = undefined
     this.emit?.('tools/changed')
   }
+}
+
+/** A gate that runs answers given after a restart through the tools host (`PermissionEngine.onResume`). */
+interface ResumingGate extends PermissionGate {
+  onResume?(handler: ResumeHandler): () => void
 }
 
 function nameOf(owner: object): string {

@@ -28,6 +28,16 @@ const draft = fc.record({
   count: fc.integer({ min: 1, max: 3 }),
   decided: optional(fc.constantFrom({ kind: 'mode', mode: 'plan' }, { kind: 'default', effect: 'read' }, { kind: 'middleware', name: 'policy "x"' })),
   repaired: optional(fc.record({ steps: fc.array(fc.constantFrom('json', 'quotes', 'coerce')) })),
+  ask: optional(fc.record({
+    requestId: optional(text),
+    ended: fc.constantFrom('answer', 'timeout', 'stopped', 'elsewhere'),
+    decision: fc.constantFrom('allow', 'deny'),
+    by: optional(fc.record({ id: text, platform: optional(text) })),
+    via: optional(text),
+    edited: optional(fc.constant(true)),
+  }, { requiredKeys: ['ended', 'decision'] })),
+  // The record of an answer given after a restart: the ask it answers.
+  resumes: optional(fc.record({ callId: text, requestId: text, askedAt: optional(number) }, { requiredKeys: ['callId', 'requestId'] })),
 })
 
 function draftOf(fields: typeof draft extends fc.Arbitrary<infer T> ? T : never): Draft {
@@ -40,6 +50,8 @@ function draftOf(fields: typeof draft extends fc.Arbitrary<infer T> ? T : never)
   made.count = fields.count
   made.decided = fields.decided as never
   made.repaired = fields.repaired as never
+  made.ask = fields.ask as never
+  made.resumes = fields.resumes
   return made
 }
 

@@ -1,7 +1,7 @@
 import type { DecisionSource } from '../permissions/permission-decision'
 import type { Session } from '../session'
 import type { ToolResult, ToolResultCode, ToolStatus } from '../tool-result'
-import type { AuditAsk, AuditRecord } from './audit-record'
+import type { AuditAsk, AuditRecord, AuditResumes } from './audit-record'
 
 /** A record a host assembled itself (`AuditLog.record()`): only its id and arguments are finished. */
 export type PresetRecord = Omit<AuditRecord, 'id' | 'argsHash'> & { id?: string }
@@ -32,6 +32,7 @@ export class Draft {
   taskId: string | undefined = undefined
   waitMs: number | undefined = undefined
   repaired: ToolResult['repaired'] = undefined
+  resumes: AuditResumes | undefined = undefined
   preset: PresetRecord | undefined = undefined
   /** Set once finished: a write that failed keeps it for the next. */
   record: AuditRecord | undefined = undefined
@@ -57,7 +58,7 @@ export class Draft {
 
   /** Forgets the call, so a pooled draft holds no arguments or session alive. */
   reset(): void {
-    this.args = this.session = this.decided = this.ask = this.code = this.reason = this.taskId = this.waitMs = this.repaired = this.preset = this.record = this.argsJson = undefined
+    this.args = this.session = this.decided = this.ask = this.code = this.reason = this.taskId = this.waitMs = this.repaired = this.resumes = this.preset = this.record = this.argsJson = undefined
     this.tool = this.callId = ''
     this.early = false
     this.count = 1

@@ -1,14 +1,14 @@
 import type { BackgroundTask } from '../background/background-task'
-import { CALL_SERIAL, type CallInfo } from '../events'
+import { CALL_SERIAL, type CallInfo, type ResumedFrom } from '../events'
 import { type Logger, silentLogger } from '../logger'
 import type { DecisionEvent } from '../permissions/permission-decision'
 import type { ToolResult } from '../tool-result'
 import { coalescingKey, type Draft, DraftPool, isEarlyDraft, type PresetRecord } from './audit-draft'
-import { type AuditFilter, type AuditRecord, type AuditRetention, DEFAULT_AUDIT_RETENTION } from './audit-record'
+import { type AuditAsk, type AuditFilter, type AuditRecord, type AuditRetention, DEFAULT_AUDIT_RETENTION } from './audit-record'
 import { type AuditLogOptions, checkStore, positive } from './audit-log-options'
 import { type AuditStore, MemoryAuditStore } from './audit-store'
 import { AuditWriter } from './audit-writer'
-import { decides, PendingDecisions, type Serialed } from './pending-decisions'
+import { askOf, type CallKey, callKeyOf, decides, PendingDecisions, type Serialed } from './pending-decisions'
 import { RecordFinisher } from './record-finisher'
 import { keepNewest } from './retention-order'
 
@@ -39,6 +39,14 @@ export class AuditLog {
   /** The queue's early drafts, by what coalesces them (`coalescingKey`): later refusals add to their count. */
   private earlyDrafts = new Map<string, Draft>()
   private readonly decisions = new PendingDecisions()
+  /**
+   * Asks the permission service's stop ended (`source.kind: 'stopped'`), by call, until the
+   * call ends: a write before that (a host flushing as the process exits) records the call
+   * from its decision, so a call still waiting when the process stops is never lost.
+   */
+  private interrupted = new Map<CallKey, DecisionEvent>()
+  /** Calls recorded from their interrupted ask before they ended: their end adds nothing. */
+  private recordedEarly = new Set<CallKey>()
   private readonly pool: DraftPool
   private readonly writer: AuditWriter
   private timer: ReturnType<typeof setTimeout> | undefined
@@ -88,8 +96,13 @@ export class AuditLog {
   /** Takes a `permissions/decision` event: held until its call ends, or recorded at once when no call carries it. */
   onDecision(event: DecisionEvent): void {
     if (this.stopped) return
+    if (event.restored) return this.onRestored(event)
     const callId = event.request.callId
-    if (callId !== undefined) return this.decisions.hold(event, callId)
+    if (callId !== undefined) {
+      // A tool's own `call.ask` may be caught and its run go on: only the pipeline's asks end their call.
+      if (event.source?.kind === 'stopped' && !(event.request as { inRun?: boolean }).inRun) this.keepInterrupted(event, callId)
+      return this.decisions.hold(event, callId)
+    }
     // A host asked the gate itself (no call): only a denial is worth a record of its own.
     if (event.decision !== 'deny') return
     const request = event.request
@@ -115,6 +128,14 @@ export class AuditLog {
     if (serial === undefined ? code === 'unknown_tool' || code === 'invalid_arguments' : (info as { permission?: unknown }).permission === undefined) {
       return this.pushEarly(draft)
     }
+    if (this.interrupted.size || this.recordedEarly.size) {
+      const key = callKeyOf(serial, session?.id, info.id)
+      this.interrupted.delete(key)
+      if (this.recordedEarly.delete(key)) {
+        this.pool.give([draft])
+        return
+      }
+    }
     const decisions = this.decisions
     decisions.take(serial, session?.id, info.id)
     draft.decided = decisions.decided
@@ -122,7 +143,56 @@ export class AuditLog {
     draft.waitMs = result.waitMs
     draft.taskId = result.taskId
     if (result.status === 'denied') draft.reason = decisions.reason ?? result.content
+    const resumes = info.resumes
+    if (resumes !== undefined) {
+      draft.resumes = { callId: resumes.callId, requestId: resumes.requestId, askedAt: resumes.askedAt }
+      draft.ask ??= resumedAsk(resumes)
+    }
     this.push(draft)
+  }
+
+  /**
+   * A decision on a request kept from before a restart, or asked on another instance
+   * (`DecisionEvent.restored`): no call of this process waited for it. Approved, the call it
+   * runs has the record (`CallInfo.resumes`); declined, expired, closed or denied by a rule
+   * meanwhile, it gets a record of its own, `denied`, linked to the ask (`resumes`).
+   */
+  private onRestored(event: DecisionEvent): void {
+    if (event.decision === 'allow') return
+    const request = event.request
+    const callId = request.callId ?? ''
+    const draft = this.pool.take().fill(event.at, 0, request.tool, callId, request.args, request.session, 'denied', 0)
+    draft.code = 'permission_denied'
+    const source = event.source
+    if (source && decides(source.kind)) draft.decided = source
+    else if (source) draft.ask = askOf(event)
+    draft.reason = event.reason
+    draft.resumes = { callId, requestId: event.requestId ?? '' }
+    this.push(draft)
+  }
+
+  private keepInterrupted(event: DecisionEvent, callId: string) {
+    const key = callKeyOf((event.request as Serialed)[CALL_SERIAL], event.request.session?.id, callId)
+    if (this.interrupted.size >= MAX_INTERRUPTED) this.interrupted.delete(this.interrupted.keys().next().value!)
+    this.interrupted.set(key, event)
+  }
+
+  /** The calls whose ask the permission service's stop ended and that have not ended yet: recorded from their decision. */
+  private recordInterrupted() {
+    for (const [key, event] of this.interrupted) {
+      const request = event.request
+      const callId = request.callId ?? ''
+      // Their decision is this record's: it is no longer held for the call's end.
+      this.decisions.take(typeof key === 'number' ? key : undefined, request.session?.id, callId)
+      const draft = this.pool.take().fill(event.at, 0, request.tool, callId, request.args, request.session, 'denied', 0)
+      draft.code = 'permission_denied'
+      draft.ask = askOf(event)
+      draft.reason = event.reason
+      this.push(draft)
+      if (this.recordedEarly.size >= MAX_INTERRUPTED) this.recordedEarly.delete(this.recordedEarly.values().next().value!)
+      this.recordedEarly.add(key)
+    }
+    this.interrupted.clear()
   }
 
   /**
@@ -175,6 +245,7 @@ export class AuditLog {
 
   /** Writes the queue now; resolves once every write started so far has finished. */
   flush(): Promise<void> {
+    if (this.interrupted.size) this.recordInterrupted()
     this.urgent = false
     this.due = true
     if (this.timer !== undefined) {
@@ -196,7 +267,9 @@ export class AuditLog {
   /** Writes what is queued and closes the store; later records are ignored. Idempotent. */
   async stop(): Promise<void> {
     if (!this.stopped) {
+      if (this.interrupted.size) this.recordInterrupted()
       this.stopped = true
+      this.recordedEarly.clear()
       this.decisions.clear()
       await this.flush()
       await this.writer.close()
@@ -277,3 +350,15 @@ export class AuditLog {
 }
 
 const NONE: Draft[] = []
+
+/** Interrupted asks (and calls recorded from one) remembered at most; the oldest go first. */
+const MAX_INTERRUPTED = 10_000
+
+/** The ask of a call run for an answer given after a restart: who approved it then. */
+function resumedAsk(resumes: ResumedFrom): AuditAsk {
+  const ask: AuditAsk = { requestId: resumes.requestId, ended: 'answer', decision: 'allow', by: resumes.by, scope: resumes.scope }
+  if (resumes.approvers !== undefined) ask.approvers = resumes.approvers
+  if (resumes.via !== undefined) ask.via = resumes.via
+  if (resumes.edited) ask.edited = true
+  return ask
+}

@@ -29,6 +29,8 @@ export type AuditDecider =
 
 /** How an ask ended: answered, or why nobody answered. */
 export type AuditAskEnd = 'answer' | 'timeout' | 'cancelled' | 'no-asker' | 'askers-failed' | 'stopped'
+  /** Another instance on a shared pending store claimed the request (an answer given there): the call runs there. */
+  | 'elsewhere'
 
 /** A person was asked about the call (the pipeline's ask, or the tool's own `call.ask`). */
 export interface AuditAsk {
@@ -104,6 +106,25 @@ export interface AuditRecord {
   waitMs?: number
   /** The model's arguments were malformed and repaired before the call (`ToolResult.repaired`); `args` are the repaired ones. */
   repaired?: { steps: RepairStep[] }
+  /**
+   * Set on the record of a question answered after a restart (`permissions.durable`), or on
+   * another instance than the one that asked: the ask it answers. The asking call has a
+   * record of its own, with the same `callId` here and `ask.requestId`: denied, `ask.ended`
+   * `stopped`, when the process stopped while it waited. Approved, the call ran as a
+   * background task (`outcome: 'background'`; its `callId` is the asking one's with
+   * `/resumed` added); declined, expired or denied by a rule meanwhile, the record is `denied`.
+   */
+  resumes?: AuditResumes
+}
+
+/** The ask a record of an answer after a restart answers (`AuditRecord.resumes`). */
+export interface AuditResumes {
+  /** The model's call that asked, before the restart. */
+  callId: string
+  /** The permission request's id when it was first asked. */
+  requestId: string
+  /** When it was first asked (ms since the epoch); absent when the decision did not say. */
+  askedAt?: number
 }
 
 /** What `query` selects; every field narrows. */

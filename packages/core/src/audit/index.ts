@@ -6,6 +6,7 @@ export {
   type AuditDecider,
   type AuditFilter,
   type AuditRecord,
+  type AuditResumes,
   type AuditRetention,
   DEFAULT_AUDIT_RETENTION,
 } from './audit-record'

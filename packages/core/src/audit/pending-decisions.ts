@@ -18,7 +18,7 @@ export interface Serialed {
 }
 
 /** How a call's decisions are found at its end: the pipeline's serial, else session and model id. */
-type CallKey = number | string
+export type CallKey = number | string
 
 /** Calls whose decisions are held awaiting their end; beyond it the oldest are dropped. */
 const MAX_PENDING = 10_000
@@ -145,6 +145,11 @@ export class PendingDecisions {
     }
     return undefined
   }
+}
+
+/** How a call is known: the pipeline's serial, else its session and model id. */
+export function callKeyOf(serial: number | undefined, sessionId: string | undefined, callId: string): CallKey {
+  return serial !== undefined ? serial : keyOf(sessionId, callId)
 }
 
 function keyOf(sessionId: string | undefined, callId: string): string {

@@ -43,6 +43,7 @@ export class RecordFinisher {
       if (draft.taskId !== undefined) record.taskId = draft.taskId
       if (draft.waitMs !== undefined) record.waitMs = draft.waitMs
       if (draft.repaired) record.repaired = { steps: [...draft.repaired.steps] }
+      if (draft.resumes) record.resumes = draft.resumes
     }
     const args = preset ? preset.args : draft.args
     delete record.args

@@ -64,6 +64,7 @@ export function finishedLine(record: AuditRecord, argsJson: string | undefined):
   if (record.taskId !== undefined) line += ',"taskId":' + stringJson(record.taskId)
   if (record.waitMs !== undefined) line += ',"waitMs":' + numberJson(record.waitMs)
   if (record.repaired !== undefined) line += ',"repaired":' + JSON.stringify(record.repaired)
+  if (record.resumes !== undefined) line += ',"resumes":' + JSON.stringify(record.resumes)
   if (record.args !== undefined) {
     const json = argsJson ?? JSON.stringify(record.args)
     if (json !== undefined) line += ',"args":' + json

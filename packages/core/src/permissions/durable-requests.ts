@@ -199,7 +199,7 @@ export class DurableRequests implements RestoredHost {
     let args = record.args
     let changes: readonly string[] | undefined
     if (answer.value !== undefined) {
-      const checked = checkEdit(handler, record.tool, answer.value)
+      const checked = checkEdit(handler, record, answer.value)
       if ('error' in checked) return { status: 'invalid', reason: checked.error, open: true }
       if (checked.changes.length) {
         args = checked.args

@@ -152,9 +152,12 @@ export interface ResumeHandler {
    * Validates `args` against the tool's schema (for an edit), as `InputQuestion.resolve`
    * does: the arguments as the tool would run with them, or why not. `permission`: the
    * edited call's own permission (`tool.permission(args)`), which the engine authorizes;
-   * without it the record's permission is used, target and all.
+   * without it the record's permission is used, target and all. `record` (optional): the
+   * request the edit is for; its session and arguments are what the edit's permission is
+   * worked out for and its changes counted from (a `ToolRegistry`'s handler gives no
+   * permission without it, and the call is then held to the record's).
    */
-  check?(tool: string, args: unknown): { args: unknown; changes: readonly string[]; permission?: PermissionSpec } | { error: string }
+  check?(tool: string, args: unknown, record?: Readonly<PendingRecord>): { args: unknown; changes: readonly string[]; permission?: PermissionSpec } | { error: string }
   /**
    * Optional: the tool's arguments schema, for the edit form of a restored question
    * (`PermissionRequest.input`, with `check`). Without it a restored question shows no form;

@@ -111,21 +111,21 @@ function editForm(record: Readonly<PendingRecord>, handler: ResumeHandler): Read
     message: 'Edit the arguments before approving: the edited call is checked and authorized again.',
     initial: record.args,
     check(value: unknown) {
-      const checked = checkEdit(handler, record.tool, value)
+      const checked = checkEdit(handler, record, value)
       return 'error' in checked ? checked.error : undefined
     },
     resolve(value: unknown) {
-      const checked = checkEdit(handler, record.tool, value)
+      const checked = checkEdit(handler, record, value)
       return 'error' in checked ? { error: checked.error } : { args: checked.args, changes: checked.changes }
     },
   })
 }
 
-/** `handler.check`, with a throw as the edit's error. */
-export function checkEdit(handler: ResumeHandler, tool: string, value: unknown): ReturnType<NonNullable<ResumeHandler['check']>> {
+/** `handler.check` of an edit to `record`'s call, with a throw as the edit's error. */
+export function checkEdit(handler: ResumeHandler, record: Readonly<PendingRecord>, value: unknown): ReturnType<NonNullable<ResumeHandler['check']>> {
   if (typeof handler.check !== 'function') return { error: 'edited arguments cannot be checked on this instance' }
   try {
-    return handler.check(tool, value)
+    return handler.check(record.tool, value, record)
   } catch (error) {
     return { error: `the edited arguments could not be checked: ${messageOf(error)}` }
   }

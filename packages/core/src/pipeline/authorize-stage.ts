@@ -9,6 +9,7 @@ import { approval, DECISIONS, previewOf, sourceKind } from './approval'
 import { abortedResult, callResult, deniedResult } from './call-results'
 import type { LimitsStage } from './limits-stage'
 import type { PipelineShared } from './pipeline-host'
+import { coversPermission, describePermission, takePreApproval } from './pre-approval'
 import { isPromise, type Stage, type Step } from './stage'
 
 /** Edited calls the pipeline's editors validated (`editorFor`); only these may run. */
@@ -32,6 +33,11 @@ export class AuthorizeStage implements Stage {
       return callResult(call, 'error', `Error: ${messageOf(error)}`, 'tool_error')
     }
     call.permission = permission
+    // An answer given after a restart: decided by the engine as it came, so no one is asked again.
+    if (call.resumes) {
+      const approved = takePreApproval(call)
+      if (approved) return this.preApproved(call, permission, approved)
+    }
     const gate = this.shared.host.permissions
     if (!gate) {
       const effect = permission.effect ?? call.tool.traits.effect
@@ -51,6 +57,19 @@ export class AuthorizeStage implements Stage {
       return undefined
     }
     return this.slowly(call, gate, request, result)
+  }
+
+  /**
+   * A call approved before it was prepared (`preApprove`): it runs only while it needs what
+   * was approved. A tool whose `permission()` now says otherwise (it was updated meanwhile)
+   * is denied rather than asked again: no one waits for that question.
+   */
+  private preApproved(call: ActiveCall, permission: PermissionSpec, approved: Readonly<PermissionSpec>): ToolResult | undefined {
+    if (coversPermission(approved, permission, call.tool.traits.effect)) {
+      call.span?.decided('allow', 'answer')
+      return undefined
+    }
+    return deniedResult(call, `it was approved after a restart for ${describePermission(approved)}, but the call now needs ${describePermission(permission)}`)
   }
 
   /** An asynchronous answer, an ask or a denial. */

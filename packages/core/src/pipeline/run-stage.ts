@@ -50,7 +50,10 @@ export class RunStage implements Stage {
 
   /** The deadline passed while the handler was running. */
   expired(call: ActiveCall): void {
-    if (call.settled || call.adopted || call.aborted) return
+    if (call.settled || call.aborted) return
+    // Adopted past its deadline, a call runs on. One handed over before it ran (resumed after a
+    // restart) keeps its tool's timeout, unless the tool may run in the background.
+    if (call.adopted && (!call.resumes || call.tool.traits.background)) return
     const background = this.shared.host.background
     if (call.tool.traits.background && background) {
       try {
@@ -77,6 +80,16 @@ export class RunStage implements Stage {
   /** The model is answered now (`background`, with the task's id); the call's end goes to the task. */
   private adopt(call: ActiveCall, background: BackgroundPort) {
     const reply = call.sink!
+    reply(this.handOver(call, background, (id) => `The call is still running and continues in the background as task ${id}. Check it later with task_status({ "id": "${id}" }) or stop it with task_cancel.`))
+  }
+
+  /**
+   * Hands the call to `background` as a task of its session: its end goes to the task from
+   * now on, and the `background` result (`content` names the task) is reported
+   * (`tools/call-end`) and returned. Throws, leaving the call as it was, when the service refuses.
+   */
+  handOver(call: ActiveCall, background: BackgroundPort, content: (taskId: string) => string): ToolResult {
+    const before = call.sink
     const later = new Promise<ToolResult>((resolve) => { call.sink = resolve })
     call.adopted = true
     let task: { id: string }
@@ -92,12 +105,12 @@ export class RunStage implements Stage {
       })
     } catch (error) {
       call.adopted = false
-      call.sink = reply
+      call.sink = before
       throw error
     }
-    const result = callResult(call, 'background', `The call is still running and continues in the background as task ${task.id}. Check it later with task_status({ "id": "${task.id}" }) or stop it with task_cancel.`, 'background')
+    const result = callResult(call, 'background', content(task.id), 'background')
     result.taskId = task.id
     this.settle.report(call, result)
-    reply(result)
+    return result
   }
 }

@@ -22,7 +22,9 @@ export class SettleStage {
     if (call.waitTimer) clearTimeout(call.waitTimer)
     call.releaseSlot()
     if (call.reservation) this.unreserve(call)
-    this.report(call, result)
+    // A call handed to the background before its stages (one resumed after a restart) was
+    // reported then; its end, even a refusal, is its task's.
+    if (!call.adopted) this.report(call, result)
     call.sink!(result)
   }
 

@@ -34,7 +34,8 @@ export class ToolCallHooks implements CallHooks {
     let outcome: ApprovalOutcome | undefined
     try {
       const shown = normalizePreview(preview)
-      outcome = await approval(call, gate, { ...request, callId: call.id, reason, ...(shown ? { preview: shown } : {}) })
+      // `inRun`: the run this would continue cannot outlive the process, so it is never resumed after a restart.
+      outcome = await approval(call, gate, { ...request, callId: call.id, reason, inRun: true, ...(shown ? { preview: shown } : {}) })
     } finally {
       call.waitedFor(asked)
     }

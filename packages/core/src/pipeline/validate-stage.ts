@@ -1,4 +1,5 @@
 import { ActiveCall, type CallHooks } from '../active-call'
+import type { ResumedFrom } from '../events'
 import type { PermissionGate } from '../permission-gate'
 import { isPermissionMode, type PermissionMode } from '../permissions/permission-modes'
 import { formatMaskedIssues } from '../secret-issues'
@@ -17,13 +18,15 @@ import type { SettleStage } from './settle-stage'
 export class ValidateStage {
   constructor(private shared: PipelineShared, private settle: SettleStage, private hooks: CallHooks) {}
 
-  enter(parsed: ParsedCall): ActiveCall | ToolResult {
+  /** `resumes`: the ask a call run after a restart answers, set before the call is announced. */
+  enter(parsed: ParsedCall, resumes?: ResumedFrom): ActiveCall | ToolResult {
     const { id, entry, value, repaired } = parsed
     const checked = entry.validator(value)
     if (!checked.ok) return this.settle.reject(id, entry.tool.name, 'invalid_arguments', formatMaskedIssues(checked.issues, value, entry.secrets), entry, repaired)
     const { host, session } = this.shared
     const call = new ActiveCall(id, entry, session, checked.value, this.hooks, modeFor(host.permissions, session))
     if (repaired) call.repaired = repaired
+    if (resumes) call.resumes = resumes
     if (telemetry) {
       const span = telemetry.start(call)
       if (span) call.span = span
