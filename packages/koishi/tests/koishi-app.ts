@@ -20,6 +20,9 @@ afterEach(async () => {
     // The mock bot first: disposed by the app's stop, after the bots service, it throws.
     mock.dispose()
     const engines = [app.get('background')?.engine, typeof app.permissions.engine === 'object' ? app.permissions.engine : undefined]
+    // The log of a reloaded plugin too: its last writes (a task a restart cut off) are awaited before the dir goes.
+    const log = app.get('audit')?.log
+    if (log) audits.push(log)
     await app.stop()
     // The engine the app started with too (a test may have unloaded or reloaded the plugin):
     // its last writes to the kept requests' file are awaited before the dir goes.

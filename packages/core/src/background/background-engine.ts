@@ -170,6 +170,24 @@ export class BackgroundEngine extends TaskStoreFollower implements BackgroundPor
     })
   }
 
+  /**
+   * Tasks a restart cut off (`load`, or a new store's records on `useStore`): each is
+   * announced (`onSettled`) as `interrupted`, so its channel is told and the audit log gets
+   * the second record of its call. A task that `dispose` stops is recorded `interrupted` but
+   * not announced: the app is stopping, and a later start reads it as it was left.
+   */
+  protected cutOff(tasks: readonly BackgroundTask[]): void {
+    for (const task of tasks) this.announce(task)
+  }
+
+  private announce(task: BackgroundTask) {
+    try {
+      this.onSettled?.(task)
+    } catch (error) {
+      this.logger.warn('a background/settled listener threw: %s', error)
+    }
+  }
+
   private settle(id: string, result: ToolResult) {
     const running = this.running.get(id)
     if (!running) {
@@ -189,11 +207,7 @@ export class BackgroundEngine extends TaskStoreFollower implements BackgroundPor
     this.book.settle(task)
     this.writer.put(task)
     for (const waiter of running.waiters) waiter()
-    try {
-      this.onSettled?.(task)
-    } catch (error) {
-      this.logger.warn('a background/settled listener threw: %s', error)
-    }
+    this.announce(task)
     this.prune()
   }
 

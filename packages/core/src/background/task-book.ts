@@ -70,9 +70,11 @@ export class TaskBook {
 
   /**
    * Takes in a new store's records: what it holds that is not known here, running ones as
-   * cut off. Ids whose record the store must be given (ours, or the cut-off one) go into `dirty`.
+   * cut off. Ids whose record the store must be given (ours, or the cut-off one) go into
+   * `dirty`. Returns the tasks it cut off.
    */
-  merge(records: readonly BackgroundTask[], runningHere: (id: string) => boolean, dirty: Set<string>, now: number): void {
+  merge(records: readonly BackgroundTask[], runningHere: (id: string) => boolean, dirty: Set<string>, now: number): BackgroundTask[] {
+    const cutOff: BackgroundTask[] = []
     let changed = false
     let added = false
     for (const record of records) {
@@ -86,7 +88,10 @@ export class TaskBook {
       const task = record.status === 'running'
         ? Object.freeze({ ...record, status: 'interrupted' as const, settledAt: now })
         : Object.freeze({ ...record })
-      if (record.status === 'running') dirty.add(task.id)
+      if (record.status === 'running') {
+        dirty.add(task.id)
+        cutOff.push(task)
+      }
       if (!current) added = true
       this.tasks.set(task.id, task)
       this.settled.delete(task.id)
@@ -95,6 +100,7 @@ export class TaskBook {
     }
     if (changed) this.sortSettled()
     if (added) this.sortTasks()
+    return cutOff
   }
 
   /**

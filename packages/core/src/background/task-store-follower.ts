@@ -102,7 +102,7 @@ export abstract class TaskStoreFollower {
     } catch (error) {
       this.logger.warn('reading the new background task store failed; tasks known here stay, and their changes are written to it from now on: %s', error)
     }
-    this.book.merge(records, this.runningHere, dirty, Date.now())
+    const cutOff = this.book.merge(records, this.runningHere, dirty, Date.now())
     this.writer.release()
     for (const id of dirty) {
       const task = this.book.get(id)
@@ -111,6 +111,7 @@ export abstract class TaskStoreFollower {
     }
     if (this.state !== 'active') return
     this.prune()
+    this.cutOff(cutOff)
     if (this.store.sync) await this.syncShared()
   }
 
@@ -125,9 +126,11 @@ export abstract class TaskStoreFollower {
     if (this.state !== 'loading') return
     const valid = records.filter(isBackgroundTask)
     if (valid.length < records.length) this.logger.warn('the background task store returned %d invalid record(s); they were ignored', records.length - valid.length)
-    for (const task of this.book.load(valid, Date.now())) this.writer.put(task)
+    const cutOff = this.book.load(valid, Date.now())
+    for (const task of cutOff) this.writer.put(task)
     this.state = 'active'
     this.prune()
+    this.cutOff(cutOff)
     // A shared store: tasks other instances run are known from the start.
     if (this.store.sync) await this.syncShared()
   }
@@ -160,6 +163,12 @@ export abstract class TaskStoreFollower {
     this.book.follow(records, this.runningHere)
     this.prune()
   }
+
+  /**
+   * Tasks a store held as `running` that do not run here, now `interrupted`: a restart cut
+   * them off. `BackgroundEngine` announces them as it announces a task that settles.
+   */
+  protected abstract cutOff(tasks: readonly BackgroundTask[]): void
 
   /** Evicts what the retention limits no longer allow, from memory and the store. */
   protected prune() {
