@@ -117,6 +117,14 @@ export class ToolRegistry implements PipelineHost {
     this.stopResuming = undefined
     stop?.()
     this.gate = gate
+    this.resumeOn(gate)
+  }
+
+  /**
+   * Registers the resume handler on `gate`, when it takes one. Again as a tool is defined:
+   * a question restored before the tool was gets the tool's edit form then.
+   */
+  private resumeOn(gate: PermissionGate | undefined) {
     const onResume = (gate as ResumingGate | undefined)?.onResume
     if (typeof onResume !== 'function') return
     this.resumer ??= new ResumeCalls({ pipeline: this, limits: this.limits, entry: (name) => this.entries.get(name) })
@@ -149,6 +157,7 @@ export class ToolRegistry implements PipelineHost {
     this.entries.set(checked.name, entry)
     this.index?.add(checked)
     this.changed()
+    if (this.stopResuming) this.resumeOn(this.gate)
     return () => {
       if (entry.disposed) return
       if (this.entries.get(checked.name) === entry) {

@@ -133,6 +133,22 @@ describe('an answer after a restart, with the real permission engine', () => {
     expect(second.runs).toEqual([])
   })
 
+  it('gives a restored question the edit form of a tool defined after the engine was attached', async () => {
+    const { stores } = await askedThenRestarted()
+    const engine = new PermissionEngine({ pendingStore: stores.pending, instanceId: 'bot' })
+    stops.push(() => engine.stop())
+    await engine.ready
+    const registry = new ToolRegistry()
+    registry.permissions = engine
+    expect(engine.pending()[0].input).toBeUndefined()
+    // The tool's plugin loads after the permission service, as in a host.
+    registry.define(defineTool({ name: 'save', description: 'Save', args: Schema.object({ file: Schema.string().required(), text: Schema.string() }), traits: { effect: 'write' }, run: () => 'saved' }))
+    const shown: PermissionRequest[] = []
+    engine.addAsker((request) => { shown.push(request) })
+    expect(shown[0].input).toMatchObject({ initial: { file: 'a.txt', text: 'hello' } })
+    expect(shown[0].input!.check({ file: 'a.txt', text: 7 })).toEqual(expect.stringContaining('text'))
+  })
+
   it('runs an edit of the target given after the restart once, with what the person changed', async () => {
     const { second, question } = await askedThenRestarted()
     const answered = await question.context.answer!({ decision: 'allow', by: alice, value: { file: 'b.txt', text: 'good bye' } })

@@ -190,6 +190,8 @@ describe('a call resumed after a restart', () => {
   it('refuses arguments that no longer validate (a record changed on disk)', async () => {
     const { answer, runs, ends } = await setup()
     await expect(answer(recordOf({ args: { file: 42 } }))).rejects.toThrow(/^its arguments no longer validate: /)
+    // A JSON text where the object was is not parsed into one.
+    await expect(answer(recordOf({ id: 'perm_text', args: '{"file":"a.txt"}' }))).rejects.toThrow('its arguments are not an object')
     await flush()
     expect(runs).toEqual([])
     expect(ends.at(-1)!.result).toMatchObject({ id: 'c1/resumed', status: 'error', code: 'invalid_arguments' })

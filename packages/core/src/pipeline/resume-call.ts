@@ -108,6 +108,7 @@ export class ResumeCalls implements ResumeHandler {
     this.remember(record.id)
     const entry = this.host.entry(record.tool)
     if (!entry) throw new Error(`the tool "${record.tool}" is no longer defined on this instance`)
+    if (resumed.args !== undefined && (!resumed.args || typeof resumed.args !== 'object' || Array.isArray(resumed.args))) throw new Error('its arguments are not an object')
     const session = sessionOf(record.session)
     if (!visibleTo(entry, session)) throw new Error(`the tool "${record.tool}" is no longer available to session ${session.id} (its visibility hides it)`)
     const pipeline = new CallPipeline(this.host.pipeline, new Map([[entry.tool.name, entry]]), session, this.host.limits)
