@@ -128,8 +128,8 @@ describe('PermissionService', () => {
     expect(ctx.permissions.grants()).toEqual([])
   })
 
-  it('ends waiting calls denied with a reason when reloaded, keeps always grants, and never hangs', async () => {
-    const { ctx, fiber, call, decisions } = await setup({ askTimeout: 600_000 })
+  it('durable: false, ends waiting calls denied with a reason when reloaded, keeps always grants, and never hangs', async () => {
+    const { ctx, fiber, call, decisions } = await setup({ askTimeout: 600_000, durable: false })
     const asker = {
       name: 'chat',
       inject: ['permissions'],
@@ -145,7 +145,7 @@ describe('PermissionService', () => {
     expect(first.status).toBe('ok')
     const waiting = Promise.all([call('write', { ...user, userId: 'u2' }), call('write', { ...user, userId: 'u3' })])
     while (ctx.permissions.pending().length < 2) await tick()
-    fiber.update({ storePath: join(dir, 'permissions.json'), mode: 'default', askTimeout: 600_000 })
+    fiber.update({ storePath: join(dir, 'permissions.json'), mode: 'default', askTimeout: 600_000, durable: false })
     const results = await waiting
     for (const result of results) {
       expect(result).toMatchObject({ status: 'denied', content: 'Permission denied: the permissions service stopped (reloaded or unloaded) while the call waited for an answer' })
