@@ -16,21 +16,21 @@ export interface ApprovalButton {
 export const BUTTON_PREFIX = 'dogu:'
 
 /**
- * The first 3 of an id's 16 bytes: this process's mark, so that a press of a button posted
- * before a restart can be told from a used one (and the presser pointed to the question
- * posted again). The other 13 bytes (104 bits) are random per id.
- */
-const RUN = randomBytes(3)
-const RUN_MARK = RUN.toString('base64url')
-
-/**
- * The ids of the buttons on open questions. An id is its process's mark and 104 random bits (`crypto`), so it
+ * The ids of the buttons on open questions. An id is its table's mark and 104 random bits (`crypto`), so it
  * cannot be guessed from another; it belongs to one question and one action, and works
  * once: `take` removes it, and closing its question removes all of the question's ids.
  * Who may press it is its question's: the caller or an approver (`mayAnswer`), checked
  * by whoever takes it, before it is taken, so a bystander's press spends nothing.
  */
 export class ApprovalButtons {
+  /**
+   * The first 3 of an id's 16 bytes: this table's mark (one per load of the chat approvals,
+   * so one per process start), so that a press of a button posted before a restart can be
+   * told from a used one, and the presser pointed to the question posted again. The other 13
+   * bytes (104 bits) are random per id.
+   */
+  private readonly run = randomBytes(3)
+  private readonly mark = BUTTON_PREFIX + this.run.toString('base64url')
   private buttons = new Map<string, ApprovalButton>()
   private byQuestion = new Map<Question, Set<string>>()
 
@@ -44,7 +44,7 @@ export class ApprovalButtons {
     let ids = this.byQuestion.get(question)
     if (!ids) this.byQuestion.set(question, ids = new Set())
     return actions.map((action) => {
-      const button: ApprovalButton = { id: BUTTON_PREFIX + Buffer.concat([RUN, randomBytes(13)]).toString('base64url'), question, action }
+      const button: ApprovalButton = { id: BUTTON_PREFIX + Buffer.concat([this.run, randomBytes(13)]).toString('base64url'), question, action }
       this.buttons.set(button.id, button)
       ids.add(button.id)
       return button
@@ -56,9 +56,9 @@ export class ApprovalButtons {
     return this.buttons.get(id)
   }
 
-  /** Whether an id of Dogu's shape was issued by this process (not before a restart); it may be spent or closed. */
-  static fromThisRun(id: string): boolean {
-    return id.startsWith(BUTTON_PREFIX + RUN_MARK)
+  /** Whether an id was issued by this table (not before a restart); it may be spent or closed since. */
+  issuedHere(id: string): boolean {
+    return id.startsWith(this.mark)
   }
 
   /** Spends an id: it will not work again. */

@@ -81,13 +81,21 @@ function line(session: KoishiSession, record: AuditRecord): string {
     outcome: session.i18n(`.outcome.${record.outcome}`),
   })]
   // Calls nobody authorized, coalesced: how many, in place of what decided.
-  parts.push(record.early ? session.text(`${record.code === 'unknown_tool' ? '.early.unknown' : '.early.other'}${(record.count ?? 1) > 1 ? '' : '-one'}`, { count: record.count ?? 1, tool: record.tool, code: record.code ?? record.outcome }) : decidedText(session, record))
+  // An answer after a restart (`permissions.durable`): the ask it answers, in place of a check no rule made now.
+  const resumed = record.resumes && (record.resumes.askedAt !== undefined ? session.text('.resumed', { time: timeOf(record.resumes.askedAt) }) : session.text('.resumed-unknown'))
+  parts.push(record.early
+    ? session.text(`${record.code === 'unknown_tool' ? '.early.unknown' : '.early.other'}${(record.count ?? 1) > 1 ? '' : '-one'}`, { count: record.count ?? 1, tool: record.tool, code: record.code ?? record.outcome })
+    : resumed && !record.decided ? resumed : decidedText(session, record))
+  if (resumed && record.decided) parts.push(resumed)
   if (ask) {
     if (ask.ended === 'answer') {
       const by = ask.by ? (ask.by.platform ? `${ask.by.platform}:${ask.by.id}` : ask.by.id) : '?'
       const decision = session.i18n(`.decision.${ask.decision}`)
       const answered = ask.via ? session.text('.answered-via', { by, decision, via: ask.via }) : session.text('.answered', { by, decision })
       parts.push(ask.edited ? answered + session.text('.edited') : answered)
+    } else if (ask.ended === 'stopped' && record.reason?.startsWith(INTERRUPTED)) {
+      // Stopped while waiting, its request kept: asked again after the restart.
+      parts.push(session.text('.ended.interrupted'))
     } else {
       parts.push(session.text(`.ended.${ask.ended}`))
     }
@@ -96,6 +104,9 @@ function line(session: KoishiSession, record: AuditRecord): string {
   parts.push(record.waitMs ? `${session.text('.waited', { duration: durationText(session, record.waitMs) })}${session.text('.and')}${ran}` : ran)
   return parts.join(' · ')
 }
+
+/** How the engine words a call whose kept request the stop cut off (`PermissionEngine.stop`). */
+const INTERRUPTED = 'interrupted while waiting for approval'
 
 function decidedText(session: KoishiSession, record: AuditRecord): string {
   const decided = record.decided

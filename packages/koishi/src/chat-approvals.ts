@@ -378,7 +378,7 @@ export function chatApprovals(ctx: Context, config: ChatApprovalsConfig = {}): v
     const button = live()
     if (!button) {
       // From before a restart: the question it belonged to was posted again, with new buttons.
-      const restored = ApprovalButtons.fromThisRun(id) ? [] : board.in(`${session.platform}:${session.channelId}`, session.sid).filter((question) => question.request.restored)
+      const restored = buttons.issuedHere(id) ? [] : board.in(`${session.platform}:${session.channelId}`, session.sid).filter((question) => question.request.restored)
       if (restored.length === 1) return reply(text(restored[0].locales, 'button-old', { number: restored[0].number }))
       if (restored.length) return reply(texts.list(restored[0].locales, text(restored[0].locales, 'button-old-many', { number: restored[0].number }), restored))
       return reply(text([], 'button-used'))

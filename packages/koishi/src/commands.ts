@@ -122,6 +122,8 @@ export function commands(ctx: Context, config: CommandsConfig = {}): void {
       } finally {
         stop()
       }
+      // The plugin went (the app stops) while the call waited: there is nobody left to reply to.
+      if (controller.signal.aborted) return
       if (result.status === 'background') return session!.text('.background', { tool, taskId: result.taskId })
       const status = session!.i18n(`.status.${result.status}`)
       // A quota's refusal says, in the user's language, when to try again (rounded up).

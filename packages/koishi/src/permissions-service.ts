@@ -254,6 +254,10 @@ export class PermissionService {
     ctx.effect(() => install(ctx, this.methods()))
     // Reload or unload: waiting calls end denied, and grants are saved before the next start.
     ctx.effect(() => () => void engine.stop('the permissions service stopped (reloaded or unloaded) while the call waited for an answer'))
+    // `koishi start` on SIGINT / SIGTERM awaits `exit`, then exits without stopping the app:
+    // waiting calls end here (kept requests as interrupted, for the audit trail's last write)
+    // and the stores' writes land while the database driver is still open.
+    ctx.on('exit', () => engine.stop('the bot stopped while the call waited for an answer'))
     // The gate, once remembered grants are loaded (so a restart does not ask again what was
     // granted), on whichever `ctx.tools` is loaded, for as long as both are.
     ctx.on('ready', async () => {

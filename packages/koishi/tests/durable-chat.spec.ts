@@ -1,0 +1,257 @@
+// A question that outlives the bot (`permissions.durable`, docs/koishi.md), in chat: a Koishi
+// app stops while a question waits, and a second app on the same folder and SQLite file (as
+// the next start of the same bot) posts it again and runs the call once on a `y`. Both apps
+// live in this process one after the other; loader-restart.spec.ts does the same through
+// Koishi's own worker (`koishi start`), across processes.
+import { join } from 'node:path'
+import { App } from 'koishi'
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { guardLogs } from '../../../test-support/log-guard'
+import { within } from '../../../test-support/within'
+import * as Dogu from '../src'
+import { Outbox } from './chat-harness'
+import { MockAdapter, noteTools, SQLiteDriver, tempDir, until } from './owner-app'
+
+type Store = 'sqlite-before' | 'sqlite-after' | 'file'
+
+const cleanups: (() => Promise<unknown> | unknown)[] = []
+afterEach(async () => {
+  vi.useRealTimers()
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
+})
+
+interface Start {
+  /** The store: SQLite loaded before or after Dogu (`dogu_pending`), or none (pending.json). */
+  store: Store
+  /** Define the notes tool on this start. @default true */
+  tools?: boolean
+  permissions?: Dogu.Config['permissions']
+  buttons?: boolean
+}
+
+/** One start of the bot in `dir`: the mock adapter, the store, Dogu with notices on, the notes tool. */
+async function start(dir: string, options: Start) {
+  const app = new App({ baseDir: dir } as never)
+  app.baseDir = dir
+  guardLogs(app)
+  const notes: string[] = []
+  // What the bot posts on its own, from its first message: a restored question may come at once.
+  let outbox: Outbox | undefined
+  app.on('bot-added', (bot) => { outbox ??= new Outbox(bot) })
+  const mock = app.plugin(MockAdapter, { selfId: '514' })
+  const database = () => app.plugin(SQLiteDriver, { path: join(dir, 'koishi.db') })
+  if (options.store === 'sqlite-before') database()
+  // Without a database Koishi knows no users: everyone has the default authority (dogu.run needs 3).
+  app.plugin(Dogu, {
+    ...(options.store === 'file' ? { defaultAuthority: 3 } : {}),
+    permissions: { storePath: join(dir, 'permissions.json'), askTimeout: 600_000, ...options.permissions },
+    background: { storePath: join(dir, 'background.json') },
+    audit: { storePath: join(dir, 'audit.jsonl') },
+    approvals: options.buttons ? { buttons: ['mock'] } : {},
+  })
+  if (options.tools !== false) app.plugin(noteTools(notes))
+  if (options.store === 'sqlite-after') database()
+  await app.start()
+  let stopped = false
+  const stop = async () => {
+    if (stopped) return
+    stopped = true
+    const { engine: permissions } = app.permissions
+    const { engine: background } = app.background
+    // What `koishi start` does on SIGINT before the process exits (loader-restart.spec.ts
+    // does exactly that): the plugins' `exit` handlers, with the database still open.
+    await app.parallel('exit', 'SIGINT')
+    // The mock bot cannot outlive the bots service, which the app's stop takes first.
+    mock.dispose()
+    await app.stop()
+    await Promise.all([permissions.stop(), background.dispose()])
+  }
+  cleanups.push(stop)
+  await until(app, () => (options.store === 'file' || !!app.get('database')) && !!app.get('background') && (options.tools === false || !!app.tools.get('save_note')), 'the database, the background service and the notes tool')
+  // The task store has switched to the database (a stop before that would cut its read off).
+  await app.background.engine.refresh()
+  // The users of the SQLite file, made on its first start.
+  if (options.store !== 'file' && !(await app.database.getUser('mock', 'alice'))) {
+    for (const [user, authority] of [['alice', 3], ['admin', 4]] as const) await app.mock.initUser(user, authority)
+  }
+  if (!outbox) throw new Error('the mock bot was never added')
+  return { app, notes, outbox, stop, say: (text: string, user = 'alice') => app.mock.client(user, 'room').receive(text) }
+}
+
+type Bot = Awaited<ReturnType<typeof start>>
+
+/** Alice runs save_note with dogu.run; resolves once its question is posted. */
+async function ask(bot: Bot, text: string) {
+  const replies = bot.say(`dogu.run save_note {"text":"${text}"}`)
+  const question = await within(bot.outbox.next(), 'the question')
+  return { question, replies }
+}
+
+const next = (outbox: Outbox, what: string) => within(outbox.next(), what)
+
+const QUESTION = (text: string) => `[1] 工具 save_note 请求批准：save_note(text=${text})\n原因：没有匹配的规则，写入类工具默认需要批准\n`
+
+describe.each<Store>(['sqlite-before', 'sqlite-after', 'file'])('a question across a restart (%s)', (store) => {
+  it('is posted again after the restart, saying so; dogu.pending marks it; `y` runs the call once and the channel gets its result; dogu.audit shows the wait, the restart and the answer', async () => {
+    const { dir, remove } = await tempDir('dogu-durable-chat-')
+    cleanups.push(remove)
+    const first = await start(dir, { store })
+    const asked = await ask(first, 'hi')
+    expect(asked.question.text.startsWith(QUESTION('hi'))).toBe(true)
+    expect(asked.question.text).not.toContain('重启')
+    await first.stop()
+    expect(first.notes).toEqual([])
+
+    const second = await start(dir, { store })
+    const again = await next(second.outbox, 'the question posted again')
+    expect(again.channelId).toBe('room')
+    expect(again.text.startsWith(`${QUESTION('hi')}机器人重启过，这个请求仍在等待回答。\n`)).toBe(true)
+    // The time left, not a new five minutes: the first ask's expiry holds.
+    expect(again.text).toMatch(/(\d+ 分钟|\d+ 秒)内无人回复即拒绝。$/)
+    expect((await second.say('dogu.pending')).join('\n')).toMatch(/^本频道中等你批准的请求（1 个），回复 y 编号 允许、n 编号 拒绝，如 y 1：\n\[1\] save_note：save_note\(text=hi\)（重启前提出；\d+ (分钟|秒)后超时）$/)
+    const [reply] = await second.say('y')
+    expect(reply).toMatch(/^已允许 \[1\] save_note\(text=hi\)（仅此一次）。\n它作为后台任务 (task_\w+) 运行，结果会发到这里。$/)
+    const taskId = /(task_\w+)/.exec(reply)![1]
+    const notice = await next(second.outbox, 'the task notice')
+    expect(notice).toMatchObject({ channelId: 'room' })
+    expect(notice.text).toContain(taskId)
+    expect(notice.text).toContain('saved “hi”')
+    expect(second.notes).toEqual(['hi'])
+    // Answered: nothing left to answer, and a second `y` is conversation again.
+    expect(await second.say('dogu.pending')).toEqual(['本频道中没有等你批准的请求。'])
+    expect(second.app.permissions.pending()).toEqual([])
+
+    // Newest first: the task's end, the answer after the restart (which ran the call as that
+    // task), and the wait the stop cut off.
+    const audit = (await second.say('dogu.audit -t save_note')).join('\n').split('\n')
+    expect(audit[0]).toBe('审计记录，最新的在前（3 条）：')
+    expect(audit[1]).toMatch(/ mock:alice save_note：成功 · /)
+    expect(audit[2]).toMatch(new RegExp(` mock:alice save_note：转入后台 · 重启后答复（\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d 提出的请求） · mock:alice 经 text 答复允许 · `))
+    expect(audit[3]).toMatch(/ mock:alice save_note：被拒绝 · .* · 等待批准时机器人停止，请求已保留，重启后再问 · /)
+    expect(audit).toHaveLength(4)
+    await second.stop()
+
+    // Answered, it is gone from the store: the third start posts nothing.
+    const third = await start(dir, { store })
+    await third.app.permissions.engine.ready
+    expect(third.app.permissions.pending()).toEqual([])
+    expect(third.outbox.unread).toEqual([])
+    expect(third.notes).toEqual([])
+  })
+})
+
+describe('a question across a restart: what refuses or closes it', () => {
+  it('an expiry that passes while the bot is down: after the restart the channel is told, nothing is asked, nothing runs', async () => {
+    const { dir, remove } = await tempDir('dogu-durable-chat-')
+    cleanups.push(remove)
+    const first = await start(dir, { store: 'sqlite-before', permissions: { askTimeout: 60_000 } })
+    await ask(first, 'late')
+    await first.stop()
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + 120_000 })
+    const second = await start(dir, { store: 'sqlite-before', permissions: { askTimeout: 60_000 } })
+    const told = await next(second.outbox, 'the closure')
+    expect(told).toMatchObject({ channelId: 'room', text: '机器人重启后，请求 save_note(text=late) 已关闭，没有运行：它在机器人停机期间超时了' })
+    expect(second.app.permissions.pending()).toEqual([])
+    expect(await second.say('y')).toEqual([])
+    expect(second.notes).toEqual([])
+    expect(second.outbox.unread).toEqual([])
+  })
+
+  it('a deny rule added while the bot was down: `y` is refused, saying why, and the call never runs', async () => {
+    const { dir, remove } = await tempDir('dogu-durable-chat-')
+    cleanups.push(remove)
+    const first = await start(dir, { store: 'sqlite-after' })
+    await ask(first, 'the plan')
+    await first.stop()
+    const second = await start(dir, { store: 'sqlite-after', permissions: { rules: [{ permission: 'tool:save_note', decision: 'deny', name: 'no notes' }] } })
+    await next(second.outbox, 'the question posted again')
+    const [reply] = await second.say('y')
+    expect(reply).toMatch(/^\[1\] save_note\(text="the plan"\)：这个回答没有生效，现在的规则不允许这次调用：.*denied now.*no notes/)
+    expect(second.notes).toEqual([])
+    expect(second.app.permissions.pending()).toEqual([])
+  })
+
+  it('an instance that does not define the tool refuses the answer, saying so, and the request stays open for one that does', async () => {
+    const { dir, remove } = await tempDir('dogu-durable-chat-')
+    cleanups.push(remove)
+    const first = await start(dir, { store: 'file' })
+    await ask(first, 'hi')
+    await first.stop()
+    const second = await start(dir, { store: 'file', tools: false })
+    await next(second.outbox, 'the question posted again')
+    expect(await second.say('y')).toEqual(['这个回答没有生效：本实例没有定义工具 save_note。请求 [1] 仍在等待，可由定义了它的实例处理。'])
+    expect(second.app.permissions.pending()).toHaveLength(1)
+    await second.stop()
+    // The next start defines it: the same request, and now its answer runs it.
+    const third = await start(dir, { store: 'file' })
+    await next(third.outbox, 'the question posted again')
+    expect((await third.say('y'))[0]).toMatch(/^已允许 \[1\] save_note\(text=hi\)（仅此一次）。/)
+    await next(third.outbox, 'the task notice')
+    expect(third.notes).toEqual(['hi'])
+  })
+
+  it('buttons: the question posted again has new ones; an old one is refused, pointing to it; a new one answers', async () => {
+    const { dir, remove } = await tempDir('dogu-durable-chat-')
+    cleanups.push(remove)
+    const first = await start(dir, { store: 'sqlite-before', buttons: true })
+    const { question } = await ask(first, 'hi')
+    const old = question.buttons!.map((button) => button.id)
+    expect(old).toHaveLength(4)
+    await first.stop()
+    const second = await start(dir, { store: 'sqlite-before', buttons: true })
+    const again = await next(second.outbox, 'the question posted again')
+    expect(again.text).toContain('机器人重启过，这个请求仍在等待回答；之前那条消息上的按钮已失效，请用这条消息的按钮或直接回复。')
+    const fresh = again.buttons!.map((button) => button.id)
+    expect(fresh.filter((id) => old.includes(id))).toEqual([])
+    expect(await press(second, 'alice', old[0])).toEqual(['这个按钮来自机器人重启之前，已失效：请用重新发出的请求 [1] 上的按钮，或回复 y 1 / n 1。'])
+    expect(second.app.permissions.pending()).toHaveLength(1)
+    expect((await press(second, 'alice', fresh[0]))[0]).toMatch(/^已允许 \[1\] save_note\(text=hi\)（仅此一次）。/)
+    await next(second.outbox, 'the task notice')
+    expect(second.notes).toEqual(['hi'])
+  })
+
+  it('two answers racing after the restart: the call runs once, and the second answerer hears who came first', async () => {
+    const { dir, remove } = await tempDir('dogu-durable-chat-')
+    cleanups.push(remove)
+    const first = await start(dir, { store: 'sqlite-before' })
+    await ask(first, 'hi')
+    await first.stop()
+    const second = await start(dir, { store: 'sqlite-before' })
+    await next(second.outbox, 'the question posted again')
+    const [alice, admin] = await Promise.all([second.say('y', 'alice'), second.say('n', 'admin')])
+    const replies = [alice[0], admin[0]]
+    const won = replies.findIndex((reply) => !reply.includes('已由'))
+    expect(won).toBeGreaterThanOrEqual(0)
+    const winner = won === 0 ? 'mock:alice' : 'mock:admin'
+    expect(replies[1 - won]).toBe(`请求 [1] save_note(text=hi) 已由 ${winner} 回答过了。`)
+    if (won === 0) {
+      await next(second.outbox, 'the task notice')
+      expect(second.notes).toEqual(['hi'])
+    } else {
+      expect(replies[won]).toBe('已拒绝 [1] save_note(text=hi)。')
+      expect(second.notes).toEqual([])
+    }
+  })
+
+  it('durable: false is today\'s behaviour: nothing is posted again after the restart', async () => {
+    const { dir, remove } = await tempDir('dogu-durable-chat-')
+    cleanups.push(remove)
+    const first = await start(dir, { store: 'sqlite-before', permissions: { durable: false } })
+    await ask(first, 'hi')
+    await first.stop()
+    const second = await start(dir, { store: 'sqlite-before', permissions: { durable: false } })
+    await second.app.permissions.engine.ready
+    expect(second.app.permissions.pending()).toEqual([])
+    expect(await second.say('y')).toEqual([])
+    expect(second.outbox.unread).toEqual([])
+  })
+})
+
+/** A press of button `id` by `userId` in the room, as an adapter with buttons reports it: the bot's replies. */
+async function press(bot: Bot, userId: string, id: string): Promise<string[]> {
+  const client = bot.app.mock.client(userId, 'room')
+  const replies = (client as unknown as { replies: string[] }).replies
+  ;(bot.app.bots[0] as any).receive({ ...client.event, type: 'interaction/button', button: { id } }, client)
+  for (let tick = 0; tick < 2000 && !replies.length; tick++) await new Promise((resolve) => setTimeout(resolve, 1))
+  return replies.splice(0)
+}
