@@ -153,12 +153,15 @@ export interface InstanceStatus {
   tools: string[]
 }
 
-/** Starts Koishi's worker in `dir`, as `koishi start` would; resolves once `ready` holds of the probe's status. Stopped after the test. */
-export async function startInstance(dir: string, ready: (status: InstanceStatus) => boolean, what: string) {
+/**
+ * Starts Koishi's worker in `dir`, as `koishi start` would; resolves once `ready` holds of the
+ * probe's status. Stopped after the test. `env` adds to the worker's environment.
+ */
+export async function startInstance(dir: string, ready: (status: InstanceStatus) => boolean, what: string, env: Record<string, string> = {}) {
   const child = fork(WORKER, [], {
     cwd: dir,
     // Only NODE_PATH differs from an installed instance: the loader resolves plugins from its own folder.
-    env: { ...process.env, NODE_PATH: join(dir, 'node_modules'), KOISHI_LOG_LEVEL: '2' },
+    env: { ...process.env, NODE_PATH: join(dir, 'node_modules'), KOISHI_LOG_LEVEL: '2', ...env },
     // Not the test runner's flags (its `--conditions source` would load TypeScript sources).
     execArgv: [],
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
