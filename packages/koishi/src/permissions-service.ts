@@ -241,7 +241,11 @@ export class PermissionService {
       switch: (database) => {
         stopPolling?.()
         void engine.useStore(store = storeFor(database))
-        if (pendingStore) void engine.usePendingStore(pendingStore = pendingFor(database))
+        if (pendingStore) {
+          // Gone while the app runs: its table cannot be written (the open requests move to the file).
+          if (!database && pendingStore instanceof DatabasePendingStore) pendingStore.detach('the database went away')
+          void engine.usePendingStore(pendingStore = pendingFor(database))
+        }
         stopPolling = poll()
       },
       lost: (reason) => {

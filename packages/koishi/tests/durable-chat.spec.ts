@@ -12,7 +12,7 @@ import * as Dogu from '../src'
 import { Outbox } from './chat-harness'
 import { MockAdapter, noteTools, SQLiteDriver, tempDir, until } from './owner-app'
 
-type Store = 'sqlite-before' | 'sqlite-after' | 'file'
+type Store = 'sqlite-before' | 'sqlite-after' | 'file' | 'sqlite-later'
 
 const cleanups: (() => Promise<unknown> | unknown)[] = []
 afterEach(async () => {
@@ -21,7 +21,7 @@ afterEach(async () => {
 })
 
 interface Start {
-  /** The store: SQLite loaded before or after Dogu (`dogu_pending`), or none (pending.json). */
+  /** The store: SQLite loaded before or after Dogu (`dogu_pending`), none (pending.json), or loaded by the test later (`sqlite-later`, with `database()`). */
   store: Store
   /** Define the notes tool on this start. @default true */
   tools?: boolean
@@ -43,7 +43,7 @@ async function start(dir: string, options: Start) {
   if (options.store === 'sqlite-before') database()
   // Without a database Koishi knows no users: everyone has the default authority (dogu.run needs 3).
   app.plugin(Dogu, {
-    ...(options.store === 'file' ? { defaultAuthority: 3 } : {}),
+    ...(options.store === 'file' || options.store === 'sqlite-later' ? { defaultAuthority: 3 } : {}),
     permissions: { storePath: join(dir, 'permissions.json'), askTimeout: 600_000, ...options.permissions },
     background: { storePath: join(dir, 'background.json') },
     audit: { storePath: join(dir, 'audit.jsonl') },
@@ -67,15 +67,16 @@ async function start(dir: string, options: Start) {
     await Promise.all([permissions.stop(), background.dispose()])
   }
   cleanups.push(stop)
-  await until(app, () => (options.store === 'file' || !!app.get('database')) && !!app.get('background') && (options.tools === false || !!app.tools.get('save_note')), 'the database, the background service and the notes tool')
+  const withoutDatabase = options.store === 'file' || options.store === 'sqlite-later'
+  await until(app, () => (withoutDatabase || !!app.get('database')) && !!app.get('background') && (options.tools === false || !!app.tools.get('save_note')), 'the database, the background service and the notes tool')
   // The task store has switched to the database (a stop before that would cut its read off).
   await app.background.engine.refresh()
   // The users of the SQLite file, made on its first start.
-  if (options.store !== 'file' && !(await app.database.getUser('mock', 'alice'))) {
+  if (!withoutDatabase && !(await app.database.getUser('mock', 'alice'))) {
     for (const [user, authority] of [['alice', 3], ['admin', 4]] as const) await app.mock.initUser(user, authority)
   }
   if (!outbox) throw new Error('the mock bot was never added')
-  return { app, notes, outbox, stop, say: (text: string, user = 'alice') => app.mock.client(user, 'room').receive(text) }
+  return { app, notes, outbox, stop, database, say: (text: string, user = 'alice') => app.mock.client(user, 'room').receive(text) }
 }
 
 type Bot = Awaited<ReturnType<typeof start>>
@@ -233,6 +234,36 @@ describe('a question across a restart: what refuses or closes it', () => {
     }
   })
 
+  it('follows the database under the living engine: a question asked before it arrived moves into dogu_pending (with the bot that asked), back to pending.json when it goes, and is posted again after a restart on it', async () => {
+    const { dir, remove } = await tempDir('dogu-durable-chat-')
+    cleanups.push(remove)
+    const { readFile } = await import('node:fs/promises')
+    const inFile = async () => JSON.parse(await readFile(join(dir, 'pending.json'), 'utf8').catch(() => '{"requests":[]}')).requests.map((request: { tool: string }) => request.tool) as string[]
+    const first = await start(dir, { store: 'sqlite-later' })
+    await ask(first, 'hi')
+    await eventually(inFile, (tools) => tools.length === 1, 'the request in pending.json')
+    const driver = first.database()
+    await until(first.app, () => !!first.app.get('database'), 'the database')
+    const rows = async () => first.app.get('database') ? await first.app.database.get('dogu_pending' as never, {}) as { tool: string; record: string }[] : []
+    const [row] = await eventually(rows, (found) => found.length === 1, 'the request in dogu_pending')
+    expect(JSON.parse(row.record)).toMatchObject({ tool: 'save_note', session: { id: 'mock:room', platform: 'mock', channelId: 'room', userId: 'alice', host: { selfId: '514' } } })
+    await eventually(inFile, (tools) => !tools.length, 'the request out of pending.json')
+    // The database goes while the question waits: the request goes back to the file.
+    driver.dispose()
+    await eventually(inFile, (tools) => tools.length === 1, 'the request back in pending.json')
+    // And comes back: into the table again, where the next start finds it.
+    first.database()
+    await until(first.app, () => !!first.app.get('database'), 'the database again')
+    await eventually(rows, (found) => found.length === 1, 'the request in dogu_pending again')
+    await first.stop()
+    const second = await start(dir, { store: 'sqlite-before' })
+    const again = await next(second.outbox, 'the question posted again')
+    expect(again.text).toContain('机器人重启过，这个请求仍在等待回答。')
+    expect((await second.say('y'))[0]).toMatch(/^已允许 \[1\] save_note\(text=hi\)（仅此一次）。/)
+    await next(second.outbox, 'the task notice')
+    expect(second.notes).toEqual(['hi'])
+  })
+
   it('durable: false is today\'s behaviour: nothing is posted again after the restart', async () => {
     const { dir, remove } = await tempDir('dogu-durable-chat-')
     cleanups.push(remove)
@@ -246,6 +277,17 @@ describe('a question across a restart: what refuses or closes it', () => {
     expect(second.outbox.unread).toEqual([])
   })
 })
+
+/** Reads `read()` until `ok` holds of it (a store's write lands on its own time); at most 20 s. */
+async function eventually<T>(read: () => Promise<T>, ok: (value: T) => boolean, what: string): Promise<T> {
+  const end = Date.now() + 20_000
+  for (;;) {
+    const value = await read()
+    if (ok(value)) return value
+    if (Date.now() > end) throw new Error(`${what} did not happen within 20 s: ${JSON.stringify(value)}`)
+    await new Promise((resolve) => setTimeout(resolve, 10))
+  }
+}
 
 /** A press of button `id` by `userId` in the room, as an adapter with buttons reports it: the bot's replies. */
 async function press(bot: Bot, userId: string, id: string): Promise<string[]> {
