@@ -109,8 +109,11 @@ export function chatApprovals(ctx: Context, config: ChatApprovalsConfig = {}): v
   const posted = new Map<string, Question[]>()
   /** The copy an answer came through: it got its reply there, the other copies are told. */
   const answeredIn = new Map<string, Question>()
+  /** Questions another instance asked and posted (a shared database): answerable here, never posted from here. */
+  const silent = new Set<Question>()
   const board = new QuestionBoard((question) => {
     buttons.revoke(question)
+    silent.delete(question)
     queueMicrotask(() => {
       posted.delete(keyOf(question.request))
       answeredIn.delete(keyOf(question.request))
@@ -121,6 +124,7 @@ export function chatApprovals(ctx: Context, config: ChatApprovalsConfig = {}): v
   ctx.effect(() => () => {
     unloaded.abort()
     board.clear()
+    silent.clear()
     buttons.clear()
     posted.clear()
     answeredIn.clear()
@@ -136,6 +140,15 @@ export function chatApprovals(ctx: Context, config: ChatApprovalsConfig = {}): v
     if (signal.aborted || unloaded.signal.aborted) return
     if (!bot) throw new ChatError('NO_BOT', `cannot ask in ${target.channel}: no bot of platform "${target.platform}" is there`)
     const key = keyOf(request)
+    // Asked by another instance on the shared database, which posted it (and may still wait
+    // for it): not posted again from here, but a reply in the channel answers it here too.
+    if (request.restored && request.restored.instance !== ctx.permissions.engine.instanceId) {
+      const { question } = board.open({ request, channel: target.channel, channelId: target.channelId, bot: bot.sid, locales: target.locales, respond, ...(answer ? { answer } : {}) }, signal)
+      if (signal.aborted) return
+      silent.add(question)
+      posted.set(key, [question])
+      return
+    }
     const form = request.kind === 'elicitation' && !!request.input
     const actions = form ? [DENY, CANCEL] : request.confirm === 'always' ? [ONCE, DENY] : [ONCE, SESSION, ALWAYS, DENY]
     // 详情 only when the question leaves part of the preview out.
@@ -439,7 +452,8 @@ export function chatApprovals(ctx: Context, config: ChatApprovalsConfig = {}): v
     const from = answeredIn.get(event.requestId)
     answeredIn.delete(event.requestId)
     for (const question of copies) {
-      if (question === from) continue
+      // Not posted from here: the instance that posted it closes it.
+      if (question === from || silent.has(question)) continue
       const bot = ctx.bots.find((candidate) => candidate.sid === question.bot)
       if (!bot) continue
       // A form's copies are closed by its signal (formEnded).

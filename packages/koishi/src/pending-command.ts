@@ -24,8 +24,9 @@ export function pendingCommand(ctx: Context, board: QuestionBoard): void {
         const { unit, count } = durationIn(Math.ceil(Math.max(0, request.expiresAt - now) / 1000) * 1000)
         const left = session!.i18n(`.duration.${unit}`, [count])
         if (request.kind === 'elicitation') return session!.text('.form-item', { number, tool: request.tool, message: request.input?.message ?? request.reason, left })
-        // Asked before the bot restarted, and kept: marked so.
-        return session!.text(request.restored ? '.item-restored' : '.item', { number, tool: request.tool, summary: request.summary, left })
+        // Asked before the bot restarted, and kept, or by another instance on the shared database: marked so.
+        const foreign = request.restored && request.restored.instance !== ctx.permissions.engine.instanceId
+        return session!.text(foreign ? '.item-foreign' : request.restored ? '.item-restored' : '.item', { number, tool: request.tool, summary: request.summary, left, instance: request.restored?.instance ?? '' })
       })
       return [session!.text('.header', { count: theirs.length, number: theirs[0].number }), ...lines].join('\n')
     })

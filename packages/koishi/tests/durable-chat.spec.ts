@@ -27,6 +27,8 @@ interface Start {
   tools?: boolean
   permissions?: Dogu.Config['permissions']
   buttons?: boolean
+  /** This instance's name on the shared database (`background.instanceId`). */
+  instanceId?: string
 }
 
 /** One start of the bot in `dir`: the mock adapter, the store, Dogu with notices on, the notes tool. */
@@ -45,7 +47,7 @@ async function start(dir: string, options: Start) {
   app.plugin(Dogu, {
     ...(options.store === 'file' || options.store === 'sqlite-later' ? { defaultAuthority: 3 } : {}),
     permissions: { storePath: join(dir, 'permissions.json'), askTimeout: 600_000, ...options.permissions },
-    background: { storePath: join(dir, 'background.json') },
+    background: { storePath: join(dir, 'background.json'), ...(options.instanceId ? { instanceId: options.instanceId } : {}) },
     audit: { storePath: join(dir, 'audit.jsonl') },
     approvals: options.buttons ? { buttons: ['mock'] } : {},
   })
@@ -262,6 +264,25 @@ describe('a question across a restart: what refuses or closes it', () => {
     expect((await second.say('y'))[0]).toMatch(/^已允许 \[1\] save_note\(text=hi\)（仅此一次）。/)
     await next(second.outbox, 'the task notice')
     expect(second.notes).toEqual(['hi'])
+  })
+
+  it('a question another instance asked on the shared database is not posted from here, but a reply in its channel answers it here, and the call runs here once', async () => {
+    const { dir, remove } = await tempDir('dogu-durable-chat-')
+    cleanups.push(remove)
+    const a = await start(dir, { store: 'sqlite-before', instanceId: 'bot-a' })
+    await ask(a, 'hi')
+    // A goes (as if its machine died); B, another instance on the same database, reads the request.
+    await a.stop()
+    const b = await start(dir, { store: 'sqlite-before', instanceId: 'bot-b' })
+    await eventually(async () => b.app.permissions.pending(), (pending) => pending.length === 1, 'B to read the request')
+    expect(b.app.permissions.pending()[0].restored).toMatchObject({ instance: 'bot-a' })
+    expect((await b.say('dogu.pending')).join('\n')).toContain('[1] save_note：save_note(text=hi)（由另一个实例 bot-a 提出；')
+    expect(b.outbox.unread).toEqual([])
+    const [reply] = await b.say('y')
+    expect(reply).toMatch(/^已允许 \[1\] save_note\(text=hi\)（仅此一次）。\n它作为后台任务 task_\w+ 运行，结果会发到这里。$/)
+    await next(b.outbox, 'the task notice')
+    expect(b.notes).toEqual(['hi'])
+    expect(b.outbox.unread).toEqual([])
   })
 
   it('durable: false is today\'s behaviour: nothing is posted again after the restart', async () => {

@@ -217,7 +217,10 @@ if ('reason' in started) {
       expect(await a2.tasks()).toEqual([succeeded, cutOnB, expect.objectContaining({ id: cut.taskId, status: 'interrupted' })])
       expect((await a2.call('task_status', 'alice', { id: done.taskId })).content).toContain('the answer')
       expect(await a2.call('save', 'alice', { note: 'after A restarted' })).toMatchObject({ status: 'ok', content: 'saved after A restarted' })
-      expect([...a2.sent, ...b2.sent]).toEqual([])
+      // Each restarted instance tells the channel of its own task the restart cut off, once; nothing else.
+      const cutOff = (taskId: string) => ({ channelId: 'room', text: `后台任务 ${taskId}（slow）已中断。` })
+      expect(b2.sent).toEqual([cutOff(stopped.taskId!)])
+      expect(a2.sent).toEqual([cutOff(cut.taskId!)])
 
       // The restarted pair still shares: a revoke on B reaches A.
       expect(await b2.revoke(grant.id)).toBe(true)

@@ -144,6 +144,7 @@ export const enUS: Locale = {
       item: '[{number}] {tool}: {summary} (times out in {left})',
       // Asked before the bot restarted and kept (`permissions.durable`).
       'item-restored': '[{number}] {tool}: {summary} (from before the restart; times out in {left})',
+      'item-foreign': '[{number}] {tool}: {summary} (asked on another instance, {instance}; times out in {left})',
       // A tool's form: filled with field=value, not answered y or n.
       'form-item': '[{number}] form of {tool}: {message} (reply field=value; cancelled in {left})',
       none: 'No request in this channel is waiting for you.',

@@ -149,6 +149,7 @@ export const zhCN = {
       item: '[{number}] {tool}：{summary}（{left}后超时）',
       // Asked before the bot restarted and kept (`permissions.durable`).
       'item-restored': '[{number}] {tool}：{summary}（重启前提出；{left}后超时）',
+      'item-foreign': '[{number}] {tool}：{summary}（由另一个实例 {instance} 提出；{left}后超时）',
       // A tool's form: filled with 字段=值, not answered y or n.
       'form-item': '[{number}] {tool} 的表单：{message}（回复 字段=值 填写；{left}后取消）',
       none: '本频道中没有等你批准的请求。',
