@@ -1,4 +1,5 @@
 import {
+  type AnswerResult,
   type Approver,
   type AuditFilter,
   type AuditRecord,
@@ -50,7 +51,7 @@ export interface ConsoleHost {
   }
   /** `@dogu/fs` change logs whose changes the console lists and undoes. */
   changeLogs(): Iterable<ChangeLog>
-  asker: Pick<ConsoleAsker, 'list' | 'answer' | 'fill'>
+  asker: Pick<ConsoleAsker, 'list' | 'answer' | 'carryOut' | 'fill'>
   log: ConsoleLog
   /** The audit trail the Log view reads (`ctx.audit`); a getter, as the service may come and go. */
   audit?: ConsoleAuditSource
@@ -237,6 +238,16 @@ const METHODS = {
       const form = host.asker.list().find((entry) => entry.id === id && entry.kind === 'elicitation')
       if (form) return fillForm(host, form, { decision, value, dismissed }, operator, closed)
       if (dismissed) throw new ConsoleError('INVALID_PAYLOAD', 'approvals.answer: `dismissed` closes a tool\'s form; a permission question is allowed or denied')
+      // Asked again after a restart: the answer is carried out (claimed, authorized again, run
+      // as a background task) before the page hears what came of it.
+      const restored = host.asker.list().find((entry) => entry.id === id)
+      if (restored?.restored) {
+        if (value !== undefined) {
+          const why = restored.input ? restored.input.check(value) : `question ${id} offers no edit: approve or deny the call as it is`
+          if (why !== undefined) throw new ConsoleError('INVALID_EDIT', why)
+        }
+        return host.asker.carryOut(id, decision, scope, reason, operator, value).then((result) => restoredAnswer(result, closed))
+      }
       if (value === undefined) {
         const status = host.asker.answer(id, decision, scope, reason, operator)
         if (status === 'closed') throw closed()
@@ -528,6 +539,18 @@ function summarizeSource(source: ToolSource): SourceSummary {
  */
 function operatorId(operator: Approver | undefined): string {
   return operator?.id ?? CONSOLE_PLATFORM
+}
+
+/** What `approvals.answer` says of an answer to a restored question: the started task, or why it did not count. */
+function restoredAnswer(result: AnswerResult, closed: () => ConsoleError): { status: 'accepted'; taskId?: string; reason?: string } {
+  switch (result.status) {
+    case 'accepted': return { status: 'accepted', ...(result.taskId ? { taskId: result.taskId } : {}), ...(result.reason ? { reason: result.reason } : {}) }
+    case 'closed': throw closed()
+    case 'invalid': throw new ConsoleError('INVALID_EDIT', result.reason ?? 'the edited arguments do not pass the tool\'s validation')
+    case 'not-allowed': throw new ConsoleError('NOT_ALLOWED', result.reason ?? 'you may not answer this question')
+    case 'taken': throw new ConsoleError('REFUSED', `it was already answered${result.by ? ` by ${result.by}` : ''}`)
+    default: throw new ConsoleError('REFUSED', result.reason ?? result.status)
+  }
 }
 
 /**

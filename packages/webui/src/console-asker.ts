@@ -1,8 +1,10 @@
-import type { Approver, AskAnswer, AskScope, PermissionRequest, RespondStatus } from '@dogu/core'
+import type { AnswerResult, Approver, AskAnswer, AskScope, PermissionRequest, RespondStatus } from '@dogu/core'
 
 interface Waiting {
   request: Readonly<PermissionRequest>
   respond: (answer: AskAnswer) => RespondStatus
+  /** What came of an answer once carried out (`AskerContext.answer`); the engine always gives it. */
+  answer?: (answer: AskAnswer) => Promise<AnswerResult>
 }
 
 /** An answer to a tool's form from the console: its values, a no, or closed unanswered. */
@@ -19,9 +21,9 @@ export class ConsoleAsker {
   constructor(private operator: Approver) {}
 
   /** The `Asker` to register with `ctx.permissions.asker()`. */
-  readonly asker = (request: Readonly<PermissionRequest>, context: { signal: AbortSignal; respond: Waiting['respond'] }): void => {
+  readonly asker = (request: Readonly<PermissionRequest>, context: { signal: AbortSignal; respond: Waiting['respond']; answer?: Waiting['answer'] }): void => {
     if (context.signal.aborted) return
-    this.waiting.set(request.id, { request, respond: context.respond })
+    this.waiting.set(request.id, { request, respond: context.respond, ...(context.answer ? { answer: context.answer } : {}) })
     context.signal.addEventListener('abort', () => this.waiting.delete(request.id), { once: true })
   }
 
@@ -41,6 +43,20 @@ export class ConsoleAsker {
     const entry = this.waiting.get(id)
     if (!entry) return 'closed'
     return entry.respond({ decision, scope, by, via: 'console', ...(reason ? { reason } : {}), ...(value !== undefined ? { value } : {}) })
+  }
+
+  /**
+   * `answer`, resolving with what came of it once carried out: for a question asked again
+   * after a restart (`request.restored`), whose answer counts only once the pending store
+   * says so (claimed here, authorized again, its call started as a background task).
+   */
+  async carryOut(id: string, decision: 'allow' | 'deny', scope: AskScope = 'once', reason?: string, by: Approver = this.operator, value?: unknown): Promise<AnswerResult> {
+    const entry = this.waiting.get(id)
+    if (!entry) return { status: 'closed', open: false }
+    const given: AskAnswer = { decision, scope, by, via: 'console', ...(reason ? { reason } : {}), ...(value !== undefined ? { value } : {}) }
+    if (entry.answer) return entry.answer(given)
+    const status = entry.respond(given)
+    return { status, open: status === 'invalid' || status === 'not-allowed' }
   }
 
   /**

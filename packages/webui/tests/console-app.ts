@@ -22,8 +22,10 @@ type DoguConfig = DoguPlugin.Config
 const deployArgs = Schema.object({ env: Schema.union(['staging', 'prod'] as const).required().description('Where to deploy') })
 
 /** A Cordis app with Dogu's services, four tools and the console on a free loopback port; questions expire after `askTimeout` ms. */
-export async function startConsoleApp(config: WebUI.Config = {}, options: { askTimeout?: number; tools?: DoguConfig['tools'] } = {}) {
-  const dir = await mkdtemp(join(tmpdir(), 'dogu-webui-'))
+export async function startConsoleApp(config: WebUI.Config = {}, options: { askTimeout?: number; tools?: DoguConfig['tools']; dir?: string } = {}) {
+  // A folder given (the same one again: a restart) is the caller's to remove.
+  const dir = options.dir ?? await mkdtemp(join(tmpdir(), 'dogu-webui-'))
+  const removeDir = () => options.dir ? Promise.resolve() : rm(dir, { recursive: true, force: true })
   const ctx = new Context()
   guardLogs(ctx)
   await ctx.plugin(Dogu, {
@@ -83,7 +85,7 @@ export async function startConsoleApp(config: WebUI.Config = {}, options: { askT
     fiber = await ctx.plugin(WebUI, { port: 0, ...config })
   } catch (error) {
     await ctx.fiber.dispose()
-    await rm(dir, { recursive: true, force: true })
+    await removeDir()
     throw error
   }
   const webui = ctx.get('webui')!
@@ -107,7 +109,7 @@ export async function startConsoleApp(config: WebUI.Config = {}, options: { askT
     async dispose() {
       for (const release of [...gates]) release()
       await ctx.fiber.dispose()
-      await rm(dir, { recursive: true, force: true })
+      await removeDir()
     },
   }
 }
