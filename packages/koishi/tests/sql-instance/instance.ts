@@ -88,7 +88,8 @@ async function main() {
   app.plugin(Dogu, {
     approvals: { enabled: true },
     notices: { enabled: true },
-    permissions: { syncInterval: config.grantSyncMs, storePath: join(config.dir, 'permissions.json') },
+    // Today's grants and tasks across instances; durable requests have their own specs (issue 46).
+    permissions: { durable: false, syncInterval: config.grantSyncMs, storePath: join(config.dir, 'permissions.json') },
     background: { instanceId: config.instanceId, syncInterval: config.taskSyncMs, leaseMs: config.leaseMs, storePath: join(config.dir, 'background.json') },
     audit: { storePath: join(config.dir, 'audit.jsonl') },
     ...config.quotas ? { tools: { quotas: config.quotas } } : {},
