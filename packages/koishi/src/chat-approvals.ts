@@ -362,10 +362,13 @@ export function chatApprovals(ctx: Context, config: ChatApprovalsConfig = {}): v
     }
     if (edit) {
       const { request, locales } = question
-      if (!request.input) return text(locales, 'edit-unavailable', { number: question.number })
+      // A question restored before its tool's plugin loaded gets its edit form later, on the
+      // engine's request of the same id: the edit is taken once the tool is there.
+      const input = request.input ?? (request.restored ? ctx.permissions.pending().find((pending) => pending.id === request.id)?.input : undefined)
+      if (!input) return text(locales, 'edit-unavailable', { number: question.number })
       // The changes go over the arguments as asked (secrets stay masked, and so keep their value).
-      const value = { ...request.input.initial as object, ...edit.changes }
-      const problem = request.input.check(value)
+      const value = { ...input.initial as object, ...edit.changes }
+      const problem = input.check(value)
       if (problem) return text(locales, 'edit-invalid', { number: question.number, reason: problem })
       return (await settle(question, { decision: 'allow', scope: edit.scope }, by, 'text', value)) ?? next()
     }
