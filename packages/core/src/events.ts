@@ -42,6 +42,8 @@ export interface ResumedFrom {
   by: Approver
   scope: AskScope
   via?: AnswerVia
+  /** The grant the answer made (`scope` `session` or `always`): its `Grant.id`. */
+  grantId?: string
   /** The approver edited the arguments first (validated and authorized again). */
   edited?: true
   /** Who could answer: the request's approver policy. */

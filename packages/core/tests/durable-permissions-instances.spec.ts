@@ -7,7 +7,10 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { format } from 'node:util'
+import Schema from 'schemastery'
 import { afterEach, describe, expect, it, vi } from 'vitest'
+import { defineTool, ToolRegistry } from '../src'
+import { AuditLog } from '../src/audit'
 import type { MinatoDatabase } from '../src/database/minato-database'
 import type { Session } from '../src/session'
 import {
@@ -87,6 +90,34 @@ describe('instances on one shared pending store (SQLite)', () => {
     expect(a.resumed).toEqual([])
     expect(a.shown[0].context.signal.aborted).toBe(true)
     expect([...a.warnings, ...b.warnings]).toEqual([])
+  })
+
+  it('A\'s audit record of its call shows the answer given on B: ended elsewhere, the instance and who answered', async () => {
+    const db = await database()
+    const log = new AuditLog()
+    cleanups.push(() => log.stop())
+    const a = instance(db, 'a', { onDecision: (event) => log.onDecision(event) })
+    const b = instance(db, 'b')
+    await Promise.all([a.engine.ready, b.engine.ready])
+    const registry = new ToolRegistry({ emit: (name: string, ...args: any[]) => { if (name === 'tools/call-end') log.onCallEnd(args[0], args[1]) } })
+    registry.define(defineTool({ name: 'save', description: 'Save', args: Schema.object({ file: Schema.string() }), traits: { effect: 'write' }, run: () => 'saved' }))
+    registry.permissions = a.engine
+    const result = registry.toolset({ session: caller }).execute([{ id: 'call-1', name: 'save', arguments: { file: 'notes.txt' } }])
+    await expect.poll(() => a.shown.length).toBe(1)
+    await a.shown[0].context.kept
+    const id = a.shown[0].request.id
+    await b.engine.refreshPending()
+    expect(await b.question(id).context.answer!({ decision: 'allow', by: alice })).toMatchObject({ status: 'accepted' })
+    await a.engine.refreshPending()
+    expect((await result)[0]).toMatchObject({ status: 'denied' })
+    const [record] = await log.export()
+    expect(record).toMatchObject({
+      tool: 'save',
+      callId: 'call-1',
+      outcome: 'denied',
+      reason: 'the request was answered on another instance (b) by mock:u1; the call runs there, not here',
+      ask: { requestId: id, ended: 'elsewhere', decision: 'deny', elsewhere: { instance: 'b', by: 'mock:u1' } },
+    })
   })
 
   it('asked on A, A killed, B started after: B asks it again and one answer runs it on B', async () => {

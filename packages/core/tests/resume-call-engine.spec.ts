@@ -173,9 +173,44 @@ describe('an answer after a restart, with the real permission engine', () => {
       outcome: 'denied',
       code: 'permission_denied',
       reason: 'mock:u1 declined it: not now',
-      resumes: { callId: 'c1', requestId: asked.id },
+      resumes: { callId: 'c1', requestId: asked.id, askedAt: asked.createdAt },
       ask: { requestId: asked.id, ended: 'answer', decision: 'deny', by: alice },
     })
+  })
+
+  it('records a deny rule added while the bot was down as a denial linked to the ask, with the time it was asked', async () => {
+    const { second, asked, question } = await askedThenRestarted()
+    second.engine.addRule({ permission: 'fs.write', decision: 'deny', name: 'no writes' })
+    expect(await question.context.answer!({ decision: 'allow', by: alice })).toMatchObject({ status: 'refused' })
+    await settle()
+    expect(second.runs).toEqual([])
+    const [, denied] = (await second.log.export()).filter((record) => record.tool === 'save')
+    expect(denied).toMatchObject({
+      callId: 'c1',
+      outcome: 'denied',
+      reason: expect.stringContaining('rule "no writes"'),
+      decided: { kind: 'rule', name: 'no writes' },
+      resumes: { callId: 'c1', requestId: asked.id, askedAt: asked.createdAt },
+    })
+  })
+
+  it.each(['always', 'session'] as const)('an "%s" answer after the restart: the resumed call\'s record names the grant it made, as a live answer\'s does', async (scope) => {
+    const { second, question } = await askedThenRestarted()
+    const answered = await question.context.answer!({ decision: 'allow', by: alice, scope })
+    expect(answered).toMatchObject({ status: 'accepted', reason: `approved by mock:u1 (${scope}) after a restart` })
+    await settle()
+    const [grant] = second.engine.grants()
+    expect(grant).toMatchObject({ scope, permission: 'fs.write', target: 'a.txt', by: 'mock:u1' })
+    // The same answer given live, for another file: its record names its grant the same way.
+    const live = second.call('save', { file: 'b.txt' }, 'c2')
+    await settle()
+    second.shown[1].context.respond({ decision: 'allow', by: alice, scope })
+    expect(await live).toMatchObject({ status: 'ok' })
+    const records = await second.log.export()
+    const resumed = records.find((record) => record.callId === 'c1/resumed' && record.outcome === 'background')
+    const liveGrant = second.engine.grants().find((item) => item.target === 'b.txt')!
+    expect(resumed!.ask).toMatchObject({ ended: 'answer', decision: 'allow', by: alice, scope, grantId: grant.id })
+    expect(records.find((record) => record.callId === 'c2')!.ask).toMatchObject({ ended: 'answer', decision: 'allow', by: alice, scope, grantId: liveGrant.id })
   })
 
   it('leaves no way in for a model: its call with the resumed call\'s id, tool and arguments is asked as usual', async () => {

@@ -168,6 +168,7 @@ export class AuditLog {
     else if (source) draft.ask = askOf(event)
     draft.reason = event.reason
     draft.resumes = { callId, requestId: event.requestId ?? '' }
+    if (typeof event.askedAt === 'number') draft.resumes.askedAt = event.askedAt
     this.push(draft)
   }
 
@@ -359,6 +360,7 @@ function resumedAsk(resumes: ResumedFrom): AuditAsk {
   const ask: AuditAsk = { requestId: resumes.requestId, ended: 'answer', decision: 'allow', by: resumes.by, scope: resumes.scope }
   if (resumes.approvers !== undefined) ask.approvers = resumes.approvers
   if (resumes.via !== undefined) ask.via = resumes.via
+  if (resumes.grantId !== undefined) ask.grantId = resumes.grantId
   if (resumes.edited) ask.edited = true
   return ask
 }

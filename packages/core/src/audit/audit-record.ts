@@ -50,6 +50,13 @@ export interface AuditAsk {
   grantId?: string
   /** The arguments were edited by the approver before approval (validated and authorized again). */
   edited?: boolean
+  /**
+   * With `ended: 'elsewhere'`: where the answer was given, as the shared pending store says
+   * (`DecisionSource` `elsewhere`): the instance that claimed the request and runs the call,
+   * and who answered there (`mock:alice`). That instance's record of the call has the answer
+   * in full, with `resumes` naming this ask.
+   */
+  elsewhere?: { instance?: string; by?: string }
 }
 
 /**

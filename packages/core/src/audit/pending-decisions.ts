@@ -1,6 +1,6 @@
 import { CALL_SERIAL } from '../events'
 import type { DecisionEvent, DecisionSource } from '../permissions/permission-decision'
-import type { AuditAsk } from './audit-record'
+import type { AuditAsk, AuditAskEnd } from './audit-record'
 
 /** What the decision events of one call said, until the call ends. */
 export interface Pending {
@@ -156,11 +156,20 @@ function keyOf(sessionId: string | undefined, callId: string): string {
   return `${sessionId ?? ''}\u0000${callId}`
 }
 
+/**
+ * The sources that end an ask: each is an `AuditAskEnd` of the same name, and a source kind
+ * added to `DecisionSource` without one fails to compile here.
+ */
+type AskEndingKind = Exclude<DecisionSource['kind'], 'rule' | 'grant' | 'mode' | 'default' | 'middleware' | 'quota'>
+const ASK_ENDS_AGREE: [AskEndingKind] extends [AuditAskEnd] ? true : never = true
+void ASK_ENDS_AGREE
+
 /** What an ask's decision event says of who was asked and how it ended. */
 export function askOf(event: DecisionEvent): AuditAsk {
   const source = event.source
   const ask: AuditAsk = {
-    ended: source.kind === 'answer' ? 'answer' : source.kind as AuditAsk['ended'],
+    // Called for the sources that do not decide (`decides`): each is an ask's end.
+    ended: source.kind as AskEndingKind,
     decision: event.decision === 'allow' ? 'allow' : 'deny',
   }
   if (event.requestId !== undefined) ask.requestId = event.requestId
@@ -171,6 +180,11 @@ export function askOf(event: DecisionEvent): AuditAsk {
     if (source.via !== undefined) ask.via = source.via
     if (source.grant) ask.grantId = source.grant.id
     if (source.edited) ask.edited = true
+  } else if (source.kind === 'elsewhere') {
+    const where: NonNullable<AuditAsk['elsewhere']> = {}
+    if (typeof source.instance === 'string') where.instance = source.instance
+    if (typeof source.by === 'string') where.by = source.by
+    ask.elsewhere = where
   }
   return ask
 }

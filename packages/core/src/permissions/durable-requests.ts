@@ -234,7 +234,7 @@ export class DurableRequests implements RestoredHost {
       if (scope !== 'once') source.grant = this.host.remember(scope, decided, label(by))
       let taskId: string
       try {
-        ;({ taskId } = await handler.resume({ record, args, ...(changes ? { changes } : {}), by, scope, ...(via ? { via } : {}), reason }))
+        ;({ taskId } = await handler.resume({ record, args, ...(changes ? { changes } : {}), by, scope, ...(source.grant ? { grant: source.grant } : {}), ...(via ? { via } : {}), reason }))
       } catch (error) {
         const failed = `${reason}, but it could not be run: ${messageOf(error)}`
         this.logger.warn('restored permission request %s (%s): %s', record.id, record.summary, failed)

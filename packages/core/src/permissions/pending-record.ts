@@ -3,6 +3,7 @@ import type { RepairRecord } from '../repair/repair-step'
 import type { Effect, PermissionSpec } from '../types/effect'
 import type { ToolPreview } from '../types/tool-preview'
 import type { Approver, ApproverPolicy, AnswerVia, AskScope, PermissionRequest } from './asker'
+import type { Grant } from './grant'
 
 /**
  * The session a request was asked in, as a store keeps it: what a host needs to post the
@@ -139,6 +140,8 @@ export interface ResumedCall {
   changes?: readonly string[]
   by: Readonly<Approver>
   scope: AskScope
+  /** The grant the answer made (`scope` `session` or `always`), as a live answer's decision carries it. */
+  grant?: Readonly<Grant>
   via?: AnswerVia
   /** The decision's reason, as the audit log records it (`approved by mock:alice (once) after a restart`). */
   reason: string

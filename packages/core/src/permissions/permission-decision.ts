@@ -64,5 +64,7 @@ export interface DecisionEvent {
    * the asking instance's records carry. No call of this process waited for it.
    */
   restored?: true
+  /** With `restored`: when the request was first asked (`PendingRecord.createdAt`, ms since the epoch). */
+  askedAt?: number
   at: number
 }

@@ -396,6 +396,7 @@ export class PermissionEngine implements PermissionGate {
       event.requestId = restored.id
       event.approvers = restored.approvers
       event.restored = true
+      event.askedAt = restored.createdAt
     }
     try {
       this.onDecision(event)

@@ -147,9 +147,10 @@ export function sessionOf(stored: Readonly<StoredSession>): Session {
 }
 
 /** What the resumed call's `CallInfo.resumes` says: the ask, and the answer after the restart. */
-function resumedFrom({ record, by, scope, via, changes }: ResumedCall): ResumedFrom {
+function resumedFrom({ record, by, scope, grant, via, changes }: ResumedCall): ResumedFrom {
   const from: ResumedFrom = { callId: record.callId, requestId: record.id, askedAt: record.createdAt, by: Object.freeze({ ...by }), scope }
   if (via !== undefined) from.via = via
+  if (typeof grant?.id === 'string') from.grantId = grant.id
   if (changes?.length) from.edited = true
   if (record.approvers) from.approvers = record.approvers
   return Object.freeze(from)
