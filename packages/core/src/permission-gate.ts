@@ -5,6 +5,7 @@ import type { PermissionMode } from './permissions/permission-modes'
 import type { Session } from './session'
 import type { Approver } from './types/approver'
 import type { Decision } from './types/decision'
+import type { Denial, RuleCause } from './types/denial'
 import type { Effect, PermissionSpec } from './types/effect'
 import type { ToolPreview } from './types/tool-preview'
 import type { ElicitationJsonSchema } from './elicitation/elicitation'
@@ -26,6 +27,11 @@ export interface AuthorizeRequest {
 export interface AuthorizeResult {
   decision: Decision
   reason?: string
+  /**
+   * The structured form of `reason`, so a host can tell it in a person's locale: the rule,
+   * mode, default or grant that decided. A gate that sets only `reason` is told as written.
+   */
+  cause?: RuleCause
   /** What decided: a rule, a grant, a mode or the effect default. For audit logs. */
   rule?: unknown
 }
@@ -87,6 +93,8 @@ export interface RevisedCall {
 export interface ApprovalOutcome {
   decision: 'allow' | 'deny'
   reason?: string
+  /** For a deny, the structured form of `reason` (`Denial`): who declined, the timeout, that nobody could be asked. */
+  denial?: Denial
   /** Set when an approver edited the arguments: the call runs with these instead (`RevisedCall.input`). */
   edited?: RevisedCall
   /** What ended the ask (an answer, a timeout, a grant), as `AuthorizeResult.rule`. For telemetry and audit logs. */

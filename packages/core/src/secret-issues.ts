@@ -18,7 +18,7 @@ export function maskIssues(issues: readonly ValidationIssue[], found: readonly F
   const matched = texts.filter((text) => text.length >= MIN_MATCHED_LENGTH)
   return issues.map((issue) => {
     const atSecret = found.some(({ path }) => issue.path === path || issue.path.startsWith(`${path}.`) || issue.path.startsWith(`${path}[`))
-    return { path: issue.path, message: atSecret ? maskAtSecret(issue.message, texts) : replaceSecrets(issue.message, matched) }
+    return { ...issue, message: atSecret ? maskAtSecret(issue.message, texts) : replaceSecrets(issue.message, matched) }
   })
 }
 

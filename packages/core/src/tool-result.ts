@@ -1,4 +1,5 @@
 import type { RepairRecord } from './repair/repair-step'
+import type { ResultParams } from './result-params'
 
 /** How a call ended. */
 export type ToolStatus = 'ok' | 'error' | 'denied' | 'timed_out' | 'cancelled' | 'background' | 'rate_limited'
@@ -73,6 +74,14 @@ export interface ToolResult {
   /** A machine-readable reason for `error`, `denied`, `timed_out`, `cancelled` and `rate_limited`. */
   code?: ToolResultCode
   /**
+   * The parameters of `code`'s message (`ResultParamsByCode`): who declined, the timeout,
+   * the invalid paths with their problems, the quota. A host renders what a person reads
+   * from `status`, `code` and these in the person's locale (`describeResult`); `content`
+   * stays the English the model reads, which is the en-US rendering. Absent on `ok` and on a
+   * result a middleware made itself.
+   */
+  params?: ResultParams
+  /**
    * The tool's own time in milliseconds: from its handler's start to its result, without
    * the time it waited for a person (that is `waitMs`) or for a concurrency slot. A call
    * that never ran counts the pipeline's time alone.
@@ -82,6 +91,12 @@ export interface ToolResult {
   repaired?: RepairRecord
   /** Set on `rate_limited`: milliseconds until the quota that refused the call has room again. */
   retryAfterMs?: number
+  /**
+   * Set when a person edited the arguments before approving the call: what changed, one
+   * line per path (`jsonChanges`: `$.limit: 5 → 2`, or `SECRET_CHANGED` alone). Unless
+   * the result is `denied`, `content` starts with a note saying so (`describeResult` renders it).
+   */
+  edits?: readonly string[]
   /** Milliseconds the call waited for a person's answer (an approval, or `call.ask` inside it); absent when nobody was asked. */
   waitMs?: number
 }

@@ -54,10 +54,11 @@ export function compileValidator<S = any, T = S>(schema: Schema<S, T>, options: 
     try {
       const value = root(input, run)
       if (run.n === 0) return { ok: true, value }
-      return { ok: false, issues: run.issues!.map(({ segs, message }) => ({ path: formatPath(segs), message })) }
+      return { ok: false, issues: run.issues!.map(({ segs, message }) => ({ path: formatPath(segs), message, kind: 'other' as const, params: { message } })) }
     } catch (error) {
       // only a throwing getter or callback outside a transform gets here
-      return { ok: false, issues: [{ path: '$', message: String((error as any)?.message ?? error) }] }
+      const message = String((error as any)?.message ?? error)
+      return { ok: false, issues: [{ path: '$', message, kind: 'other', params: { message } }] }
     } finally {
       idle = run
     }
