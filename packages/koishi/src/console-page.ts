@@ -99,11 +99,16 @@ function auditSource(service: unknown): ConsoleHost['audit'] {
   return typeof (service as { query?: unknown } | undefined)?.query === 'function' ? service as ConsoleHost['audit'] : undefined
 }
 
-/** The operator behind a console client: the logged-in user, or the console itself. */
+/**
+ * The operator behind a console client: the logged-in user, or the console itself. The
+ * platform is `console` and the id the login name, so the approver reads `console:admin`
+ * wherever it is written as `platform:id` (chat notices, `dogu.audit`, grants), and a rule's
+ * `approvers.users: ['console:admin']` names them.
+ */
 function operatorOf(client: Client | undefined, authority: number): Approver {
   const auth = client?.auth
   // A login without an authority gets none: never the page's default.
-  if (auth) return { id: `console:${auth.name ?? auth.id}`, platform: 'console', authority: auth.authority ?? 0 }
+  if (auth) return { id: String(auth.name ?? auth.id), platform: 'console', authority: auth.authority ?? 0 }
   return { id: 'console', platform: 'console', authority }
 }
 

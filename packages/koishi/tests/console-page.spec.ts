@@ -1,17 +1,24 @@
 import { existsSync } from 'node:fs'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { ToolResult } from '@dogu/core'
 import type { Client } from '@koishijs/console'
 import { afterEach, describe, expect, it } from 'vitest'
+import { AuditService } from '../src'
+import { auditCommand } from '../src/audit-command'
 import { ConsolePageConfig } from '../src/console-page'
 import { descriptions, inBothLanguages } from './chat-harness'
 import { AuthPlugin, consoleApp, ConsolePlugin, DIST, ServerPlugin } from './console-app'
 import { koishiApp, settle } from './koishi-app'
 
 let t: Awaited<ReturnType<typeof consoleApp>> | undefined
+let dir: string | undefined
 afterEach(async () => {
   await t?.dispose()
   t = undefined
+  if (dir) await rm(dir, { recursive: true, force: true })
+  dir = undefined
 })
 
 /** A console client as plugin-auth leaves it: logged in as `name` with `authority`, or not logged in. */
@@ -117,6 +124,9 @@ describe('the Dogu page in Koishi\'s console', () => {
   it('answers a question as the logged-in operator; the first answer wins and the chat question closes', async () => {
     t = await consoleApp()
     t.app.plugin(AuthPlugin, { admin: { enabled: false } })
+    dir = await mkdtemp(join(tmpdir(), 'dogu-koishi-console-page-'))
+    t.app.plugin(AuditService, { storePath: join(dir, 'audit.jsonl') })
+    t.app.plugin({ name: 'dogu-audit-command', inject: ['audit'], apply: auditCommand }, {})
     await t.settle()
     const result = t.app.tools.execute([{ id: 'call-1', name: 'deploy', arguments: { env: 'prod' } }], { session: t.session('alice') }).then(([r]) => r)
     await t.outbox.next()
@@ -126,7 +136,13 @@ describe('the Dogu page in Koishi\'s console', () => {
     t.app.on('permissions/decision', (event) => { if (event.source.kind === 'answer') decisions.push(event.source.by) })
     expect(await send('approvals.answer', { id: listed.value[0].id, decision: 'allow' }, client({ name: 'op', authority: 4 }))).toEqual({ value: { status: 'accepted' } })
     expect((await result).status).toBe('ok')
-    expect(decisions).toEqual([{ id: 'console:op', platform: 'console', authority: 4 }])
+    // The login name on platform `console`: written as platform:id, it reads console:op (never console:console:op).
+    expect(decisions).toEqual([{ id: 'op', platform: 'console', authority: 4 }])
+    expect((await t.outbox.next()).text).toBe('[1] deploy(env=prod)：已由 console:op 处理（仅此一次）。')
+    const [line] = await t.client('admin').receive('dogu.audit -n 1')
+    expect(line).toContain('mock:alice deploy：成功')
+    expect(line).toContain('console:op 经 console 答复允许')
+    expect(line).not.toContain('console:console')
     // The chat question is closed: alice's "y" now goes on to the bot.
     expect(await t.client('alice').receive('y')).toEqual([])
     expect(t.passed).toEqual(['alice: y'])

@@ -538,7 +538,9 @@ function summarizeSource(source: ToolSource): SourceSummary {
  * standalone console's one operator (the id its asker answers as).
  */
 function operatorId(operator: Approver | undefined): string {
-  return operator?.id ?? CONSOLE_PLATFORM
+  if (!operator) return CONSOLE_PLATFORM
+  // `console:admin`, as the chat's `dogu.mcp.auth` binds `discord:42`: one namespace, no clash.
+  return operator.platform ? `${operator.platform}:${operator.id}` : operator.id
 }
 
 /** What `approvals.answer` says of an answer to a restored question: the started task, or why it did not count. */

@@ -68,8 +68,9 @@ function api() {
   return { registry, console }
 }
 
-const alice: Approver = { id: 'console:alice', platform: 'console', authority: 4 }
-const bob: Approver = { id: 'console:bob', platform: 'console', authority: 4 }
+// Operators as Koishi's console names a logged-in user: the login name on platform `console`.
+const alice: Approver = { id: 'alice', platform: 'console', authority: 4 }
+const bob: Approver = { id: 'bob', platform: 'console', authority: 4 }
 
 /** The refusal `promise` ends with. */
 async function refusal(promise: Promise<unknown>): Promise<ConsoleError> {
