@@ -362,6 +362,70 @@ describe('what is closed after a restart instead of asked again', () => {
     expect(second.events).toEqual([expect.objectContaining({ decision: 'deny', restored: true, source: { kind: 'stopped' } })])
   })
 
+  it('on a store no other instance shares, a request whose tool is still not defined a minute after the restart is closed, saying so; its channel is told', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] })
+    const store = new MemoryPendingStore()
+    const first = engineOn(store, { askTimeout: 3_600_000 })
+    void ask(first.engine)
+    const asked = first.shown[0].request
+    await first.engine.stop()
+    const second = engineOn(store)
+    await second.engine.ready
+    // The tools host is there, but no plugin defines save (yet).
+    const { handler, resumed } = tools(['deploy'])
+    second.engine.onResume(handler)
+    await vi.advanceTimersByTimeAsync(59_999)
+    expect(second.engine.pending()).toHaveLength(1)
+    expect(second.closed).toEqual([])
+    await vi.advanceTimersByTimeAsync(1)
+    const reason = 'the tool "save" is not defined here: no plugin defined it within 60 s of the restart'
+    expect(second.engine.pending()).toEqual([])
+    expect(second.shown[0].context.signal.aborted).toBe(true)
+    expect(await second.shown[0].context.answer!({ decision: 'allow', by: alice })).toEqual({ status: 'closed', open: false })
+    await second.engine.stop()
+    expect(second.closed).toEqual([{ cause: 'undefined-tool', reason, record: expect.objectContaining({ id: asked.id, session: caller }) }])
+    expect(second.events).toEqual([expect.objectContaining({ phase: 'approve', decision: 'deny', reason, requestId: asked.id, restored: true, askedAt: asked.createdAt })])
+    expect(second.warnings).toEqual([`restored permission request ${asked.id} (save(file=notes.txt)) is closed: ${reason}`])
+    expect(resumed).toEqual([])
+    expect((await store.load()).records).toEqual([])
+  })
+
+  it('a request whose tool a plugin defines within that minute stays open, and an answer runs it', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] })
+    const store = new MemoryPendingStore()
+    const first = engineOn(store, { askTimeout: 3_600_000 })
+    void ask(first.engine)
+    await first.engine.stop()
+    const second = engineOn(store)
+    await second.engine.ready
+    const defined: string[] = []
+    const { handler, resumed } = tools(defined)
+    second.engine.onResume(handler)
+    await vi.advanceTimersByTimeAsync(30_000)
+    defined.push('save')
+    await vi.advanceTimersByTimeAsync(60_000)
+    expect(second.closed).toEqual([])
+    expect(await second.shown[0].context.answer!({ decision: 'allow', by: alice })).toMatchObject({ status: 'accepted' })
+    expect(resumed).toHaveLength(1)
+  })
+
+  it('on a shared store (a database) a request whose tool is not defined here stays open past that minute, for an instance that defines it', async () => {
+    const { database, stop } = await koishiDatabase('memory')
+    cleanups.push(stop)
+    const first = engineOn(new DatabasePendingStore({ database }), { askTimeout: 3_600_000 })
+    void ask(first.engine)
+    await first.shown[0].context.kept
+    await first.engine.stop()
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] })
+    const second = engineOn(new DatabasePendingStore({ database }))
+    await second.engine.ready
+    second.engine.onResume(tools(['deploy']).handler)
+    await vi.advanceTimersByTimeAsync(120_000)
+    expect(second.closed).toEqual([])
+    expect(second.engine.pending()).toHaveLength(1)
+    expect(await second.shown[0].context.answer!({ decision: 'allow', by: alice })).toMatchObject({ status: 'refused', open: true })
+  })
+
   it('the oldest requests past maxPending at load are closed as expired early', async () => {
     vi.useFakeTimers({ toFake: ['Date'], now: 40_000_000 })
     const store = new MemoryPendingStore()

@@ -23,6 +23,12 @@ const SWITCH_WAIT = 10_000
 export const FOREIGN_GRACE_MS = 10_000
 /** What a closure claims a request for (`PendingStore.claim`'s `by`): no person's label starts with `#`. */
 const CLOSING = '#'
+/**
+ * How long a request restored from a store no other instance shares waits for its tool to be
+ * defined here before it is closed: hosts load tool plugins after the permission engine
+ * (Koishi, Cordis), and a plugin that waits for a service (a database) later still.
+ */
+export const TOOL_GRACE_MS = 60_000
 
 /** The engine's side of durable requests. */
 export interface DurableHost {
@@ -67,6 +73,8 @@ export class DurableRequests implements RestoredHost {
   private turn: Promise<void>
   private resumer?: ResumeHandler
   private stopped = false
+  /** The tool checks of restored requests a grace after they were read (`TOOL_GRACE_MS`). */
+  private toolChecks = new Set<ReturnType<typeof setTimeout>>()
 
   constructor(private readonly host: DurableHost, store: PendingStore, readonly instanceId: string, private readonly maxPending: number) {
     this.store = store
@@ -317,6 +325,8 @@ export class DurableRequests implements RestoredHost {
    */
   async stop(): Promise<void> {
     this.stopped = true
+    for (const timer of this.toolChecks) clearTimeout(timer)
+    this.toolChecks.clear()
     for (const restored of [...this.restored.values()]) this.drop(restored, 'the permissions service stopped')
     if (!await settledWithin(this.idle(), SWITCH_WAIT)) this.logger.warn('stopping: writes to the pending store had not finished after %d ms', SWITCH_WAIT)
   }
@@ -414,6 +424,7 @@ export class DurableRequests implements RestoredHost {
       if (bad.id !== undefined) closing.push(this.remove(bad.id, store))
     }
     const now = Date.now()
+    const restored: RestoredApproval[] = []
     for (const record of loaded.records) {
       if (this.live.has(record.id) || this.restored.has(record.id)) continue
       // Another instance's request may be live there: it closes its own first.
@@ -429,17 +440,45 @@ export class DurableRequests implements RestoredHost {
           : `its arguments had secret fields, which are never stored, so the call cannot run from the record`
         closing.push(this.close(record, record.inRun ? 'in-run' : 'masked', reason, { decision: 'deny', reason, rule: { kind: 'stopped' } }, true))
       } else {
-        this.restore(record, closesAt)
+        restored.push(this.restore(record, closesAt))
       }
     }
     closing.push(...this.makeRoom(0))
+    if (restored.length && !this.shared) this.checkToolsLater(restored)
     await Promise.all(closing)
   }
 
-  private restore(record: PendingRecord, closesAt: number) {
+  private restore(record: PendingRecord, closesAt: number): RestoredApproval {
     const restored = new RestoredApproval(this, record, restoredQuestion(record, Date.now(), this.resumer), closesAt)
     this.restored.set(record.id, restored)
     for (const asker of this.host.askers()) restored.show(asker)
+    return restored
+  }
+
+  /**
+   * On a store no other instance shares, a restored request is answered here or nowhere: one
+   * whose tool this instance still does not define a grace after it was read is closed, with
+   * a reason, rather than left open with every answer refused. On a shared store another
+   * instance may define it, and the request stays open for one that does, until its expiry.
+   */
+  private checkToolsLater(restored: readonly RestoredApproval[]) {
+    const timer = setTimeout(() => {
+      this.toolChecks.delete(timer)
+      if (this.stopped || this.shared) return
+      const handler = this.resumer
+      for (const one of restored) {
+        if (one.ended || one.busy || this.restored.get(one.record.id) !== one) continue
+        if (handler && defines(handler, one.record.tool, this.logger)) continue
+        const record = one.record
+        const reason = `the tool "${record.tool}" is not defined here: no plugin defined it within ${TOOL_GRACE_MS / 1000} s of the restart`
+        this.logger.warn('restored permission request %s (%s) is closed: %s', record.id, record.summary, reason)
+        this.drop(one, reason)
+        void this.close(record, 'undefined-tool', reason, { decision: 'deny', reason, rule: { kind: 'stopped' } }, true)
+      }
+    }, TOOL_GRACE_MS)
+    // A check waiting to run does not keep a process alive; `stop` clears it.
+    ;(timer as { unref?: () => void }).unref?.()
+    this.toolChecks.add(timer)
   }
 
   /**

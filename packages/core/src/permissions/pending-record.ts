@@ -109,17 +109,19 @@ export interface PendingStore {
 }
 
 /**
- * A request closed without being asked again (`PermissionEngineOptions.onClosed`): found in
- * the store at load or refresh and not restored, or evicted. A host tells the record's
- * channel, with `reason`.
+ * A request kept from before that is closed unanswered (`PermissionEngineOptions.onClosed`):
+ * found in the store at load or refresh and not asked again, evicted, or asked again but
+ * never runnable here (`undefined-tool`). A host tells the record's channel, with `reason`.
  * - `expired`: its expiry passed while the process was down (or, evicted, past `maxPending`);
  * - `in-run`: a tool's own `call.ask` from inside a run, which a restart ended;
  * - `masked`: its arguments had secret fields, which were never stored;
+ * - `undefined-tool`: restored from a store no other instance shares, its tool was still not
+ *   defined here a minute after the restart (`TOOL_GRACE_MS`), so no one could run it;
  * - `corrupt`: a record that did not read as one (`record` is absent; `id` and `session` when
  *   the store could tell them).
  */
 export interface ClosedRequest {
-  cause: 'expired' | 'evicted' | 'in-run' | 'masked' | 'corrupt'
+  cause: 'expired' | 'evicted' | 'in-run' | 'masked' | 'undefined-tool' | 'corrupt'
   /** One line saying why, for the channel. */
   reason: string
   record?: Readonly<PendingRecord>

@@ -56,7 +56,9 @@ export interface PermissionEngineOptions {
   /**
    * A request found in the pending store and closed without being asked again: expired while
    * the process was down, a `call.ask` from inside a run, arguments with secret fields, a
-   * record that does not read, or one past `maxPending`. A host tells the record's channel
+   * record that does not read, or one past `maxPending`; or asked again, on a store no other
+   * instance shares, and closed as its tool was still not defined here a minute after the
+   * restart (`ClosedRequest.cause`). A host tells the record's channel
    * (Cordis: the `permissions/closed` event). Each is also a decision (`onDecision`).
    */
   onClosed?: (closed: ClosedRequest) => void
