@@ -9,12 +9,20 @@ const queues = new Map<string, Promise<void>>()
 
 type Entries = unknown[]
 
+/** A change waiting for its turn: applied with the others queued beside it. */
+interface QueuedChange {
+  change: (entries: Entries) => Entries | undefined
+  resolve: () => void
+  reject: (error: unknown) => void
+}
+
 /**
  * Pending requests in a JSON file (`{ "version": 1, "requests": [...] }`), for one instance:
  * the file beside the grants when no database is loaded. Every change reads the file, changes
  * it and writes it atomically (a temporary file flushed and renamed over it), readable by the
- * owner only (0600); changes to one file run one after another in the process, so a claim is
- * won by exactly one claimant. Two processes must not share a file: use the database store.
+ * owner only (0600); changes to one file run one after another in the process, in the order
+ * asked, so a claim is won by exactly one claimant. Changes asked while a write is under way
+ * are applied together, with one read and one write. Two processes must not share a file: use the database store.
  *
  * A file that does not parse, or is not a version 1 store, is renamed to
  * `<path>.corrupt-<time>` and reported (`bad`); none of its requests are asked again. A
@@ -27,6 +35,12 @@ type Entries = unknown[]
 export class JsonFilePendingStore implements PendingStore {
   /** Set when the file exists but could not be read: writing would overwrite what we never saw. */
   private unreadable?: string
+  /**
+   * Changes asked and not yet applied. While one write is on disk, every change asked
+   * meanwhile waits here, and the next turn applies them all to one read and writes once: a
+   * burst of asks (each a put, each answer a remove) costs a few writes, not one per change.
+   */
+  private queued?: QueuedChange[]
 
   constructor(readonly path: string) {}
 
@@ -88,15 +102,62 @@ export class JsonFilePendingStore implements PendingStore {
     })
   }
 
-  /** Reads the file, applies `change` (undefined: nothing to write) and writes the result. */
+  /**
+   * Reads the file, applies `change` (undefined: nothing to write) and writes the result,
+   * together with the changes queued beside it (`queued`): each is applied in turn to what
+   * the one before it left, and all settle once the one write is on disk, or fail with it.
+   */
   private change(change: (entries: Entries) => Entries | undefined): Promise<void> {
-    return this.inTurn(async () => {
-      if (this.unreadable) throw new Error(`not writing to the pending store ${this.path}: ${this.unreadable}`)
-      const read = await this.read()
-      if ('bad' in read) throw new Error(`not writing to the pending store ${this.path}: ${read.bad.why}`)
-      const next = change(read.entries)
-      if (next) await this.write(next)
+    return new Promise<void>((resolve, reject) => {
+      if (this.queued) return void this.queued.push({ change, resolve, reject })
+      const batch: QueuedChange[] = [{ change, resolve, reject }]
+      this.queued = batch
+      void this.inTurn(() => {
+        // From here on, a new change starts the next batch.
+        this.queued = undefined
+        return this.apply(batch)
+      }).catch(() => {})
     })
+  }
+
+  private async apply(batch: QueuedChange[]): Promise<void> {
+    const failAll = (error: unknown) => { for (const item of batch) item.reject(error) }
+    if (this.unreadable) return failAll(new Error(`not writing to the pending store ${this.path}: ${this.unreadable}`))
+    let read: Awaited<ReturnType<JsonFilePendingStore['read']>>
+    try {
+      read = await this.read()
+    } catch (error) {
+      return failAll(error)
+    }
+    if ('bad' in read) return failAll(new Error(`not writing to the pending store ${this.path}: ${read.bad.why}`))
+    let entries = read.entries
+    // The changes the write carries fail with it; one that changed nothing has its answer already.
+    const written: QueuedChange[] = []
+    const unchanged: QueuedChange[] = []
+    for (const item of batch) {
+      let next: Entries | undefined
+      try {
+        next = item.change(entries)
+      } catch (error) {
+        item.reject(error)
+        continue
+      }
+      if (next) {
+        entries = next
+        written.push(item)
+      } else {
+        unchanged.push(item)
+      }
+    }
+    for (const item of unchanged) item.resolve()
+    if (!written.length) return
+    try {
+      await this.write(entries)
+    } catch (error) {
+      for (const item of written) item.reject(error)
+      return
+    }
+    for (const item of written) item.resolve()
   }
 
   /** The file's entries (none when it does not exist), or why it cannot be used; a corrupt file is moved aside. */
