@@ -14,9 +14,11 @@ const EFFECTS = new Set<Effect>(['read', 'write', 'exec'])
  * mistake (bad name, bad traits, a non-object `args` schema) at definition time, not at
  * the first call.
  *
- * Declare the schema before the call: written inline, it cannot type `run` (TypeScript
- * fixes `run`'s parameter before it infers a callable schema), and `run` then receives
- * `unknown`, never a silent `any`.
+ * The schema decides the tool's argument type, declared before the call or written inline,
+ * and a handler that annotates its parameter is checked against it (a mismatch is reported at
+ * the handler). One case TypeScript (5.9) cannot type: an inline schema beside a `run` whose
+ * parameter it must infer, since it fixes that parameter before it infers a callable schema;
+ * `run` then receives `unknown`, never a silent `any`. Declare the schema first, or annotate.
  *
  * @example
  * const args = Schema.object({ text: Schema.string().required() })

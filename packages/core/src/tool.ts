@@ -26,6 +26,16 @@ export interface ToolTraits {
 }
 
 /**
+ * The arguments a handler (`run`, `permission`, `preview`) receives: `A`, once known. Given
+ * `args`, the schema decides `A`, and an annotation on a handler is checked against it, so a
+ * wrong one is the handler's error, reported at the handler (not the schema's, seven lines
+ * deep through `meta.default`). Without `args`, an annotation still types the tool. How: a
+ * type parameter intersected with something else is inferred from at a lower priority than
+ * a bare one (`args: Schema<any, A>`), and the conditional here is `unknown` once `A` is known.
+ */
+type HandlerArgs<A> = A & (A extends unknown ? unknown : never)
+
+/**
  * What a plugin author writes. `args` is a schemastery object schema; `A` is what it
  * returns, the type `run` receives.
  */
@@ -37,7 +47,7 @@ export interface ToolOptions<A = any> {
   /** The arguments; `run` receives them validated, typed and defaulted. @default Schema.object({}) */
   args?: Schema<any, A>
   /** The permission this call needs. @default { name: `tool:${name}` } */
-  permission?: (args: A, call: ToolCall) => PermissionSpec
+  permission?: (args: HandlerArgs<A>, call: ToolCall) => PermissionSpec
   traits?: ToolTraits
   /** `search` defers the tool behind `tool_search`. @default 'eager' */
   mode?: 'eager' | 'search'
@@ -52,13 +62,13 @@ export interface ToolOptions<A = any> {
    * fetched): shown to whoever is asked to approve it. Runs after validation, only when a
    * person is asked; a preview that throws or takes over 5 s leaves a line saying so.
    */
-  preview?: PreviewFunction<A>
+  preview?: PreviewFunction<HandlerArgs<A>>
   /**
    * The schema of the result's `data`: a result whose `data` does not match it ends as an
    * `error` with code `output_invalid`. MCP lists it as the tool's `outputSchema`.
    */
   output?: Schema
-  run: (args: A, call: ToolCall) => ToolOutput | Promise<ToolOutput>
+  run: (args: HandlerArgs<A>, call: ToolCall) => ToolOutput | Promise<ToolOutput>
 }
 
 /** A tool after `defineTool`: checked, with traits resolved. Immutable. `A` is its arguments' type. */
