@@ -467,6 +467,131 @@ describe('what is closed after a restart instead of asked again', () => {
   })
 })
 
+describe('a database that goes while a restored request is answered', () => {
+  /**
+   * A request kept in the database table, the engine restarted on it, then the database goes
+   * as Koishi's host sees it: the table is detached, and the engine moves to the file.
+   */
+  async function restoredOnDatabase() {
+    const { database, stop } = await koishiDatabase('memory')
+    cleanups.push(stop)
+    const path = join(await tempDir(), 'pending.json')
+    const first = engineOn(new DatabasePendingStore({ database }))
+    void ask(first.engine)
+    await first.shown[0].context.kept
+    const asked = first.shown[0].request
+    await first.engine.stop()
+    const table = new DatabasePendingStore({ database })
+    const second = engineOn(table)
+    await second.engine.ready
+    const { handler, resumed } = tools()
+    second.engine.onResume(handler)
+    return { database, path, table, asked, second, resumed, question: second.shown[0] }
+  }
+
+  it('an answer while the table cannot be written is refused and the request stays open; answered on the file, it runs once, and the database back asks nothing again', async () => {
+    const { database, path, table, asked, second, resumed, question } = await restoredOnDatabase()
+    table.detach('the database went away')
+    const failed = await question.context.answer!({ decision: 'allow', by: alice })
+    expect(failed).toEqual({ status: 'failed', reason: 'the pending store could not be reached (the table dogu_pending cannot be written: the database went away); the request stays open', open: true })
+    expect(resumed).toEqual([])
+    await second.engine.usePendingStore(new JsonFilePendingStore(path))
+    expect(await question.context.answer!({ decision: 'allow', by: alice })).toMatchObject({ status: 'accepted' })
+    expect(resumed).toHaveLength(1)
+    // The database comes back, its row as it was left: open. The call ran here; it is not asked again.
+    await second.engine.usePendingStore(new DatabasePendingStore({ database }))
+    expect(second.engine.pending()).toEqual([])
+    expect(second.shown).toHaveLength(1)
+    expect(await database.get('dogu_pending', { claimedBy: '' })).toEqual([])
+    await second.engine.stop()
+    // Nor after a restart, on the file or on the database.
+    for (const store of [new JsonFilePendingStore(path), new DatabasePendingStore({ database })]) {
+      const next = engineOn(store)
+      await next.engine.ready
+      expect(next.shown).toEqual([])
+      await next.engine.stop()
+    }
+    expect(resumed.map((call) => call.record.id)).toEqual([asked.id])
+  })
+
+  it('a request moved to the file while the database was gone and still open when it comes back is kept in the table alone', async () => {
+    const { database, path, table, asked, second, resumed, question } = await restoredOnDatabase()
+    table.detach('the database went away')
+    await second.engine.usePendingStore(new JsonFilePendingStore(path))
+    await second.engine.usePendingStore(new DatabasePendingStore({ database }))
+    expect(second.engine.pending().map((request) => request.restored?.originalId)).toEqual([asked.id])
+    expect((await new JsonFilePendingStore(path).load()).records).toEqual([])
+    expect(await question.context.answer!({ decision: 'allow', by: alice })).toMatchObject({ status: 'accepted' })
+    await second.engine.stop()
+    // A restart on the file alone (the database not loaded yet) finds nothing left to ask.
+    const next = engineOn(new JsonFilePendingStore(path))
+    await next.engine.ready
+    expect(next.shown).toEqual([])
+    expect(resumed).toHaveLength(1)
+  })
+
+  it('a yes refused by a rule while the table cannot be written is reported all the same, and the database back does not ask it again', async () => {
+    const { database, path, table, asked, second, resumed, question } = await restoredOnDatabase()
+    second.engine.addRule({ permission: 'tool:save', decision: 'deny', name: 'no saving' })
+    table.detach('the database went away')
+    expect(await question.context.answer!({ decision: 'allow', by: alice })).toMatchObject({ status: 'refused', open: false })
+    await second.engine.usePendingStore(new JsonFilePendingStore(path))
+    expect(second.events.filter((event) => event.phase === 'approve')).toEqual([expect.objectContaining({ decision: 'deny', requestId: asked.id, restored: true, askedAt: asked.createdAt, source: expect.objectContaining({ kind: 'rule' }) })])
+    expect(second.warnings).toEqual([expect.stringContaining(`could not close permission request ${asked.id}`)])
+    await second.engine.usePendingStore(new DatabasePendingStore({ database }))
+    expect(second.engine.pending()).toEqual([])
+    expect(second.shown).toHaveLength(1)
+    expect(await database.get('dogu_pending', { claimedBy: '' })).toEqual([])
+    expect(second.events.filter((event) => event.phase === 'approve')).toHaveLength(1)
+    expect(resumed).toEqual([])
+  })
+
+  it('a live question moved to the file while the database was gone and answered there is not asked again when the database comes back', async () => {
+    const { database, stop } = await koishiDatabase('memory')
+    cleanups.push(stop)
+    const path = join(await tempDir(), 'pending.json')
+    const table = new DatabasePendingStore({ database })
+    const { engine, shown } = engineOn(table)
+    const outcome = ask(engine)
+    await shown[0].context.kept
+    table.detach('the database went away')
+    await engine.usePendingStore(new JsonFilePendingStore(path))
+    expect(shown[0].context.respond({ decision: 'allow', by: alice })).toBe('accepted')
+    expect(await outcome).toMatchObject({ decision: 'allow' })
+    await engine.usePendingStore(new DatabasePendingStore({ database }))
+    expect(engine.pending()).toEqual([])
+    expect(shown).toHaveLength(1)
+    expect(await database.get('dogu_pending', { claimedBy: '' })).toEqual([])
+  })
+
+  it('a live question another instance answered while this one\'s database was away ends here when it comes back, and its claim is not written over', async () => {
+    const { database, stop } = await koishiDatabase('memory')
+    cleanups.push(stop)
+    const path = join(await tempDir(), 'pending.json')
+    const table = new DatabasePendingStore({ database })
+    const a = engineOn(table)
+    const b = engineOn(new DatabasePendingStore({ database }), { instanceId: 'b' })
+    const { handler, resumed } = tools()
+    b.engine.onResume(handler)
+    const outcome = ask(a.engine)
+    await a.shown[0].context.kept
+    const id = a.shown[0].request.id
+    table.detach('the database went away')
+    await a.engine.usePendingStore(new JsonFilePendingStore(path))
+    await b.engine.refreshPending()
+    expect(await b.shown[0].context.answer!({ decision: 'allow', by: alice })).toMatchObject({ status: 'accepted' })
+    await a.engine.usePendingStore(new DatabasePendingStore({ database }))
+    expect(a.engine.pending()).toEqual([])
+    expect(await outcome).toMatchObject({ decision: 'deny', reason: 'the request was answered on another instance (b) by mock:u1; the call runs there, not here', rule: { kind: 'elsewhere', instance: 'b' } })
+    // Not opened again: the row is B's claim, or gone once A learnt who answered.
+    expect(await database.get('dogu_pending', { id, claimedBy: '' })).toEqual([])
+    expect((await new JsonFilePendingStore(path).load()).records).toEqual([])
+    await b.engine.refreshPending()
+    expect(b.engine.pending()).toEqual([])
+    expect(resumed).toHaveLength(1)
+  })
+})
+
 describe('while the process lives', () => {
   it('an answer settles the caller\'s promise as before, and removes the record', async () => {
     const store = new MemoryPendingStore()

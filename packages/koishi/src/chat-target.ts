@@ -83,8 +83,9 @@ export async function onlineBot(ctx: Context, target: ChatTarget, signal: AbortS
       resolve(value)
     }
     const aborted = () => done(undefined)
+    // By sid: the event carries the bot itself, `ctx.bots` a proxy of it (cordis' service tracker).
     const stop = ctx.on('bot-status-updated', (updated: Bot) => {
-      if (updated === bot && bot.status === ONLINE) done(bot)
+      if (updated.sid === bot.sid && updated.status === ONLINE) done(bot)
     })
     if (signal.aborted) return done(undefined)
     signal.addEventListener('abort', aborted, { once: true })

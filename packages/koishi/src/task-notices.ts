@@ -1,6 +1,6 @@
 import type { BackgroundTask } from '@dogu/core'
 import { type Context, Schema } from 'koishi'
-import { chatTarget } from './chat-target'
+import { chatTarget, onlineBot } from './chat-target'
 import { clipText } from './clip-text'
 import { configDescriptions, defineLocales } from './locales'
 
@@ -16,17 +16,27 @@ export const TaskNoticesConfig: Schema<TaskNoticesConfig> = Schema.object({
   preview: Schema.natural().default(200),
 }).i18n(configDescriptions((config) => config.notices))
 
+/** How long a notice waits for its channel's bot to come online before it is given up. */
+export const NOTICE_BOT_WAIT = 5 * 60_000
+
 /**
  * When a background task settles, a short notice goes to the channel its call came
  * from, in that channel's language: the task, how it ended and the start of its result.
  * Tasks of sessions without a channel (WebUI, scripts) are left alone. A notice that
  * cannot be sent is logged, never thrown.
+ *
+ * The notice goes through the channel's bot once it is online: after a start, a task the
+ * restart cut off, or one an answer from the console ran, may end while the adapter is still
+ * connecting. A bot that is not online within `botWait` milliseconds (default
+ * {@link NOTICE_BOT_WAIT}, 5 minutes) gets no notice, and the log says so.
  */
-export function taskNotices(ctx: Context, config: TaskNoticesConfig = {}): void {
+export function taskNotices(ctx: Context, config: TaskNoticesConfig = {}, botWait = NOTICE_BOT_WAIT): void {
   if (config.enabled === false) return
   defineLocales(ctx, 'dogu.notices', (locale) => locale.notices)
   const preview = config.preview ?? 200
   const logger = ctx.logger('dogu')
+  const unloaded = new AbortController()
+  ctx.on('dispose', () => unloaded.abort())
 
   const notify = async (task: BackgroundTask) => {
     const target = await chatTarget(ctx, task.session)
@@ -35,6 +45,12 @@ export function taskNotices(ctx: Context, config: TaskNoticesConfig = {}): void 
     if (ctx.scope.uid === null) return logger.debug('task %s ended as the app stopped; no notice sent', task.id)
     if (!target.bot) {
       logger.warn('no bot of platform %s to tell %s that task %s ended', target.platform, target.channel, task.id)
+      return
+    }
+    const bot = await onlineBot(ctx, target, AbortSignal.any([unloaded.signal, AbortSignal.timeout(botWait)]))
+    if (!bot) {
+      if (unloaded.signal.aborted) return logger.debug('the app stopped before bot %s was online; no notice of task %s sent', target.bot.sid, task.id)
+      logger.warn('bot %s was not online within %d ms: %s was not told that task %s ended', target.bot.sid, botWait, target.channel, task.id)
       return
     }
     const content = task.result?.content.trim() ?? ''
@@ -47,7 +63,7 @@ export function taskNotices(ctx: Context, config: TaskNoticesConfig = {}): void 
       status,
       preview: clipped.cut ? clipped.text + '…' : clipped.text,
     })
-    await target.bot.sendMessage(target.channelId, message)
+    await bot.sendMessage(target.channelId, message)
   }
 
   ctx.on('background/settled', (task: BackgroundTask) => {

@@ -1,12 +1,15 @@
 // A Koishi instance that Koishi's own worker runs (what `koishi start` forks), driven by the
 // test over the worker's IPC channel through the probe plugin (loader-instance/probe: its
-// header has the protocol). Used by loader.spec.ts, loader-mcp-oauth.spec.ts and install.tarball.spec.ts.
+// header has the protocol), and over Koishi's console as a browser page talks to it
+// (`ConsoleClient`). Used by loader.spec.ts, loader-mcp-oauth.spec.ts, loader-restart*.spec.ts
+// and install.tarball.spec.ts.
 import { type ChildProcess, fork } from 'node:child_process'
 import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { afterEach } from 'vitest'
+import WebSocket from 'ws'
 import { within as withinMs } from '../../../test-support/within'
 
 /** How long any one wait on the instance may take. */
@@ -73,6 +76,17 @@ export class Instance {
     }), `the instance's answer to ${op}`)
   }
 
+  /** What the bot replies when `userId` says `text` in 'room'. */
+  receive(text: string, userId = 'alice') {
+    return this.op<string[]>('receive', { userId, text })
+  }
+
+  /** The next message the bot posts on its own once `count` were posted. */
+  async posted(count: number, what: string) {
+    await this.until(() => this.sent.length > count, what)
+    return this.sent[count]
+  }
+
   /** Resolves once `done()` holds, checked on every message from the instance and every 50 ms. */
   async until(done: () => Promise<boolean> | boolean, what: string) {
     const end = Date.now() + WAIT
@@ -119,9 +133,68 @@ export const LINKS: Record<string, string> = {
   '@koishijs/plugin-mock': dirname(require.resolve('@koishijs/plugin-mock/package.json', { paths: [KOISHI_PACKAGE] })),
 }
 
+/** What an instance needs for Koishi's console, by name, for `instanceDir`'s `more`. */
+export const CONSOLE_LINKS: Record<string, string> = Object.fromEntries(['@koishijs/plugin-server', '@koishijs/plugin-console', '@koishijs/plugin-auth']
+  .map((name) => [name, dirname(require.resolve(`${name}/package.json`, { paths: [KOISHI_PACKAGE] }))]))
+
+/** What a console listener refused with: the console's own words ('unauthorized', 'not implemented') or the error it threw. */
+export class ConsoleRefusal extends Error {}
+
+/**
+ * Koishi's console as its page in a browser talks to it: one WebSocket on the console's
+ * `apiPath` (default `/status`), each listener called by name with its arguments
+ * (`{ type, args, id }`, answered `{ type: 'response', body: { id, value | error } }`).
+ * With @koishijs/plugin-auth, `login/password` first; the console checks every later call
+ * against that login.
+ */
+export class ConsoleClient {
+  private next = 0
+  private readonly waiting = new Map<number, { resolve: (value: any) => void; reject: (error: Error) => void }>()
+
+  private constructor(private readonly socket: WebSocket) {
+    socket.on('message', (data) => {
+      const message = JSON.parse(String(data))
+      if (message?.type !== 'response') return
+      const { id, value, error } = message.body
+      const waiter = this.waiting.get(id)
+      this.waiting.delete(id)
+      if (error !== undefined) waiter?.reject(new ConsoleRefusal(typeof error === 'string' ? error : JSON.stringify(error)))
+      else waiter?.resolve(value)
+    })
+    socket.on('close', () => {
+      for (const waiter of this.waiting.values()) waiter.reject(new Error('the console closed its socket before answering'))
+      this.waiting.clear()
+    })
+  }
+
+  static async open(base: string, apiPath = '/status') {
+    const socket = new WebSocket(`${base.replace(/^http/, 'ws')}${apiPath}`)
+    clients.push(socket)
+    await within(new Promise<void>((resolve, reject) => {
+      socket.once('open', () => resolve())
+      socket.once('error', reject)
+    }), `the console's socket at ${base}${apiPath} opening`)
+    return new ConsoleClient(socket)
+  }
+
+  call<T = unknown>(name: string, ...args: unknown[]): Promise<T> {
+    const id = ++this.next
+    return within(new Promise<T>((resolve, reject) => {
+      this.waiting.set(id, { resolve, reject })
+      this.socket.send(JSON.stringify({ type: name, args, id }))
+    }), `the console's answer to ${name}`)
+  }
+
+  close() {
+    this.socket.close()
+  }
+}
+
+const clients: WebSocket[] = []
 const instances: Instance[] = []
 const dirs: string[] = []
 afterEach(async () => {
+  for (const socket of clients.splice(0)) socket.terminate()
   for (const instance of instances.splice(0)) await instance.stop('SIGKILL')
   for (const dir of dirs.splice(0)) await rm(dir, { recursive: true, force: true })
 })

@@ -39,13 +39,7 @@ async function ask(instance: Instance, text: string) {
   return instance.sent[before]
 }
 
-/** The next message the bot posts on its own after `count` were posted. */
-async function posted(instance: Instance, count: number, what: string) {
-  await instance.until(() => instance.sent.length > count, what)
-  return instance.sent[count]
-}
-
-const receive = (instance: Instance, text: string, userId = 'alice') => instance.op<string[]>('receive', { userId, text })
+const NONE_WAITING = /本频道中没有等你批准的请求。|No request in this channel is waiting for you\./
 
 describe('a question across a restart of koishi start', () => {
   it.each(ORDERS)('%s: posted again after SIGINT and a new start; y runs the call once, the channel gets the result, dogu.audit shows the wait, the restart and the answer; nothing logs an error or warning', async (_, order) => {
@@ -59,20 +53,20 @@ describe('a question across a restart of koishi start', () => {
     expect(instance.problems()).toEqual([])
 
     instance = await start(dir)
-    const again = await posted(instance, 0, 'the question posted again')
+    const again = await instance.posted(0, 'the question posted again')
     expect(again).toContain('save_note(text=hi)')
     expect(again).toMatch(/机器人重启过，这个请求仍在等待回答。|The bot restarted, and this request is still open\./)
-    expect((await receive(instance, 'dogu.pending')).join('\n')).toMatch(/\[1\] save_note(：|: )save_note\(text=hi\) ?[（(](重启前提出|from before the restart)/)
-    const [reply] = await receive(instance, 'y')
+    expect((await instance.receive('dogu.pending')).join('\n')).toMatch(/\[1\] save_note(：|: )save_note\(text=hi\) ?[（(](重启前提出|from before the restart)/)
+    const [reply] = await instance.receive('y')
     expect(reply).toMatch(/^(已允许|Allowed) \[1\] save_note\(text=hi\)/)
     const taskId = /(task_\w+)/.exec(reply)?.[1]
     expect(taskId).toBeDefined()
-    const notice = await posted(instance, 1, 'the task notice')
+    const notice = await instance.posted(1, 'the task notice')
     expect(notice).toContain(taskId!)
     expect(notice).toContain('saved “hi”')
-    expect(await receive(instance, 'dogu.pending')).toEqual([expect.stringMatching(/本频道中没有等你批准的请求。|No request in this channel is waiting for you\./)])
+    expect(await instance.receive('dogu.pending')).toEqual([expect.stringMatching(NONE_WAITING)])
     // Newest first: the task's end (the call ran once), the answer after the restart, the wait SIGINT cut off.
-    const audit = (await receive(instance, 'dogu.audit -t save_note')).join('\n').split('\n').slice(1)
+    const audit = (await instance.receive('dogu.audit -t save_note')).join('\n').split('\n').slice(1)
     expect(audit).toHaveLength(3)
     expect(audit[0]).toMatch(/ mock:alice save_note(：|: )(成功|ok) · /)
     expect(audit[1]).toMatch(/(重启后答复|answered after a restart).* · mock:alice (经 text 答复允许|answered allow)/)
@@ -83,8 +77,40 @@ describe('a question across a restart of koishi start', () => {
 
     // Answered, it is gone: the next start posts nothing and runs nothing again.
     instance = await start(dir)
-    expect(await receive(instance, 'dogu.pending')).toEqual([expect.stringMatching(/本频道中没有等你批准的请求。|No request in this channel is waiting for you\./)])
+    expect(await instance.receive('dogu.pending')).toEqual([expect.stringMatching(NONE_WAITING)])
     expect(instance.sent).toEqual([])
+    expect(instance.problems()).toEqual([])
+  })
+
+  it.each(ORDERS)('%s: an edit after SIGINT and a new start (e {…}): a field the schema does not have is refused and the question keeps waiting; a valid edit is authorized again and the edited call runs once; nothing logs an error or warning', async (_, order) => {
+    const dir = await instanceDir(yml([...order]))
+    let instance = await start(dir)
+    await instance.op('initUser', { userId: 'alice', authority: 3 })
+    await ask(instance, 'hi')
+    await instance.stop()
+
+    instance = await start(dir)
+    // The question posted again offers the edit, as the first one did.
+    expect(await instance.posted(0, 'the question posted again')).toMatch(/要先改参数再允许，回复 e \{|To change the arguments first, reply e \{/)
+    const [refused] = await instance.receive('e {"text":"edited","tags":["x"]}')
+    expect(refused).toMatch(/^(修改没有生效，请求 \[1\] 仍在等待：|The edit did not apply; request \[1\] is still waiting: )/)
+    expect(refused).toContain('tags')
+    expect((await instance.receive('dogu.pending')).join('\n')).toMatch(/\[1\] save_note(：|: )save_note\(text=hi\)/)
+    const [reply] = await instance.receive('e {"text":"edited"}')
+    expect(reply).toMatch(/^(已按修改后的参数允许 \[1\] save_note\(text=hi\)（仅此一次）。改动：|Allowed \[1\] save_note\(text=hi\) with edited arguments \(once\)\. Changes:)\n\$\.text: "hi" → "edited"\n(实际运行的参数：|It runs with: )\{"text":"edited"\}\n/)
+    const taskId = /(task_\w+)/.exec(reply)?.[1]
+    expect(taskId).toBeDefined()
+    const notice = await instance.posted(1, 'the task notice')
+    expect(notice).toContain(taskId!)
+    expect(notice).toContain('saved “edited”')
+    expect(await instance.receive('dogu.pending')).toEqual([expect.stringMatching(NONE_WAITING)])
+    // Once: one end of the call, after the answer that approved the edit.
+    const audit = (await instance.receive('dogu.audit -t save_note')).join('\n').split('\n').slice(1)
+    expect(audit).toHaveLength(3)
+    expect(audit[0]).toMatch(/ mock:alice save_note(：|: )(成功|ok) · /)
+    expect(audit[1]).toMatch(/(重启后答复|answered after a restart).* · mock:alice /)
+    expect(instance.sent).toHaveLength(2)
+    await instance.stop()
     expect(instance.problems()).toEqual([])
   })
 
@@ -96,10 +122,10 @@ describe('a question across a restart of koishi start', () => {
     await instance.stop()
     // Started as if the bot had been down for twenty minutes: the 10-minute question expired meanwhile.
     instance = await start(dir, later(20 * 60_000))
-    const told = await posted(instance, 0, 'the closure')
+    const told = await instance.posted(0, 'the closure')
     expect(told).toMatch(/^(机器人重启后，请求 save_note\(text=late\) 已关闭，没有运行：它在机器人停机期间超时了|After the bot restarted, the request save_note\(text=late\) was closed and did not run: it timed out while the bot was down)$/)
-    expect(await receive(instance, 'y')).toEqual([])
-    const audit = (await receive(instance, 'dogu.audit -t save_note')).join('\n')
+    expect(await instance.receive('y')).toEqual([])
+    const audit = (await instance.receive('dogu.audit -t save_note')).join('\n')
     expect(audit).not.toMatch(/(成功|ok) · /)
     expect(instance.sent).toHaveLength(1)
     expect(instance.problems()).toEqual([])
@@ -114,11 +140,11 @@ describe('a question across a restart of koishi start', () => {
     const { writeFile } = await import('node:fs/promises')
     await writeFile(join(dir, 'koishi.yml'), yml(['probe', 'mock', 'database', 'dogu', 'notes'], '      rules:\n        - permission: tool:save_note\n          decision: deny\n          name: no notes\n'))
     instance = await start(dir)
-    await posted(instance, 0, 'the question posted again')
-    const [reply] = await receive(instance, 'y')
+    await instance.posted(0, 'the question posted again')
+    const [reply] = await instance.receive('y')
     expect(reply).toMatch(/^\[1\] save_note\(text=plans\)(：这个回答没有生效，现在的规则不允许这次调用|: that answer did not count, the rules deny this call now)/)
     expect(reply).toContain('no notes')
-    expect(await receive(instance, 'dogu.pending')).toEqual([expect.stringMatching(/本频道中没有等你批准的请求。|No request in this channel is waiting for you\./)])
+    expect(await instance.receive('dogu.pending')).toEqual([expect.stringMatching(NONE_WAITING)])
     expect(instance.sent).toHaveLength(1)
     expect(instance.problems()).toEqual([])
   })

@@ -1,8 +1,9 @@
 import { defineTool, type Session } from '@dogu/core'
 import { Schema } from 'koishi'
 import { afterEach, describe, expect, it } from 'vitest'
-import { TaskNoticesConfig } from '../src/task-notices'
+import { TaskNoticesConfig, taskNotices } from '../src/task-notices'
 import { type ChatApp, chatApp, type ChatAppOptions, descriptions, inBothLanguages } from './chat-harness'
+import { until } from './owner-app'
 
 let t: ChatApp | undefined
 afterEach(async () => {
@@ -119,6 +120,22 @@ describe('task notices', () => {
     await marker()
     expect(outbox.sent).toHaveLength(1)
     expect(app.i18n.get('dogu.notices.settled')).toEqual({})
+  })
+
+  it('wait for their channel\'s bot to be online; one that is not within the wait gets none, and the log says so', async () => {
+    // loader-restart-console.spec.ts has the bot coming online after a koishi start; here it never does.
+    const { app, bot, build, marker, outbox, guard } = await setup({ notices: false })
+    app.plugin({ name: 'notices', inject: ['background'], apply: (ctx) => taskNotices(ctx, {}, 50) })
+    await t!.settle()
+    const given = /\[dogu\] bot mock:514 was not online within 50 ms: mock:room was not told that task task_\w+ ended/
+    guard.expect(given)
+    bot.offline()
+    const { finish } = await build('web')
+    await finish({ output: 'done' })
+    await until(app, () => guard.lines.some((line) => given.test(`[${line.name}] ${line.message}`)), 'the notice given up')
+    bot.online()
+    await marker()
+    expect(outbox.sent).toHaveLength(1)
   })
 
   it('stop with their plugin', async () => {

@@ -13,6 +13,7 @@ import { PermissionError } from './permission-error'
 import { RestoredApproval, type RestoredHost, type RestoredVerdict } from './restored-approval'
 import { approverPolicy, type DefaultApprovers, names as namesApprovers } from './rule-approvers'
 import { checkEdit, requestOf, restoredQuestion } from './stored-request'
+import { StrandedCopies } from './stranded-copies'
 
 /** How long a store switch waits for the writes under way before it reads the new store. */
 const SWITCH_WAIT = 10_000
@@ -75,6 +76,8 @@ export class DurableRequests implements RestoredHost {
   private stopped = false
   /** The tool checks of restored requests a grace after they were read (`TOOL_GRACE_MS`). */
   private toolChecks = new Set<ReturnType<typeof setTimeout>>()
+  /** Copies of requests left open in a store that went, for when it is read again. */
+  private stranded = new StrandedCopies()
 
   constructor(private readonly host: DurableHost, store: PendingStore, readonly instanceId: string, private readonly maxPending: number) {
     this.store = store
@@ -132,6 +135,7 @@ export class DurableRequests implements RestoredHost {
     if (!entry) return
     this.live.delete(id)
     if (source.kind === 'stopped' && source.kept) return
+    this.stranded.endedHere(id)
     if (entry.claimed) void this.finish(id, this.store)
     else if (entry.state !== 'failed') void this.remove(id)
   }
@@ -220,9 +224,8 @@ export class DurableRequests implements RestoredHost {
     const result = this.host.decide(decided)
     if (result.decision === 'deny') {
       const reason = `${label(by)} approved it, but it is denied now: ${result.reason ?? 'a permission rule denies it'}`
-      restored.end(reason)
-      this.restored.delete(record.id)
-      void this.close(record, 'denied', reason, { decision: 'deny', reason, rule: result.rule }, false)
+      this.drop(restored, reason)
+      void this.close(record, 'denied', reason, { decision: 'deny', reason, rule: result.rule }, { ended: true })
       return { status: 'refused', reason, open: false }
     }
     let once = record.confirm === 'always' || decided.confirm === 'always'
@@ -290,12 +293,14 @@ export class DurableRequests implements RestoredHost {
     const record = restored.record
     const reason = `timed out waiting for approval (it expired at ${new Date(record.expiresAt).toISOString()})`
     this.drop(restored, reason)
-    void this.close(record, 'expired', reason, { decision: 'deny', reason, rule: { kind: 'timeout', timeout: record.expiresAt - record.createdAt } }, false)
+    void this.close(record, 'expired', reason, { decision: 'deny', reason, rule: { kind: 'timeout', timeout: record.expiresAt - record.createdAt } }, { ended: true })
   }
 
   private drop(restored: RestoredApproval, reason: string) {
     restored.end(reason)
-    if (this.restored.get(restored.record.id) === restored) this.restored.delete(restored.record.id)
+    if (this.restored.get(restored.record.id) !== restored) return
+    this.restored.delete(restored.record.id)
+    if (!this.stopped) this.stranded.endedHere(restored.record.id)
   }
 
   // --- the store --------------------------------------------------------------------------
@@ -370,19 +375,27 @@ export class DurableRequests implements RestoredHost {
       }
       // Still open (written meanwhile), or claimed here: an answer of this instance is under way.
       if (now && (now.claimedBy === undefined || now.claimedBy === this.instanceId)) continue
-      const pending = entry.pending
-      if (this.live.get(id) !== entry || pending.ended) continue
-      const claimed = lost(now)
-      const where = claimed.instance ? `another instance (${claimed.instance})` : 'another instance'
-      const reason = !now
-        ? 'the request was answered or closed on another instance'
-        : claimed.closed ? `the request was closed on ${where} (${claimed.closed})` : `the request was answered on ${where}${claimed.by ? ` by ${claimed.by}` : ''}; the call runs there, not here`
-      pending.end({ decision: 'deny', reason }, { kind: 'elsewhere', ...(claimed.instance ? { instance: claimed.instance } : {}), ...(claimed.by ? { by: claimed.by } : {}) })
+      this.endedThere(entry, now)
     }
     for (const [id, restored] of [...this.restored]) {
       if (!open.has(id) && !restored.busy) this.drop(restored, 'it was answered or closed on another instance')
     }
     await this.admit(loaded, store)
+  }
+
+  /**
+   * A call of this process whose request another instance claimed (`now`), or that is gone
+   * from a shared store (`undefined`): its wait ends, saying where the call runs.
+   */
+  private endedThere(entry: Kept, now: PendingRecord | undefined) {
+    const pending = entry.pending
+    if (!pending || this.live.get(entry.record.id) !== entry || pending.ended) return
+    const claimed = lost(now)
+    const where = claimed.instance ? `another instance (${claimed.instance})` : 'another instance'
+    const reason = !now
+      ? 'the request was answered or closed on another instance'
+      : claimed.closed ? `the request was closed on ${where} (${claimed.closed})` : `the request was answered on ${where}${claimed.by ? ` by ${claimed.by}` : ''}; the call runs there, not here`
+    pending.end({ decision: 'deny', reason }, { kind: 'elsewhere', ...(claimed.instance ? { instance: claimed.instance } : {}), ...(claimed.by ? { by: claimed.by } : {}) })
   }
 
   private async switchTo(store: PendingStore): Promise<void> {
@@ -391,16 +404,37 @@ export class DurableRequests implements RestoredHost {
     this.store = store
     const loaded = await this.read(store, 'could not read the new pending store') ?? { records: [], bad: [] }
     if (this.store !== store || this.stopped) return
-    // This process's open requests move to the new store, unless it holds them already.
+    // This process's open requests move to the new store, unless it holds them already: then
+    // that copy is the one, and the old store's goes (a database back after the file stood in).
     const there = new Set(loaded.records.map((record) => record.id))
-    const moves: Promise<void>[] = []
-    for (const [id, entry] of this.live) if (!there.has(id)) moves.push(this.move(entry.record, old, store, entry))
-    for (const [id, restored] of this.restored) if (!there.has(id) && !restored.busy) moves.push(this.move(restored.record, old, store))
+    const moves: Promise<unknown>[] = []
+    const leftOld = (id: string) => {
+      this.stranded.found(id)
+      if (old !== store && old.gone === undefined) moves.push(this.remove(id, old))
+    }
+    for (const [id, entry] of this.live) {
+      if (!there.has(id)) moves.push(this.move(entry.record, old, store, entry))
+      else if (entry.state !== 'failed') leftOld(id)
+    }
+    for (const [id, restored] of this.restored) {
+      if (restored.busy) continue
+      if (!there.has(id)) moves.push(this.move(restored.record, old, store, undefined, restored))
+      else leftOld(id)
+    }
     await Promise.all(moves)
     await this.admit(loaded, store)
   }
 
-  private async move(record: PendingRecord, old: PendingStore, store: PendingStore, entry?: Kept): Promise<void> {
+  private async move(record: PendingRecord, old: PendingStore, store: PendingStore, entry?: Kept, restored?: RestoredApproval): Promise<void> {
+    // Claimed there by another instance (answered while this one could not see it): it ends
+    // here, and is not written over that claim, which would open it again.
+    const now = store.shared ? await store.get(record.id).catch(() => undefined) : undefined
+    if (now?.claimedBy !== undefined && now.claimedBy !== this.instanceId) {
+      if (entry) this.endedThere(entry, now)
+      if (restored) this.drop(restored, 'it was answered or closed on another instance')
+      if (old !== store && old.gone === undefined) await this.remove(record.id, old)
+      return
+    }
     try {
       await this.write(record.id, () => store.put(record))
       if (entry) entry.state = 'written'
@@ -412,7 +446,10 @@ export class DurableRequests implements RestoredHost {
       this.logger.warn('could not move permission request %s (%s) to the new pending store: %s; it will not survive a restart', record.id, record.summary, messageOf(error))
       return
     }
-    if (old !== store && old.gone === undefined) await this.remove(record.id, old)
+    if (old === store) return
+    // A store that went cannot be written: its copy stays open, and is settled when it is read again.
+    if (old.gone !== undefined) this.stranded.leftBehind(record.id)
+    else await this.remove(record.id, old)
   }
 
   /** What a store holds: its bad entries closed and removed, its open requests restored, closed or left to their instance. */
@@ -427,18 +464,23 @@ export class DurableRequests implements RestoredHost {
     const restored: RestoredApproval[] = []
     for (const record of loaded.records) {
       if (this.live.has(record.id) || this.restored.has(record.id)) continue
+      // A copy of a request that ended here while this store was away: its decision was made and reported.
+      if (this.stranded.isStale(record.id)) {
+        closing.push(this.close(record, 'stale', `it ended on instance ${this.instanceId} while this store was away`, undefined))
+        continue
+      }
       // Another instance's request may be live there: it closes its own first.
       const foreign = this.shared && record.instance !== this.instanceId
       const closesAt = record.expiresAt + (foreign ? FOREIGN_GRACE_MS : 0)
       if (closesAt <= now) {
         const reason = `it expired at ${new Date(record.expiresAt).toISOString()}, before anyone answered`
-        closing.push(this.close(record, 'expired', reason, { decision: 'deny', reason, rule: { kind: 'timeout', timeout: record.expiresAt - record.createdAt } }, true))
+        closing.push(this.close(record, 'expired', reason, { decision: 'deny', reason, rule: { kind: 'timeout', timeout: record.expiresAt - record.createdAt } }, { tell: true }))
       } else if (record.inRun || record.masked) {
         if (foreign) continue
         const reason = record.inRun
           ? `${record.tool} asked this from inside its run, which ended when the process stopped; it cannot be resumed`
           : `its arguments had secret fields, which are never stored, so the call cannot run from the record`
-        closing.push(this.close(record, record.inRun ? 'in-run' : 'masked', reason, { decision: 'deny', reason, rule: { kind: 'stopped' } }, true))
+        closing.push(this.close(record, record.inRun ? 'in-run' : 'masked', reason, { decision: 'deny', reason, rule: { kind: 'stopped' } }, { tell: true }))
       } else {
         restored.push(this.restore(record, closesAt))
       }
@@ -473,7 +515,7 @@ export class DurableRequests implements RestoredHost {
         const reason = `the tool "${record.tool}" is not defined here: no plugin defined it within ${TOOL_GRACE_MS / 1000} s of the restart`
         this.logger.warn('restored permission request %s (%s) is closed: %s', record.id, record.summary, reason)
         this.drop(one, reason)
-        void this.close(record, 'undefined-tool', reason, { decision: 'deny', reason, rule: { kind: 'stopped' } }, true)
+        void this.close(record, 'undefined-tool', reason, { decision: 'deny', reason, rule: { kind: 'stopped' } }, { tell: true, ended: true })
       }
     }, TOOL_GRACE_MS)
     // A check waiting to run does not keep a process alive; `stop` clears it.
@@ -482,27 +524,39 @@ export class DurableRequests implements RestoredHost {
   }
 
   /**
-   * Closes a record that is not asked again: claimed first, so that of several instances
-   * reading it one reports it; then removed, reported as a decision, and (`tell`) handed to
-   * the host to tell its channel.
+   * Closes a record: claimed first, so that of several instances reading it one reports it;
+   * then removed, reported as a decision (`result`; none for a stale copy, whose request's was
+   * reported when it ended), and (`tell`) handed to the host to tell its channel. `ended`: the
+   * request already ended here (answered, expired, closed while asked again); when the store
+   * cannot be written, it is reported all the same, and its record is closed when a store
+   * holding it is read again, rather than asked again.
    */
-  private close(record: Readonly<PendingRecord>, cause: ClosedRequest['cause'] | 'denied', reason: string, result: AuthorizeResult, tell: boolean): Promise<void> {
-    return this.track(this.closing(record, cause, reason, result, tell))
+  private close(record: Readonly<PendingRecord>, cause: Closure, reason: string, result: AuthorizeResult | undefined, how: { tell?: true; ended?: true } = {}): Promise<void> {
+    return this.track(this.closing(record, cause, reason, result, how))
   }
 
-  private async closing(record: Readonly<PendingRecord>, cause: ClosedRequest['cause'] | 'denied', reason: string, result: AuthorizeResult, tell: boolean): Promise<void> {
+  private async closing(record: Readonly<PendingRecord>, cause: Closure, reason: string, result: AuthorizeResult | undefined, how: { tell?: true; ended?: true }): Promise<void> {
     const store = this.store
     let won: boolean
     try {
-      won = await this.write(record.id, () => store.claim(record.id, this.instanceId, `${CLOSING}${cause}`))
+      won = await this.write(record.id, () => store.claim(record.id, this.instanceId, `${CLOSING}${cause === 'stale' ? reason : cause}`))
     } catch (error) {
       this.logger.warn('could not close permission request %s (%s) in the pending store: %s', record.id, record.summary, messageOf(error))
-      return
+      // Read again later, a record left open would be asked again: it is closed then instead.
+      if (!how.ended) return
+      this.stranded.markStale(record.id)
+      return this.closed(record, cause, reason, result, how.tell)
     }
+    if (cause === 'stale') this.stranded.closed(record.id)
     if (!won) return
     await this.finish(record.id, store)
-    this.host.reportRestored(record, requestOf(record), result)
-    if (tell && cause !== 'denied') this.tell({ cause, reason, record })
+    this.closed(record, cause, reason, result, how.tell)
+  }
+
+  /** A closure carried out: its decision reported, and its channel told. */
+  private closed(record: Readonly<PendingRecord>, cause: Closure, reason: string, result: AuthorizeResult | undefined, tell: true | undefined) {
+    if (result) this.host.reportRestored(record, requestOf(record), result)
+    if (tell && cause !== 'denied' && cause !== 'stale') this.tell({ cause, reason, record })
   }
 
   /**
@@ -527,7 +581,7 @@ export class DurableRequests implements RestoredHost {
       } else {
         const record = oldest.restored!.record
         this.drop(oldest.restored!, reason)
-        closing.push(this.close(record, 'evicted', reason, { decision: 'deny', reason, rule: { kind: 'timeout', timeout: record.expiresAt - record.createdAt } }, true))
+        closing.push(this.close(record, 'evicted', reason, { decision: 'deny', reason, rule: { kind: 'timeout', timeout: record.expiresAt - record.createdAt } }, { tell: true, ended: true }))
       }
     }
     return closing
@@ -579,6 +633,9 @@ export class DurableRequests implements RestoredHost {
     return next
   }
 }
+
+/** Why a record is closed: a `ClosedRequest` cause, a denial at the answer, or a stale copy (`StrandedCopies`). */
+type Closure = ClosedRequest['cause'] | 'denied' | 'stale'
 
 /** `handler.defines(tool)`; a handler that throws defines nothing (logged). */
 function defines(handler: ResumeHandler, tool: string, logger: Logger): boolean {

@@ -4,11 +4,17 @@
 //   test → instance: { probe: { id, op: 'status' } }                     → { probe: { id, result: { database, background, tools } } }
 //                    { probe: { id, op: 'initUser', userId, authority } } → { probe: { id, result: true } }
 //                    { probe: { id, op: 'receive', userId, text, private? } } → { probe: { id, result: replies[] } } (in 'room', or a private chat)
+//                    { probe: { id, op: 'online' } }                     → { probe: { id, result: true } } (the held bot connects)
 //   instance → test: { probe: { event: 'sent', channelId, text } }       a message the bot sent on its own (a question)
 //                    { probe: { event: 'log', type, name, content } }    every error and warning line of any logger
 //
 // A failed op answers { probe: { id, error } }.
-const { Logger, h } = require('koishi')
+//
+// With DOGU_PROBE_BOT=held in its environment the mock bot is not online at the start (an
+// adapter still connecting, as a real one is for a while after `koishi start`) until the
+// 'online' op; a message it is asked to send meanwhile is refused, as a real adapter without
+// its connection refuses it.
+const { Logger, Universal, h } = require('koishi')
 
 exports.name = 'owner-probe'
 
@@ -29,9 +35,12 @@ exports.apply = (ctx) => {
     const wrap = (bot) => {
       if (bot.__probed) return
       bot.__probed = true
+      // After the mock bot's constructor, which makes it online.
+      if (process.env.DOGU_PROBE_BOT === 'held') queueMicrotask(() => bot.offline())
       const original = bot.sendMessage.bind(bot)
       bot.sendMessage = async (channelId, content, referrer, options) => {
         if (options?.session) return original(channelId, content, referrer, options)
+        if (bot.status !== Universal.Status.ONLINE) throw new Error(`bot ${bot.sid} is not online: nothing can be sent through it`)
         send({ event: 'sent', channelId, text: h.normalize(content).map((element) => element.toString(true)).join('') })
         return [`probe-${Date.now()}`]
       }
@@ -51,6 +60,10 @@ exports.apply = (ctx) => {
       return true
     },
     receive: ({ userId, text, private: privately }) => ctx.mock.client(userId, privately ? undefined : 'room').receive(text),
+    online: () => {
+      for (const bot of ctx.bots) bot.online()
+      return true
+    },
   }
   const onMessage = async (message) => {
     const request = message?.probe
