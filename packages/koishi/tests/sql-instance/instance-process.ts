@@ -8,7 +8,7 @@ import { join, resolve } from 'node:path'
 import { createInterface } from 'node:readline'
 import type { BackgroundTask, Grant, QuotaStatus, ToolResult } from '@dogu/core'
 import { build, type Plugin } from 'esbuild'
-import type { CommandBody, InstanceConfig, Message } from './protocol'
+import type { CommandBody, InstanceConfig, Message, PendingRequest } from './protocol'
 
 /** How long a command, a message or an exit is waited for before the test fails. */
 export const WAIT_MS = 20_000
@@ -205,6 +205,16 @@ export class Instance {
   /** How many times the `probe` tool ran in this instance. */
   probes(): Promise<number> {
     return this.command({ cmd: 'probes' })
+  }
+
+  /** The notes the `save` tool saved in this instance, in order: one per run. */
+  saves(): Promise<string[]> {
+    return this.command({ cmd: 'saves' })
+  }
+
+  /** The requests open in this instance (`ctx.permissions.pending()`): asked here, before a restart, or on another instance. */
+  pending(): Promise<PendingRequest[]> {
+    return this.command({ cmd: 'pending' })
   }
 
   /** Where each quota that applies to `user` in the room stands (`ctx.tools.registry.quotas.status`). */

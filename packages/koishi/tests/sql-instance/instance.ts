@@ -1,9 +1,11 @@
-// One bot instance for two-instances.sql.spec.ts, run as a child process (bundled by
-// esbuild, see ./instance-process.ts): a Koishi 4 app with the mock adapter, the MySQL driver
-// (@koishijs/plugin-database-mysql), koishi-plugin-dogu with chat approvals and task notices
-// on, and a tool plugin: `save` (effect write: the default rules ask), `slow` (effect
-// read, a short `timeout` trait: it moves to the background and runs until `finish`) and
-// `probe` (effect read: it counts its runs, for quotas-two-instances.sql.spec.ts).
+// One bot instance for two-instances.sql.spec.ts (and the tier's other *.sql.spec.ts), run
+// as a child process (bundled by esbuild, see ./instance-process.ts): a Koishi 4 app with the
+// mock adapter, the MySQL driver (@koishijs/plugin-database-mysql), koishi-plugin-dogu with
+// chat approvals, task notices and durable questions on (`durable` in the config turns them
+// off), and a tool plugin: `save` (effect write: the default rules ask; it keeps the notes it
+// saved, for durable-two-instances.sql.spec.ts), `slow` (effect read, a short `timeout`
+// trait: it moves to the background and runs until `finish`) and `probe` (effect read: it
+// counts its runs, for quotas-two-instances.sql.spec.ts).
 // Plugins are loaded as a koishi.yml loads them; the driver connects asynchronously, so
 // `database` appears after Dogu's services exist.
 //
@@ -22,6 +24,8 @@
 //   tasks                         value: ctx.background.list()
 //   finish { callId, text }       the pending `slow` run of that call returns `text`; value: whether there was one
 //   probes                        value: how many times `probe` ran in this process
+//   saves                         value: the notes `save` saved in this process, in order
+//   pending                       value: ctx.permissions.pending() as { id, tool, summary, restored? }[]
 //   quota { user }                value: ctx.tools.registry.quotas.status() for `user`'s session (QuotaStatus[])
 //   stop                          stops the app (stores flushed); the process then exits by itself
 // Unprompted lines, `{ "event": ... }`:
@@ -88,14 +92,14 @@ async function main() {
   app.plugin(Dogu, {
     approvals: { enabled: true },
     notices: { enabled: true },
-    // Today's grants and tasks across instances; durable requests have their own specs (issue 46).
-    permissions: { durable: false, syncInterval: config.grantSyncMs, storePath: join(config.dir, 'permissions.json') },
+    permissions: { durable: config.durable ?? true, syncInterval: config.grantSyncMs, storePath: join(config.dir, 'permissions.json') },
     background: { instanceId: config.instanceId, syncInterval: config.taskSyncMs, leaseMs: config.leaseMs, storePath: join(config.dir, 'background.json') },
     audit: { storePath: join(config.dir, 'audit.jsonl') },
     ...config.quotas ? { tools: { quotas: config.quotas } } : {},
   })
   const pending = new Map<string, (text: string) => void>()
   let probes = 0
+  const saved: string[] = []
   app.plugin({
     name: 'sql-test-tools',
     inject: ['tools'],
@@ -105,7 +109,10 @@ async function main() {
         description: 'Save a note',
         args: Schema.object({ note: Schema.string().required() }),
         traits: { effect: 'write' },
-        run: (args: { note: string }) => `saved ${args.note}`,
+        run: (args: { note: string }) => {
+          saved.push(args.note)
+          return `saved ${args.note}`
+        },
       }))
       ctx.tools.define(defineTool({
         name: 'slow',
@@ -180,6 +187,9 @@ async function main() {
       return !!resolve
     },
     probes: () => probes,
+    saves: () => saved,
+    // What a request is, without its edit form (functions, a schema): JSON lines carry data only.
+    pending: () => app.permissions.pending().map(({ id, tool, summary, restored }) => ({ id, tool, summary, ...(restored ? { restored } : {}) })),
     quota: ({ user }) => app.tools.registry.quotas.status(session(user)),
     stop: () => stop(),
   }

@@ -22,6 +22,8 @@ export interface InstanceConfig {
   readyTimeoutMs: number
   /** `tools.quotas`; with them, `ready` also waits for the quota table. */
   quotas?: QuotaRule[]
+  /** `permissions.durable`: questions kept in `dogu_pending`, answerable on any instance. @default true (Dogu's default) */
+  durable?: boolean
 }
 
 export type Command = { id: number } & (
@@ -32,9 +34,20 @@ export type Command = { id: number } & (
   | { cmd: 'tasks' }
   | { cmd: 'finish'; callId: string; text: string }
   | { cmd: 'probes' }
+  | { cmd: 'saves' }
+  | { cmd: 'pending' }
   | { cmd: 'quota'; user: string }
   | { cmd: 'stop' }
 )
+
+/** An open request as the `pending` command reports it (`ctx.permissions.pending()`, its data only). */
+export interface PendingRequest {
+  id: string
+  tool: string
+  summary: string
+  /** Asked before a restart, or on another instance (`PermissionRequest.restored`). */
+  restored?: { instance: string; originalId: string; at: number }
+}
 
 /** A command without its id, as the test writes it. */
 export type CommandBody = Command extends infer C ? (C extends unknown ? Omit<C, 'id'> : never) : never
