@@ -7,6 +7,8 @@ import type { McpPluginHost } from './plugin-host'
 import { FollowingOAuthStore } from './following-oauth-store'
 import { EncryptedFileOAuthStore } from './oauth-token-store'
 
+export { type McpReadyOptions, ready } from './client-ready'
+
 /** Where the consoles take the authorization server's redirect back. */
 export const OAUTH_CALLBACK_PATH = '/dogu/mcp/oauth/callback'
 
@@ -82,8 +84,9 @@ export const inject = { tools: { required: true }, server: { required: false } }
 
 /**
  * Imports the tools of the configured MCP servers as Dogu tools while loaded: they go
- * through Dogu's validation and permissions like any other. Disposal disconnects every
- * server and ends the processes it started.
+ * through Dogu's validation and permissions like any other. Servers connect after loading:
+ * `await ready(ctx)` waits until their tools are defined. Disposal disconnects every server
+ * and ends the processes it started.
  */
 export function apply(ctx: McpPluginHost, config: Config) {
   const logger = hostLogger(ctx)

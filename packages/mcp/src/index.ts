@@ -14,6 +14,7 @@ export { type DoguMcpConfig, runDoguMcp, runDoguMcpCommand } from './run-dogu-mc
 
 // Importing MCP servers' tools.
 export * as McpClientPlugin from './client-plugin'
+export type { McpReadyOptions } from './client-ready'
 export { fromCallToolResult } from './from-call-tool-result'
 export { importedName } from './imported-name'
 export {

@@ -12,6 +12,8 @@ export interface McpPluginHost {
     redact(values: Iterable<string>): () => void
     /** Lists an imported server in the consoles and in `toolset.unavailable()` (hosts of this version have it). */
     addSource?(source: ToolSource): () => void
+    /** The registered sources (the imported servers), which `McpClientPlugin.ready` waits for. */
+    sources?(): readonly ToolSource[]
   }
   permissions?: { asker?(asker: Asker): () => void }
   on(name: 'tools/changed', listener: () => void): () => void

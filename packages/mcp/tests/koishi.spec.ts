@@ -36,23 +36,15 @@ describe('@dogu/mcp in Koishi', () => {
     scope.dispose()
   })
 
-  it('the client plugin imports a server\'s tools into Koishi\'s ctx.tools; disposal ends the process', async () => {
+  it('the client plugin imports a server\'s tools into Koishi\'s ctx.tools, ready() waits for them; disposal ends the process', async () => {
     const { app, guard } = await koishiApp({ dogu: { permissions: { rules: [{ permission: 'tool:odd_*', decision: 'allow' }] } } })
     // On Koishi's logger, where its console and log files show it.
     guard.expect('[dogu-mcp] MCP server "odd": skipped tool refused: "if" has no schemastery form (at $.if)')
     const scope = loadPlugin(app, McpClientPlugin, { servers: { odd: { command: process.execPath, args: [ODD] } } })
     await settle(app)
     const tools = (app as any).tools
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error('odd_toggle was not imported within 10 s')), 10_000)
-      const check = () => {
-        if (!tools.get('odd_toggle')) return
-        clearTimeout(timer)
-        resolve()
-      }
-      app.on('tools/changed' as any, check)
-      check()
-    })
+    // The same wait as on Cordis 4: Koishi's ctx.tools lists the server as a source.
+    expect(await McpClientPlugin.ready(app as any, { timeout: 10_000 })).toContain('odd_toggle')
     const [result] = await tools.execute([{ id: '1', name: 'odd_toggle', arguments: {} }], { session: { id: 'k' } })
     expect(result).toMatchObject({ status: 'ok', content: 'added' })
     const pids = childrenMatching(ODD)
