@@ -212,10 +212,10 @@ function run(block: Block): Promise<{ code: number | null; stdout: string; stder
   }
   const entry = join(dirs[block.group], block.file.replace(/\.(ts|tsx|js)$/, '.mjs'))
   return new Promise((done) => {
-    const input = block.run!.input
-    const child = spawn(process.execPath, [entry], { cwd: dir, stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'], env: { ...process.env, NODE_OPTIONS: '' } })
-    // What a person types, there before the question is asked (the terminal buffers it too).
-    if (input !== undefined) child.stdin!.end(input)
+    const child = spawn(process.execPath, [entry], { cwd: dir, stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, NODE_OPTIONS: '' } })
+    // What a person types, there before the question is asked (a terminal buffers it too);
+    // then the end of input, as from /dev/null for a block that reads none.
+    child.stdin.end(block.run!.input ?? '')
     let stdout = ''
     let stderr = ''
     let served = false
