@@ -196,6 +196,69 @@ describe('instances on one shared pending store (SQLite)', () => {
     expect(b.resumed.length + c.resumed.length).toBe(20)
   })
 
+  it('an answer read on A just after its refresh saw B\'s claim hears who answered on B; the question\'s context says who and where', async () => {
+    const db = await database()
+    const a = instance(db, 'a')
+    const b = instance(db, 'b')
+    await Promise.all([a.engine.ready, b.engine.ready])
+    const outcome = a.ask()
+    const mine = a.shown[0]
+    await mine.context.kept
+    await b.engine.refreshPending()
+    expect(await b.question(mine.request.id).context.answer!({ decision: 'allow', by: alice })).toMatchObject({ status: 'accepted' })
+    expect(mine.context.elsewhere!()).toBeUndefined()
+    // A's refresh (its host's poll) sees B's claim before the admin's reply on A is read.
+    await a.engine.refreshPending()
+    expect(await outcome).toMatchObject({ decision: 'deny', rule: { kind: 'elsewhere', instance: 'b', by: 'mock:u1' } })
+    expect(mine.context.elsewhere!()).toEqual({ by: 'mock:u1', instance: 'b' })
+    expect(await mine.context.answer!({ decision: 'allow', by: admin })).toEqual({ status: 'taken', by: 'mock:u1', open: false, reason: (await outcome).reason })
+    expect(a.resumed).toEqual([])
+    expect(b.resumed).toHaveLength(1)
+  })
+
+  it('a restored request another instance answered: an answer read here after the refresh that dropped it hears who answered, and where', async () => {
+    const db = await database()
+    const asker = instance(db, 'a')
+    const b = instance(db, 'b')
+    const c = instance(db, 'c')
+    await Promise.all([asker.engine.ready, b.engine.ready, c.engine.ready])
+    void asker.ask()
+    const id = asker.shown[0].request.id
+    await asker.shown[0].context.kept
+    await Promise.all([b.engine.refreshPending(), c.engine.refreshPending()])
+    expect(await c.question(id).context.answer!({ decision: 'allow', by: alice })).toMatchObject({ status: 'accepted' })
+    const theirs = b.question(id).context
+    expect(theirs.elsewhere!()).toBeUndefined()
+    await b.engine.refreshPending()
+    expect(b.engine.pending()).toEqual([])
+    expect(theirs.signal.aborted).toBe(true)
+    expect(theirs.elsewhere!()).toEqual({ by: 'mock:u1', instance: 'c' })
+    expect(await theirs.answer!({ decision: 'allow', by: admin })).toEqual({ status: 'taken', by: 'mock:u1', open: false, reason: 'it was already answered by mock:u1 on instance c' })
+    expect(b.resumed).toEqual([])
+    expect(c.resumed).toHaveLength(1)
+  })
+
+  it('a restored request closed on another instance (not answered) says no one answered it: a later answer hears it is closed', async () => {
+    vi.useFakeTimers({ toFake: ['Date'], now: 60_000_000 })
+    const db = await database()
+    const asker = instance(db, 'a', { askTimeout: 60_000 })
+    void asker.ask()
+    await asker.shown[0].context.kept
+    const id = asker.shown[0].request.id
+    const b = instance(db, 'b')
+    await b.engine.ready
+    // C reads it past its expiry and the grace left to A, and closes it.
+    vi.setSystemTime(60_000_000 + 60_000 + 10_001)
+    const c = instance(db, 'c')
+    await c.engine.ready
+    expect((await db.get('dogu_pending', {})).map((row) => row.claimedFor)).toEqual(['#expired'])
+    await b.engine.refreshPending()
+    const theirs = b.question(id).context
+    expect(theirs.signal.aborted).toBe(true)
+    expect(theirs.elsewhere!()).toBeUndefined()
+    expect(await theirs.answer!({ decision: 'allow', by: admin })).toEqual({ status: 'closed', open: false })
+  })
+
   it('an instance that does not define the tool refuses the answer; the request stays open and another instance runs it', async () => {
     const db = await database()
     const a = instance(db, 'a')

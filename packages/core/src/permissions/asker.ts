@@ -212,6 +212,15 @@ export interface AskerContext {
    */
   answer?(answer: AskAnswer): Promise<AnswerResult>
   /**
+   * Once `signal` aborted: who ended the request with an answer on another instance (its
+   * claim in a shared pending store), and which instance, when the store says. `undefined`
+   * while the request is open and when anything else ended it. A host that posted the
+   * question closes it with this ("already answered by mock:alice"): a live request's end is
+   * also reported as a decision (`DecisionSource` `elsewhere`), a restored one's only here
+   * (the instance that answered reports it). `PermissionEngine` always sets it.
+   */
+  elsewhere?(): { by: string; instance?: string } | undefined
+  /**
    * With a pending store (`permissions.durable`) and a request that is kept in it: settles
    * `true` once it is written (it survives a restart), `false` when the store failed (the
    * question should say it will not survive one). Absent when the request is not kept.

@@ -269,7 +269,7 @@ export class DurableRequests implements RestoredHost {
       if (!won) {
         const claimed = lost(await store.get(record.id).catch(() => undefined))
         const why = claimed.closed ? `it was closed (${claimed.closed})` : `it was already answered${claimed.by ? ` by ${claimed.by}` : ''}`
-        this.drop(restored, why)
+        this.drop(restored, why, takenBy(claimed))
         return claimed.closed ? { status: 'closed', reason: why, open: false } : { status: 'taken', reason: why, open: false, ...(claimed.by ? { by: claimed.by } : {}) }
       }
       let done: AnswerResult
@@ -296,8 +296,9 @@ export class DurableRequests implements RestoredHost {
     void this.close(record, 'expired', reason, { decision: 'deny', reason, rule: { kind: 'timeout', timeout: record.expiresAt - record.createdAt } }, { ended: true })
   }
 
-  private drop(restored: RestoredApproval, reason: string) {
-    restored.end(reason)
+  /** Ends a restored request here; `taken`: another instance's answer did (a later answer here hears whose). */
+  private drop(restored: RestoredApproval, reason: string, taken?: { by: string; instance?: string }) {
+    restored.end(reason, taken)
     if (this.restored.get(restored.record.id) !== restored) return
     this.restored.delete(restored.record.id)
     if (!this.stopped) this.stranded.endedHere(restored.record.id)
@@ -378,8 +379,15 @@ export class DurableRequests implements RestoredHost {
       this.endedThere(entry, now)
     }
     for (const [id, restored] of [...this.restored]) {
-      if (!open.has(id) && !restored.busy) this.drop(restored, 'it was answered or closed on another instance')
+      if (open.has(id) || restored.busy) continue
+      // Who claimed it, for an answer read here a moment later (and the question's closing).
+      const now = await store.get(id).catch(() => undefined)
+      // Answered here meanwhile: that answer's claim says the rest.
+      if (restored.busy || this.restored.get(id) !== restored || store !== this.store || this.stopped) continue
+      const taken = takenBy(lost(now))
+      this.drop(restored, taken ? answeredThere(taken) : 'it was answered or closed on another instance', taken)
     }
+    if (store !== this.store || this.stopped) return
     await this.admit(loaded, store)
   }
 
@@ -431,7 +439,8 @@ export class DurableRequests implements RestoredHost {
     const now = store.shared ? await store.get(record.id).catch(() => undefined) : undefined
     if (now?.claimedBy !== undefined && now.claimedBy !== this.instanceId) {
       if (entry) this.endedThere(entry, now)
-      if (restored) this.drop(restored, 'it was answered or closed on another instance')
+      const taken = takenBy(lost(now))
+      if (restored) this.drop(restored, taken ? answeredThere(taken) : 'it was answered or closed on another instance', taken)
       if (old !== store && old.gone === undefined) await this.remove(record.id, old)
       return
     }
@@ -654,6 +663,17 @@ function lost(now: PendingRecord | undefined): { won: false; by?: string; instan
   if (now.claimedFor?.startsWith(CLOSING)) result.closed = now.claimedFor.slice(CLOSING.length)
   else if (now.claimedFor) result.by = now.claimedFor
   return result
+}
+
+/** A lost claim's answer given on another instance (not a closure): who gave it, and where. */
+function takenBy(claimed: { by?: string; instance?: string }): { by: string; instance?: string } | undefined {
+  if (!claimed.by) return undefined
+  return claimed.instance ? { by: claimed.by, instance: claimed.instance } : { by: claimed.by }
+}
+
+/** `it was already answered by mock:alice on instance b`. */
+function answeredThere(taken: { by: string; instance?: string }): string {
+  return `it was already answered by ${taken.by}${taken.instance ? ` on instance ${taken.instance}` : ''}`
 }
 
 function noop() {}

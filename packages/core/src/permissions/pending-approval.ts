@@ -5,6 +5,7 @@ import type { AnswerResult, Approver, ApproverPolicy, AskAnswer, Asker, AskerCon
 import { describeApprovers, mayAnswer } from './may-answer'
 import type { DecisionSource } from './permission-decision'
 import { showRequest } from './show-request'
+import { elsewhereOf, type TakenElsewhere, takenResult } from './taken-elsewhere'
 import { messageOf } from '../error-message'
 import { info } from '../logger'
 
@@ -61,6 +62,8 @@ export class PendingApproval {
   private claiming?: { by: string; result: Promise<AnswerResult> }
   /** Why the last answer `respond` turned down was refused, or what the accepted one decided, for `answer`. */
   private said?: string
+  /** Set when another instance's answer ended it (its claim in the store): what a later answer here hears. */
+  private takenElsewhere?: TakenElsewhere
   private readonly context: AskerContext
   /** Why the askers that cannot reach anyone for this request said so (`CANNOT_ASK`). */
   private unreachable: string[] = []
@@ -89,6 +92,7 @@ export class PendingApproval {
       signal: this.controller.signal,
       respond: (answer: AskAnswer) => this.respond(answer),
       answer: (answer: AskAnswer) => this.answer(answer),
+      elsewhere: () => elsewhereOf(this.takenElsewhere),
       ...(keeping.kept ? { kept: keeping.kept } : {}),
     }
     for (const asker of askers) this.live.add(asker)
@@ -121,6 +125,8 @@ export class PendingApproval {
    * (`ApprovalHost.claim`). Never rejects.
    */
   answer(answer: AskAnswer): Promise<AnswerResult> {
+    // Answered on another instance while this answer was read: it hears whose answer counted.
+    if (this.takenElsewhere) return Promise.resolve(takenResult(this.takenElsewhere))
     if (this.claiming) return Promise.resolve(this.done ? { status: 'closed', open: false } : { status: 'taken', by: this.claiming.by, open: false })
     this.said = undefined
     const status = this.respond(answer)
@@ -242,6 +248,9 @@ export class PendingApproval {
   end(outcome: ApprovalOutcome, source: DecisionSource): void {
     if (this.done) return
     this.done = true
+    if (source.kind === 'elsewhere' && source.by) {
+      this.takenElsewhere = { by: source.by, ...(source.instance ? { instance: source.instance } : {}), ...(outcome.reason ? { reason: outcome.reason } : {}) }
+    }
     clearTimeout(this.timer)
     this.signal?.removeEventListener('abort', this.onAbort)
     this.controller.abort(new Error(`permission request ended: ${outcome.reason ?? outcome.decision}`))

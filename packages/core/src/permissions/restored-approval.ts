@@ -5,6 +5,7 @@ import type { AnswerResult, Approver, AskAnswer, Asker, AskerContext, Permission
 import { describeApprovers, mayAnswer } from './may-answer'
 import type { PendingRecord } from './pending-record'
 import { showRequest } from './show-request'
+import { elsewhereOf, type TakenElsewhere, takenResult } from './taken-elsewhere'
 
 const MAX_TIMEOUT = 2 ** 31 - 1
 
@@ -39,6 +40,8 @@ export class RestoredApproval {
   private done = false
   /** Set while an accepted answer is carried out: who gave it, and what came of it. */
   private answering?: { by: string; result: Promise<AnswerResult> }
+  /** Set when another instance's answer ended it: what a later answer here hears. */
+  private takenElsewhere?: TakenElsewhere
 
   constructor(
     private readonly host: RestoredHost,
@@ -52,6 +55,7 @@ export class RestoredApproval {
       signal: this.controller.signal,
       respond: (answer: AskAnswer) => this.respond(answer),
       answer: (answer: AskAnswer) => this.answer(answer),
+      elsewhere: () => elsewhereOf(this.takenElsewhere),
       kept: Promise.resolve(true),
     }
     this.arm(closesAt)
@@ -85,6 +89,8 @@ export class RestoredApproval {
 
   /** `respond`, then what came of the answer once it was carried out. Never rejects. */
   answer(answer: AskAnswer): Promise<AnswerResult> {
+    // Answered on another instance while this answer was read: it hears whose answer counted.
+    if (this.takenElsewhere) return Promise.resolve(takenResult(this.takenElsewhere))
     if (this.answering) return Promise.resolve(this.done ? { status: 'closed', open: false } : { status: 'taken', by: this.answering.by, open: false })
     const taken = this.take(answer)
     return taken.result ?? Promise.resolve({ status: taken.status, open: taken.open, ...(taken.reason ? { reason: taken.reason } : {}) })
@@ -112,10 +118,14 @@ export class RestoredApproval {
     this.answering = undefined
   }
 
-  /** Ends the request once, without a decision of its own (the engine reports those); later calls do nothing. */
-  end(reason: string): void {
+  /**
+   * Ends the request once, without a decision of its own (the engine reports those); later
+   * calls do nothing. `taken`: another instance's answer ended it (who gave it, and where).
+   */
+  end(reason: string, taken?: { by: string; instance?: string }): void {
     if (this.done) return
     this.done = true
+    if (taken) this.takenElsewhere = { ...taken, reason }
     clearTimeout(this.timer)
     this.controller.abort(new Error(`permission request ended: ${reason}`))
   }
