@@ -24,3 +24,21 @@ export function durationUpIn(ms: number): { unit: DurationUnit; count: number } 
   for (const [unit, size] of UNITS) if (ms >= size) return { unit, count: Math.ceil(ms / size) }
   return { unit: 'seconds', count: ms > 0 ? 1 : 0 }
 }
+
+/**
+ * A time left before a deadline ("5 分钟内无人回复即拒绝", dogu.pending's "5 分钟后超时"):
+ * `durationIn`, except just short of a whole count of that unit or the next larger one
+ * (within a tenth of the time left), which reads as that count. A 5-minute request asked 3 s
+ * ago has 5 minutes left, not 4; 59 min 40 s is one hour; 4 min 30 s stays 4 minutes (a
+ * deadline is not put later than a tenth). Anything left under a second is 1 second.
+ */
+export function durationLeftIn(ms: number): { unit: DurationUnit; count: number } {
+  const shown = durationIn(ms)
+  if (!shown.count) return { unit: 'seconds', count: ms > 0 ? 1 : 0 }
+  for (const [unit, size] of UNITS) {
+    const count = Math.ceil(ms / size)
+    if (count * size - ms <= ms / 10) return { unit, count }
+    if (unit === shown.unit) break
+  }
+  return shown
+}

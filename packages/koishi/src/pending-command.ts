@@ -1,7 +1,7 @@
 import { mayAnswer } from '@dogu/core'
 import type { Context } from 'koishi'
 import { approverOf } from './approver-of'
-import { durationIn } from './format-duration'
+import { durationLeftIn } from './format-duration'
 import { defineLocales } from './locales'
 import type { QuestionBoard } from './question-board'
 
@@ -20,8 +20,8 @@ export function pendingCommand(ctx: Context, board: QuestionBoard): void {
       if (!theirs.length) return session!.text('.none')
       const now = Date.now()
       const lines = theirs.map(({ request, number }) => {
-        // Rounded up to a second: a question just asked has all of its 5 minutes left.
-        const { unit, count } = durationIn(Math.ceil(Math.max(0, request.expiresAt - now) / 1000) * 1000)
+        // A question asked seconds ago has all of its 5 minutes left.
+        const { unit, count } = durationLeftIn(request.expiresAt - now)
         const left = session!.i18n(`.duration.${unit}`, [count])
         if (request.kind === 'elicitation') return session!.text('.form-item', { number, tool: request.tool, message: request.input?.message ?? request.reason, left })
         // Asked before the bot restarted, and kept, or by another instance on the shared database: marked so.

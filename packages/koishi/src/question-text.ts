@@ -1,7 +1,7 @@
 import { askedMessage, type FormField, formFields, type PermissionRequest, typedValue } from '@dogu/core'
 import { type Context, h } from 'koishi'
 import type { ApprovalButton } from './approval-buttons'
-import { durationIn } from './format-duration'
+import { durationIn, durationLeftIn } from './format-duration'
 import { previewMessages, shownPreview } from './preview-text'
 import type { Question } from './question-board'
 
@@ -97,7 +97,7 @@ export function questionTexts(ctx: Context) {
       const { request, number, locales } = question
       // A restored question has what is left of its first ask's time (as dogu.pending shows it).
       const { unit, count } = request.restored
-        ? durationIn(Math.ceil(Math.max(0, request.expiresAt - Date.now()) / 1000) * 1000)
+        ? durationLeftIn(request.expiresAt - Date.now())
         : durationIn(request.expiresAt - request.createdAt)
       return [
         ...text(locales, 'question', { number, tool: request.tool, summary: request.summary, reason: reasonText(locales, request) }),

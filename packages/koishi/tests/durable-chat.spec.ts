@@ -160,6 +160,20 @@ describe('a question across a restart: what refuses or closes it', () => {
     expect(second.outbox.unread).toEqual([])
   })
 
+  it('a restart a few seconds long: the question posted again has its whole 10 minutes left, not 9, and dogu.pending says so too', async () => {
+    const { dir, remove } = await tempDir('dogu-durable-chat-')
+    cleanups.push(remove)
+    const first = await start(dir, { store: 'file' })
+    await ask(first, 'soon')
+    await first.stop()
+    // The bot was down 3 s (the clock then stands still: what is left is the same to the end).
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + 3_000 })
+    const second = await start(dir, { store: 'file' })
+    const again = await next(second.outbox, 'the question posted again')
+    expect(again.text).toMatch(/。10 分钟内无人回复即拒绝。$/)
+    expect((await second.say('dogu.pending')).join('\n')).toMatch(/（重启前提出；10 分钟后超时）$/)
+  })
+
   it('a deny rule added while the bot was down: `y` is refused, saying why, and the call never runs', async () => {
     const { dir, remove } = await tempDir('dogu-durable-chat-')
     cleanups.push(remove)
