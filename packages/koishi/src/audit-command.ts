@@ -93,6 +93,9 @@ function line(session: KoishiSession, record: AuditRecord): string {
       const decision = session.i18n(`.decision.${ask.decision}`)
       const answered = ask.via ? session.text('.answered-via', { by, decision, via: ask.via }) : session.text('.answered', { by, decision })
       parts.push(ask.edited ? answered + session.text('.edited') : answered)
+    } else if (ask.ended === 'elsewhere' && ask.elsewhere?.by && ask.elsewhere.instance) {
+      // Answered on another instance, which ran the call: its record has the answer in full.
+      parts.push(session.text('.ended.elsewhere-by', ask.elsewhere))
     } else if (ask.ended === 'stopped' && record.reason?.startsWith(INTERRUPTED)) {
       // Stopped while waiting, its request kept: asked again after the restart.
       parts.push(session.text('.ended.interrupted'))

@@ -256,6 +256,25 @@ describe('dogu.audit', () => {
     expect((await t.app.audit.query()).map((record) => record.id)).toContain(save.id)
   })
 
+  it('words an ask answered on another instance: who answered, on which instance, and that the call runs there (both languages)', async () => {
+    await setup()
+    // The record the asking instance keeps when another instance's answer claimed its request
+    // (AuditAsk.elsewhere, as the shared pending store said it).
+    const at = Date.now()
+    t.app.audit.log!.record({
+      at, endedAt: at + 2_000, tool: 'save', callId: 'call-1', args: {}, caller: { sessionId: 'mock:room', platform: 'mock', userId: 'bob' },
+      outcome: 'denied', reason: 'the request was answered on another instance (b) by mock:alice; the call runs there, not here', durationMs: 0, waitMs: 2_000,
+      ask: { requestId: 'a-1', ended: 'elsewhere', decision: 'deny', elsewhere: { instance: 'b', by: 'mock:alice' } },
+    })
+    await t.app.audit.log!.flush()
+    expect(await send('ops', 'dogu.audit')).toEqual([[
+      '审计记录，最新的在前（1 条）：',
+      `${time(at)} mock:bob save：被拒绝 · 未经权限检查 · mock:alice 在实例 b 上答复，调用在那里运行 · 等待 2.0 秒，运行 0 毫秒`,
+    ].join('\n')])
+    await t.app.database.set('channel', { platform: 'mock', id: 'room' }, { locales: ['en-US'] })
+    expect((await send('ops', 'dogu.audit'))[0].split('\n')[1]).toBe(`${time(at)} mock:bob save: denied · no permission check · mock:alice answered on instance b, where the call runs · waited 2.0 s, ran 0 ms`)
+  })
+
   it('filters by user, tool and outcome, and shows at most -n records', async () => {
     await setup()
     const { save, deploy, echo } = await history()

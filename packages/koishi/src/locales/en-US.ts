@@ -212,6 +212,7 @@ export const enUS: Locale = {
         'askers-failed': 'asking failed',
         stopped: 'the service stopped',
         elsewhere: 'answered on another instance',
+        'elsewhere-by': '{by} answered on instance {instance}, where the call runs',
         interrupted: 'stopped while waiting; the request was kept and asked again after the restart',
       },
       resumed: 'answered after a restart (the request of {time})',

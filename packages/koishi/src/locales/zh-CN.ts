@@ -217,6 +217,7 @@ export const zhCN = {
         'askers-failed': '询问失败',
         stopped: '服务停止',
         elsewhere: '已在其他实例答复',
+        'elsewhere-by': '{by} 在实例 {instance} 上答复，调用在那里运行',
         interrupted: '等待批准时机器人停止，请求已保留，重启后再问',
       },
       resumed: '重启后答复（{time} 提出的请求）',
