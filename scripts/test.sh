@@ -3,7 +3,9 @@
 # Two tiers (docs/testing.md): the project's own tests, and the corpus tier, which runs when
 # the corpora folder (../shared/corpora, or DOGU_CORPORA) is there. The SQL tier
 # (`*.sql.spec.ts`) starts its own MariaDB server where `mariadbd` is installed, and says
-# why it did not run where it is not; DOGU_REQUIRE_SQL=1 (CI) makes that a failure.
+# why it did not run where it is not; DOGU_REQUIRE_SQL=1 (CI) makes that a failure. The
+# sandbox escape suite's unprivileged pass runs as nobody, or says why it did not run;
+# DOGU_REQUIRE_UNPRIVILEGED=1 (CI) makes that a failure.
 set -euo pipefail
 # A relative DOGU_CORPORA means the caller's working directory, not the repository's.
 if [[ -n ${DOGU_CORPORA:-} && $DOGU_CORPORA != /* ]]; then export DOGU_CORPORA="$PWD/$DOGU_CORPORA"; fi
@@ -59,6 +61,19 @@ node -e '
   } else {
     const server = [...new Set(sqlTests.map((a) => (a.ancestorTitles[0] || "").split(":")[0]).filter(Boolean))].join(", ")
     console.log(`sql tier ran: ${server || "a SQL server"} (${sql.length} file${sql.length === 1 ? "" : "s"}, ${sqlTests.length} tests)`)
+  }
+  // The unprivileged pass of the escape suite: as nobody in a child vitest (as root), or in this
+  // same process (as anyone else). One that cannot run has one test, named
+  // "unprivileged pass did not run: <why>".
+  const unprivileged = r.testResults.flatMap((f) => f.assertionResults).filter((a) => (a.ancestorTitles[0] || "").startsWith("sandbox escape suite (unprivileged"))
+  const unprivilegedNotRun = unprivileged.find((a) => a.title.startsWith("unprivileged pass did not run"))
+  if (!unprivileged.length || unprivilegedNotRun) {
+    console.log(unprivilegedNotRun ? unprivilegedNotRun.title : "unprivileged pass did not run: the sandbox escape suite was not collected")
+    if (process.env.DOGU_REQUIRE_UNPRIVILEGED === "1") process.exitCode = 1
+  } else {
+    const passed = unprivileged.filter((a) => a.status === "passed").length
+    const as = unprivileged[0].ancestorTitles[0].includes("child vitest") ? "as nobody (uid 65534) in a child vitest" : `as uid ${process.getuid()} in the test process`
+    console.log(`unprivileged pass ran: ${as} (${unprivileged.length} tests, ${passed} passed, ${unprivileged.length - passed} failed)`)
   }
   console.log(`tests: ${r.numPassedTests} passed, ${r.numFailedTests + broken.length} failed`)
   if (broken.length) process.exitCode = 1
