@@ -135,13 +135,14 @@ if (ROOT) {
       const suite = async (require: boolean) => {
         const report = join(mkdtempSync(join(scratch, 'report-')), 'report.json')
         const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('VITEST') && key !== 'NODE_OPTIONS' && key !== 'DOGU_REQUIRE_UNPRIVILEGED'))
-        const stdout = await new Promise<string>((resolve) => {
+        const { stdout, stderr } = await new Promise<{ stdout: string; stderr: string }>((resolve) => {
           execFile(process.execPath, [
             join(REPO, 'node_modules/vitest/vitest.mjs'), 'run', 'packages/shell/tests/sandbox-escape.spec.ts',
             '-t', NOT_RUN, '--configLoader', 'runner', '--typecheck.enabled=false',
             '--reporter=default', '--reporter=json', `--outputFile.json=${report}`,
-          ], { cwd: REPO, env: { ...env, PATH, NO_COLOR: '1', ...(require ? { DOGU_REQUIRE_UNPRIVILEGED: '1' } : {}) }, timeout: 120_000 }, (_, out) => resolve(out))
+          ], { cwd: REPO, env: { ...env, PATH, NO_COLOR: '1', ...(require ? { DOGU_REQUIRE_UNPRIVILEGED: '1' } : {}) }, timeout: 120_000 }, (_, out, err) => resolve({ stdout: out, stderr: err }))
         })
+        if (!existsSync(report)) throw new Error(`the escape suite wrote no report:\n${stdout}\n${stderr}`)
         const json = JSON.parse(readFileSync(report, 'utf8')) as { numFailedTests: number; numPassedTests: number; testResults: { assertionResults: { ancestorTitles: string[]; title: string; status: string; failureMessages: string[] }[] }[] }
         const tier = json.testResults.flatMap((f) => f.assertionResults).filter((a) => a.ancestorTitles[0] === 'sandbox escape suite (unprivileged, as nobody in a child vitest)')
         return { json, tier, stdout }
