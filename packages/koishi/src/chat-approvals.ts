@@ -131,7 +131,7 @@ export function chatApprovals(ctx: Context, config: ChatApprovalsConfig = {}): v
   })
   pendingCommand(ctx, board)
 
-  ctx.permissions.asker(async (request: Readonly<PermissionRequest>, { signal, respond, answer, kept }) => {
+  ctx.permissions.asker(async (request: Readonly<PermissionRequest>, { signal, respond, answer, kept, elsewhere }) => {
     const target = await chatTarget(ctx, request.session)
     // Not from a chat (a WebUI or script call): other askers show it.
     if (!target || signal.aborted) return
@@ -158,6 +158,8 @@ export function chatApprovals(ctx: Context, config: ChatApprovalsConfig = {}): v
     const copies: Question[] = []
     // A form's end is no decision the engine reports: its signal tells every copy not answered there.
     if (form) signal.addEventListener('abort', () => formEnded(request, copies), { once: true, signal: unloaded.signal })
+    // Nor is a restored request's answer on another instance (that instance reports it): its copies are closed here.
+    if (request.restored && elsewhere) signal.addEventListener('abort', () => answeredElsewhere(request, copies, elsewhere()), { once: true, signal: unloaded.signal })
     /** Posts one copy of the question; the error when it could not be sent. */
     const ask = async (channel: string, channelId: string, extra: h[] = []) => {
       const { question, close } = board.open({ request, channel, channelId, bot: bot.sid, locales: target.locales, respond, ...(answer ? { answer } : {}) }, signal)
@@ -296,6 +298,25 @@ export function chatApprovals(ctx: Context, config: ChatApprovalsConfig = {}): v
       if (!bot) continue
       const { number, locales } = question
       bot.sendMessage(question.channelId, text(locales, expired ? 'form-expired' : 'form-ended', { number, tool: request.tool })).catch((error: unknown) => {
+        koishiLogger(ctx).warn('cannot close request %s in %s: %s', request.id, question.channel, error)
+      })
+    }
+  }
+
+  /**
+   * Closes the copies of a question posted again after a restart that an answer on another
+   * instance ended, saying who answered, as a live question's copies are closed (the decision
+   * tap below); the copy an answer here came through got its reply.
+   */
+  const answeredElsewhere = (request: Readonly<PermissionRequest>, copies: readonly Question[], taken: { by: string } | undefined) => {
+    if (!taken) return
+    const from = answeredIn.get(keyOf(request))
+    for (const question of copies) {
+      if (question === from) continue
+      const bot = ctx.bots.find((candidate) => candidate.sid === question.bot)
+      if (!bot) continue
+      const { number, locales } = question
+      bot.sendMessage(question.channelId, text(locales, 'taken', { number, summary: request.summary, by: taken.by })).catch((error: unknown) => {
         koishiLogger(ctx).warn('cannot close request %s in %s: %s', request.id, question.channel, error)
       })
     }

@@ -8,11 +8,14 @@
 // (`saves`), and the audit table is read with the server's own client.
 //
 // Each instance reads the pending table with its grants, every 250 ms here (the default is
-// 5 s). The races keep that poll out (RACE): the instance that answers second then always
-// learns of the first answer from its own claim, in the server, not from a poll just before
-// (which would close its question there first: its reply is then "请求 [1] 已经结束。", or
-// none, the `y` being conversation again). Waits poll for what a user would see and fail
-// after 20 s (WAIT_MS); nothing asserts how long anything took.
+// 5 s). The first races keep that poll out (RACE): the instance that answers second then
+// always learns of the first answer from its own claim, in the server, and its reply says
+// who answered. With the poll on, it may learn it from a poll first: a poll while the `y` is
+// read still has the reply say who answered (two tests make that poll land there, through
+// the instance's refreshWhileRead), and a poll before the `y` closes its question, the `y`
+// being conversation again (no reply); the race with the poll on allows both, and nothing
+// else. Waits poll for what a user would see and fail after 20 s (WAIT_MS); nothing asserts
+// how long anything took.
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -242,6 +245,88 @@ if ('reason' in started) {
       expect(await a.saves()).toEqual([])
       expect(await b.saves()).toEqual(['there'])
       expect(await a.say('alice', 'dogu.pending')).toEqual(['本频道中没有等你批准的请求。'])
+    })
+
+    it('answered on B, then a y on A read while A\'s poll sees B\'s claim: A\'s reply says mock:alice answered it, and A\'s question is closed saying so', async () => {
+      const database = await server.createDatabase('dogu_durable_late_live')
+      const a = await start('a', database, RACE)
+      const { call } = await ask(a, 'late')
+      await waitFor('A\'s request in dogu_pending', async () => (await pendingRows(database)).length === 1)
+      const b = await start('b', database, RACE)
+      await onBoard(b, 'late', 'a')
+      expect(await b.say('alice', 'y')).toEqual([expect.stringMatching(RESUMED)])
+      // A has not read the table since: its poll lands while alice's y is read there.
+      expect(await a.say('alice', 'y', { refreshWhileRead: true })).toEqual([taken('late')])
+      expect(await call).toMatchObject({ status: 'denied', content: expect.stringContaining('answered on another instance (b) by mock:alice; the call runs there, not here') })
+      expect(await a.nextSent()).toEqual({ channelId: 'room', text: taken('late') })
+      expect((await b.nextSent()).text).toContain('saved late')
+      expect({ a: await a.saves(), b: await b.saves() }).toEqual({ a: [], b: ['late'] })
+    })
+
+    it('answered on A, then a y on B read while B\'s poll sees A\'s claim: B\'s reply says mock:alice answered it', async () => {
+      const database = await server.createDatabase('dogu_durable_late_board')
+      const a = await start('a', database, RACE)
+      const { call } = await ask(a, 'board')
+      await waitFor('A\'s request in dogu_pending', async () => (await pendingRows(database)).length === 1)
+      const b = await start('b', database, RACE)
+      await onBoard(b, 'board', 'a')
+      expect(await a.say('alice', 'y')).toEqual([allowed('board')])
+      expect(await call).toMatchObject({ status: 'ok', content: 'saved board' })
+      expect(await b.say('alice', 'y', { refreshWhileRead: true })).toEqual([taken('board')])
+      expect(await b.pending()).toEqual([])
+      expect(b.sent).toEqual([])
+      expect({ a: await a.saves(), b: await b.saves() }).toEqual({ a: ['board'], b: [] })
+    })
+
+    it('A restarted posts its question again; answered on B, A closes the question it posted, saying who answered; it runs once, on B', async () => {
+      const database = await server.createDatabase('dogu_durable_reposted')
+      const a = await start('a', database, RACE)
+      const { call } = await ask(a, 'reposted')
+      await waitFor('A\'s request in dogu_pending', async () => (await pendingRows(database)).length === 1)
+      const lost = expect(call).rejects.toThrow(/instance a exited/)
+      await a.kill()
+      await lost
+      const b = await start('b', database, RACE)
+      const a2 = await start('a', database, RACE)
+      const again = await a2.nextSent()
+      expect(again.text).toContain('机器人重启过，这个请求仍在等待回答。')
+      await onBoard(b, 'reposted', 'a')
+      expect(await b.say('alice', 'y')).toEqual([expect.stringMatching(RESUMED)])
+      expect((await b.nextSent()).text).toContain('saved reposted')
+      // A's next read of the table (its poll) finds B's claim.
+      await a2.refresh()
+      expect(await a2.nextSent()).toEqual({ channelId: 'room', text: taken('reposted') })
+      expect(await a2.say('alice', 'dogu.pending')).toEqual(['本频道中没有等你批准的请求。'])
+      expect({ a: await a2.saves(), b: await b.saves() }).toEqual({ a: [], b: ['reposted'] })
+      expect(a2.sent).toHaveLength(2)
+    })
+
+    it('answered on A and on B at once with the pending poll on, 6 rounds: it runs once each time; the second answerer hears who answered, or nothing when the poll had closed its question before its y', async () => {
+      const database = await server.createDatabase('dogu_durable_race_polled')
+      const { a, b } = await pair(database)
+      const outcomes: string[] = []
+      for (let round = 0; round < 6; round++) {
+        const note = `polled${round}`
+        const call = a.call('save', 'alice', { note })
+        await waitFor(`A's question ${note}`, async () => a.sent.some((sent) => question(note).test(sent.text)))
+        await onBoard(b, note, 'a')
+        const [onA, onB] = await Promise.all([a.say('alice', 'y'), b.say('alice', 'y')])
+        const aWon = onA[0] === allowed(note)
+        outcomes.push(`${aWon ? 'A' : 'B'} won, the other ${(aWon ? onB : onA).length ? 'told' : 'silent'}`)
+        // The other answerer: told who answered, or nothing (its question had closed); never a bare "已经结束".
+        if (aWon) {
+          expect({ round, onB }).toEqual({ round, onB: onB.length ? [taken(note)] : [] })
+          expect(await call).toMatchObject({ status: 'ok', content: `saved ${note}` })
+        } else {
+          expect({ round, onA, onB }).toEqual({ round, onA: onA.length ? [taken(note)] : [], onB: [expect.stringMatching(RESUMED)] })
+          expect(await call).toMatchObject({ status: 'denied' })
+          await waitFor(`B's task notice of ${note}`, async () => b.sent.some((sent) => sent.text.includes(`saved ${note}`)))
+        }
+        await waitFor('both boards empty', async () => !(await a.pending()).length && !(await b.pending()).length)
+      }
+      const saved = [...await a.saves(), ...await b.saves()].sort()
+      expect(saved).toEqual(Array.from({ length: 6 }, (_, round) => `polled${round}`))
+      console.log(`sql tier: the race with the pending poll on: ${outcomes.join('; ')}`)
     })
 
     it('A SIGKILLed and restarted before anyone answered: A asks it again, B does not; answered on both at once, it runs once', async () => {

@@ -181,8 +181,13 @@ export class Instance {
   }
 
   /** `user` says `text` in the room; resolves with the bot's replies. */
-  say(user: string, text: string): Promise<string[]> {
-    return this.command({ cmd: 'say', user, text })
+  say(user: string, text: string, options: { refreshWhileRead?: boolean } = {}): Promise<string[]> {
+    return this.command({ cmd: 'say', user, text, ...options })
+  }
+
+  /** Reads the pending table again now, as the poll does (`refreshPending`). */
+  refresh(): Promise<void> {
+    return this.command({ cmd: 'refresh' })
   }
 
   grants(): Promise<Grant[]> {

@@ -18,7 +18,12 @@
 //   call  { tool, user, args? }  runs a tool as `user` in channel `room` of the mock platform,
 //                                 as an agent would for that user; value: the ToolResult
 //                                 (`task_status` is a tool too: `args: { id }`)
-//   say   { user, text }          `user` sends `text` in `room`; value: the bot's replies
+//   say   { user, text, refreshWhileRead? }
+//                                 `user` sends `text` in `room`; value: the bot's replies. With
+//                                 refreshWhileRead, the pending table is read again (the poll's
+//                                 refresh) while the message is read, before the chat looks up
+//                                 its author: a poll that lands then, without a timing margin
+//   refresh                       reads the pending table again now (the poll's refresh); value: none
 //   grants                        value: ctx.permissions.grants()
 //   revoke { grant }              value: ctx.permissions.revoke(grant), the grant's id
 //   tasks                         value: ctx.background.list()
@@ -176,7 +181,29 @@ async function main() {
       const [result] = await app.tools.execute([{ id: `${config.instanceId}-${process.pid}-${++calls}`, name: tool, arguments: args ?? {} }], { session: session(user) })
       return result
     },
-    say: ({ user, text }) => app.mock.client(user, CHANNEL).receive(text),
+    say: async ({ user, text, refreshWhileRead }) => {
+      if (!refreshWhileRead) return app.mock.client(user, CHANNEL).receive(text)
+      // Past the context's tracing proxy, which would keep the method on itself.
+      const permissions = (app.permissions as unknown as Record<symbol, typeof app.permissions>)[Symbol.for('cordis.original')] ?? app.permissions
+      let refreshed = false
+      // Dogu's methods are properties of Koishi's permissions service: this one is put back after one use.
+      const own = Object.getOwnPropertyDescriptor(permissions, 'resolveSession')!
+      const resolve = permissions.resolveSession
+      // Once: the chat's look-up of who wrote it (approverOf) waits for the refresh first.
+      Object.defineProperty(permissions, 'resolveSession', {
+        configurable: true,
+        value: async (session: Parameters<typeof resolve>[0]) => {
+          Object.defineProperty(permissions, 'resolveSession', own)
+          await permissions.engine.refreshPending()
+          refreshed = true
+          return resolve.call(permissions, session)
+        },
+      })
+      const replies = await app.mock.client(user, CHANNEL).receive(text)
+      if (!refreshed) throw new Error('refreshWhileRead: nothing looked up who wrote the message, so no refresh ran while it was read')
+      return replies
+    },
+    refresh: () => app.permissions.engine.refreshPending(),
     grants: () => app.permissions.grants(),
     revoke: ({ grant }) => app.permissions.revoke(grant),
     tasks: () => app.background.list(),

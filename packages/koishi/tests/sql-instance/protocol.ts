@@ -28,7 +28,9 @@ export interface InstanceConfig {
 
 export type Command = { id: number } & (
   | { cmd: 'call'; tool: string; user: string; args?: Record<string, unknown> }
-  | { cmd: 'say'; user: string; text: string }
+  /** `refreshWhileRead`: the pending table is read again (as the poll does) while the message is read, before its author is looked up. */
+  | { cmd: 'say'; user: string; text: string; refreshWhileRead?: boolean }
+  | { cmd: 'refresh' }
   | { cmd: 'grants' }
   | { cmd: 'revoke'; grant: string }
   | { cmd: 'tasks' }
