@@ -30,9 +30,12 @@ declare module 'cordis' {
     /** Every permission decision, naming the rule, grant, mode, default or answer that made it. */
     'permissions/decision'(event: DecisionEvent): void
     /**
-     * A kept request (`durable`) closed without being asked again: expired while the app was
-     * down, a tool's own question from inside a run, masked secrets, a corrupt record, or past
-     * `maxPending`. An asker that posted questions somewhere may tell that place.
+     * A kept request (`durable`) closed without being asked again (`closed.cause`): expired
+     * while the app was down (`expired`), a tool's own question from inside a run (`in-run`),
+     * masked secrets (`masked`), a corrupt record (`corrupt`), past `maxPending` (`evicted`), or
+     * asked again but its tool still defined by no plugin a minute after the start
+     * (`undefined-tool`; the pending file is this app's alone). An asker that posted questions
+     * somewhere may tell that place.
      */
     'permissions/closed'(closed: ClosedRequest): void
   }
