@@ -17,6 +17,14 @@ export type ConsoleReply = { value: unknown } | { error: { code: string; message
 /** `ctx.console.addListener` for names outside the console's own event table. */
 type AddListener = (name: string, callback: (this: Client, payload?: unknown) => Promise<ConsoleReply>, options: { authority: number }) => void
 
+/** What the console's client gets with the page's entry (client/index.ts). */
+export interface ConsolePageData {
+  /** `ConsolePageConfig.authority`: the page's route asks for it. */
+  authority: number
+  /** @koishijs/plugin-auth is loaded: the page waits for a login, or says to log in. */
+  login: boolean
+}
+
 export interface ConsolePageConfig {
   /** Turn the page off. @default true */
   enabled?: boolean
@@ -77,7 +85,10 @@ export function consolePage(ctx: Context, config: ConsolePageConfig = {}, dist =
   ctx.permissions.asker(asker.asker)
   ctx.effect(() => () => asker.clear())
 
-  ctx.console.addEntry({ dev: resolve(dist, '../client/index.ts'), prod: dist })
+  // The page's authority goes to the client too: registered on the page's route, it lets
+  // @koishijs/plugin-auth send a logged-out visitor to its login and back to /dogu after.
+  const entry = ctx.console.addEntry({ dev: resolve(dist, '../client/index.ts'), prod: dist }, (): ConsolePageData => ({ authority, login: !!ctx.get('auth') }))
+  ctx.on('internal/service', (name) => { if (name === 'auth') entry.refresh() })
   const koishiConsole = ctx.console
   const addListener = koishiConsole.addListener.bind(koishiConsole) as AddListener
   for (const method of ConsoleApi.methods()) {

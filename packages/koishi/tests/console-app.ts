@@ -4,10 +4,13 @@ import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { defineTool } from '@dogu/core'
+import type { Page } from 'playwright-core'
 import type Console from '@koishijs/plugin-console'
 import type Auth from '@koishijs/plugin-auth'
 import type Server from '@koishijs/plugin-server'
 import { type App, type Context, Schema } from 'koishi'
+import { AuditService } from '../src'
+import { auditCommand } from '../src/audit-command'
 import { consolePage, type ConsolePageConfig } from '../src/console-page'
 import { type ChatAppOptions, chatApp } from './chat-harness'
 import { freePort } from '../../../test-support/free-port'
@@ -22,18 +25,23 @@ export const ConsolePlugin = unwrap(require('@koishijs/plugin-console') as typeo
 /** @koishijs/plugin-auth: the console's login; it needs a database. */
 export const AuthPlugin = unwrap(require('@koishijs/plugin-auth') as typeof Auth)
 
+/** The password of the console's `admin` (authority 5) when `consoleApp` loads plugin-auth. */
+export const ADMIN_PASSWORD = 'dogu-console-test'
+
 /** The page as `koishi-console build` wrote it. */
 export const DIST = resolve(__dirname, '../dist')
 
 /**
  * A chat app (mock adapter, users, chat approvals) with Koishi's console on a free port
  * and Dogu's page in it, plus two tools: `echo` (read) and `deploy` (exec: asks first).
+ * `auth`: with @koishijs/plugin-auth and its `admin` (`ADMIN_PASSWORD`); `audit`: with
+ * `ctx.audit` (its file in the app's temp folder) and `dogu.audit`.
  *
  * Koishi's console serves a plugin's files only from its own folder or from node_modules,
  * where an installed koishi-plugin-dogu lives: the page is registered from a temp
  * `node_modules/koishi-plugin-dogu/dist`, a link to this package's dist.
  */
-export async function consoleApp(options: ChatAppOptions & { page?: ConsolePageConfig } = {}) {
+export async function consoleApp(options: ChatAppOptions & { page?: ConsolePageConfig; auth?: true; audit?: true } = {}) {
   if (!existsSync(join(DIST, 'index.js'))) {
     throw new Error(`the console page is not built (${DIST} has no index.js): run \`node scripts/build.mjs koishi-plugin-dogu\``)
   }
@@ -46,6 +54,13 @@ export async function consoleApp(options: ChatAppOptions & { page?: ConsolePageC
   // Koishi's server does not listen on port 0: a free port is found first.
   const server = app.plugin(ServerPlugin, { host: '127.0.0.1', port: await freePort() })
   const console = app.plugin(ConsolePlugin, { devMode: false, open: false })
+  const extras = [
+    ...options.auth ? [app.plugin(AuthPlugin, { admin: { enabled: true, username: 'admin', password: ADMIN_PASSWORD } })] : [],
+    ...options.audit ? [
+      app.plugin(AuditService, { storePath: join(dir, 'audit.jsonl') }),
+      app.plugin({ name: 'dogu-audit-command', inject: ['audit'], apply: auditCommand }, {}),
+    ] : [],
+  ]
   const page = app.plugin({
     name: 'dogu-console',
     inject: ['tools', 'console'],
@@ -94,7 +109,7 @@ export async function consoleApp(options: ChatAppOptions & { page?: ConsolePageC
       // entry list, and the console is gone by then.
       await Promise.all(Object.values(app.console.clients).map((client) => closeSocket(client.socket as unknown as WebSocket)))
       // The page, the console, the server, each while what it uses is still there.
-      for (const fork of [page, console, server]) {
+      for (const fork of [page, ...extras.reverse(), console, server]) {
         fork.dispose()
         await t.settle()
       }
@@ -102,6 +117,18 @@ export async function consoleApp(options: ChatAppOptions & { page?: ConsolePageC
       await rm(dir, { recursive: true, force: true })
     },
   }
+}
+
+/**
+ * Logs in to the console as its `admin` on plugin-auth's login page (its words are Chinese
+ * whatever the locale), and waits until it is done. The login stays in the browser's storage.
+ */
+export async function logIn(page: Page, base: string) {
+  await page.goto(`${base}/login`)
+  await page.fill('input[placeholder=用户名]', 'admin')
+  await page.fill('input[placeholder=密码]', ADMIN_PASSWORD)
+  await page.locator('.login-form button', { hasText: '登录' }).click()
+  await page.waitForURL((url) => url.pathname !== '/login')
 }
 
 /** Ends a console client's socket and resolves once the console has let it go. */

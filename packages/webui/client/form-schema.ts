@@ -37,6 +37,8 @@ export interface FormState {
   text?: string
   /** Every bad path, with the pipeline's wording; `$` for text that does not parse. */
   violations: ValidationIssue[]
+  /** The form lists `violations` under itself: after an edit, or once the caller revealed them. */
+  shown: boolean
 }
 
 // A slider's range is its track: it cannot be typed past, so it keeps its bounds.

@@ -131,15 +131,16 @@ describe('the Log view reads the audit trail', () => {
       ]
       await expectRows(page, all)
       expect(await page.innerText('[data-test=live-log]')).toContain('Nothing logged yet.')
-      // Why a call failed or was denied: its code, and a denial's reason.
-      expect(await page.locator('[data-test=audit-code]').allInnerTexts()).toEqual(['invalid_arguments', 'permission_denied', 'permission_denied'])
+      // Why a call failed or was denied: its code in words (the code itself in data-code), and a denial's reason.
+      expect(await page.locator('[data-test=audit-code]').allInnerTexts()).toEqual(['invalid arguments', 'permission denied', 'permission denied'])
+      expect(await page.locator('[data-test=audit-code]').evaluateAll((cells) => cells.map((cell) => cell.getAttribute('data-code')))).toEqual(['invalid_arguments', 'permission_denied', 'permission_denied'])
       expect(await page.locator('[data-test=audit-reason]').allInnerTexts()).toEqual(['rule "never purge" from config.rules[0] denies it', 'webui:webui declined it'])
       // Whose session it was, under the caller.
       expect(await page.locator('[data-test=audit-caller]').first().innerText()).toBe('webui:bob\nsession chan-bob')
       // Each row says when, how long, and keeps its arguments folded until asked.
       const times = await page.locator('[data-test=audit-timing]').allInnerTexts()
-      expect(times[3]).toMatch(/^ran \d+\.\d ms · waited \d+\.\d ms$/)
-      expect(times[4]).toMatch(/^ran \d+\.\d ms$/)
+      expect(times[3]).toMatch(/^ran \d+ ms · waited \d+(\.\d)? (ms|s)$/)
+      expect(times[4]).toMatch(/^ran \d+ ms$/)
       expect(await page.locator('[data-test=audit-args]').count()).toBe(0)
       await page.locator('[data-test=audit-row]').nth(3).locator('[data-test=audit-args-toggle]').click()
       expect(JSON.parse(await page.innerText('[data-test=audit-args]'))).toEqual({ env: 'staging' })

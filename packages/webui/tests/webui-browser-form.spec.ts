@@ -120,8 +120,12 @@ describe('the form shows what is typed and every violation of it', () => {
   it('lists every violation at once by its path, the same in the form and as JSON', async () => {
     const { page, sent } = await open()
     await page.click('[data-test=tool-find]')
-    // Before anything is typed: the one required value.
+    // Before anything is typed the form refuses nothing yet; Run lists the one required value, and sends nothing.
+    await page.waitForSelector('[data-test=args-form]')
+    expect(await page.locator('[data-test=form-error]').count()).toBe(0)
+    await page.click('[data-test=run]')
     await expect.poll(() => issues(page)).toEqual(['$.q: missing required property'])
+    expect(await page.isDisabled('[data-test=run]')).toBe(true)
     await field(page, 'q').fill('x'.repeat(120))
     await field(page, 'limit').fill('0')
     await field(page, 'limit').press('Tab')
@@ -209,9 +213,10 @@ describe('the Tasks and Log views in Chinese', () => {
     const outcomes = await page.locator('tr:not(.log-call-start) [data-test=log-outcome]').allInnerTexts()
     expect(outcomes.length).toBe(log.length - 1)
     for (const text of outcomes) expect(text).not.toMatch(RAW)
-    expect(outcomes).toContain('成功 · 1.0 ms')
+    // Durations in the chat's words: 1 毫秒, 14 分钟后.
+    expect(outcomes).toContain('成功 · 1 毫秒')
     expect(outcomes).toContain('授权判定 → 询问 (规则)')
-    expect(outcomes).toContain('超出配额 · 1.0 ms · 14分钟后可重试')
+    expect(outcomes).toContain('超出配额 · 1 毫秒 · 14 分钟后可重试')
     expect(outcomes).toContain('配额 → 拒绝 (配额): try again in 14 min')
     expect(await page.innerText('.log')).not.toMatch(RAW)
   })

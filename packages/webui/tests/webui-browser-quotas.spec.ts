@@ -54,8 +54,8 @@ describe('quotas in the console, in Chromium', () => {
     await expect.poll(() => page!.getAttribute('[data-test=result-status]', 'data-status')).toBe('rate_limited')
     expect(await page.textContent('[data-test=result-status]')).toBe('rate limited')
     expect(await page.textContent('[data-test=result-content]')).toMatch(/^Rate limited: quota 'echo per user' used: 2 per 1 h; try again in \d+ (min|s|h)\.$/)
-    // When it may run again, in the page's words, counted from the answer's retryAfterMs.
-    expect(await page.textContent('[data-test=result-retry]')).toMatch(/^in \d+ (minutes?|seconds?|hours?)$/)
+    // When it may run again, in the chat's words, counted from the answer's retryAfterMs.
+    expect(await page.textContent('[data-test=result-retry]')).toMatch(/^in \d+ (min|s|h)$/)
     // The tool did not run a third time: two ends of echo, then the refusal.
     expect(app.webui.log.list().filter((entry) => entry.kind === 'call-end').map((entry) => (entry as { status: string }).status)).toEqual(['ok', 'ok', 'rate_limited'])
 
@@ -64,14 +64,14 @@ describe('quotas in the console, in Chromium', () => {
     const row = (name: string) => page!.locator('[data-test=quota-row]', { has: page!.locator('[data-test=quota-name]', { hasText: name }) })
     await expect.poll(() => row('echo per user').locator('[data-test=quota-remaining]').textContent()).toBe('0')
     const echo = row('echo per user')
-    expect(await echo.locator('[data-test=quota-used]').textContent()).toBe('2 of 2 per 1 hour')
+    expect(await echo.locator('[data-test=quota-used]').textContent()).toBe('2 of 2 per 1 h')
     expect(await echo.locator('[data-test=quota-tools]').textContent()).toBe('echo')
     expect(await echo.locator('[data-test=quota-per]').textContent()).toBe('user')
-    expect(await echo.locator('[data-test=quota-resets]').textContent()).toMatch(/^in \d+ (minutes?|seconds?|hours?)$/)
+    expect(await echo.locator('[data-test=quota-resets]').textContent()).toMatch(/^in \d+ (min|s|h)$/)
     expect(await echo.getAttribute('class')).toContain('quota-used-up')
     // The session's own quota counts every call, the refused one not included.
     const session = row('everything per session')
-    expect(await session.locator('[data-test=quota-used]').textContent()).toBe('2 of 50 per 1 day')
+    expect(await session.locator('[data-test=quota-used]').textContent()).toBe('2 of 50 per 1 d')
     expect(await session.locator('[data-test=quota-remaining]').textContent()).toBe('48')
     expect(await session.locator('[data-test=quota-tools]').textContent()).toBe('every tool')
     expect(await page.textContent('[data-test=quotas-max-running]')).toBe('at most 2 per session')
@@ -96,7 +96,7 @@ describe('quotas in the console, in Chromium', () => {
     expect(await refused.locator('[data-test=audit-decided]').textContent()).toBe('quota "echo per user": used up')
     // The live log gives the retry time beside the call's end.
     const ends = await page.locator('tr.log-call-end [data-test=log-outcome]').allInnerTexts()
-    expect(ends[0]).toMatch(/^rate limited · \d+\.\d ms · try again in \d+ (minutes?|seconds?|hours?)$/)
+    expect(ends[0]).toMatch(/^rate limited · \d+ ms · try again in \d+ (min|s|h)$/)
   })
 
   it('in Chinese: the status, the retry time and the quota table in Chinese words', async () => {
@@ -114,13 +114,14 @@ describe('quotas in the console, in Chromium', () => {
       }
       await expect.poll(() => page!.getAttribute('[data-test=result-status]', 'data-status')).toBe('rate_limited')
       expect(await page.textContent('[data-test=result-status]')).toBe('超出配额')
-      expect(await page.textContent('[data-test=result-retry]')).toMatch(/^\d+(分钟|秒钟|小时)后$/)
+      // The chat's words: 15 分钟后, with its space.
+      expect(await page.textContent('[data-test=result-retry]')).toMatch(/^\d+ (分钟|秒|小时)后$/)
       await page.click('[data-test=tab-quotas]')
       await page.fill('[data-test=quota-user]', 'alice')
       const row = page.locator('[data-test=quota-row]')
       await expect.poll(() => row.locator('[data-test=quota-remaining]').textContent()).toBe('0')
-      expect(await row.locator('[data-test=quota-used]').textContent()).toBe('2 / 2（每 1小时）')
-      expect(await row.locator('[data-test=quota-per]').textContent()).toBe('每个用户')
+      expect(await row.locator('[data-test=quota-used]').textContent()).toBe('2 / 2（每 1 小时）')
+      expect(await row.locator('[data-test=quota-per]').textContent()).toBe('每人')
       expect(await page.textContent('[data-test=quotas-max-running]')).toBe('未设上限。')
       await page.close()
       page = undefined

@@ -65,7 +65,10 @@ describe('the console page in Chromium', () => {
   it('refuses a bad value in the form, and the pipeline refuses it when forced', async () => {
     const page = await open()
     await page.click('[data-test=tool-echo]')
-    // `text` is required and left empty: listed at once, and Run stays disabled.
+    // `text` is required and left empty: an untouched form refuses nothing yet; Run lists it, sends nothing, and stays disabled.
+    await page.waitForSelector('[data-test=args-form]')
+    expect(await page.locator('[data-test=form-error]').count()).toBe(0)
+    await page.click('[data-test=run]')
     await expect.poll(() => page.textContent('[data-test=form-error]')).toMatch(/^The form refuses these values:.*\$\.text/)
     expect(await page.isDisabled('[data-test=run]')).toBe(true)
     expect(await page.locator('[data-test=result]').count()).toBe(0)
