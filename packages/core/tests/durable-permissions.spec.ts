@@ -564,6 +564,66 @@ describe('a database that goes while a restored request is answered', () => {
     expect(await database.get('dogu_pending', { claimedBy: '' })).toEqual([])
   })
 
+  it('a live question answered after its table went but before the engine moved to the file runs once; the database back does not ask it again', async () => {
+    const { database, stop } = await koishiDatabase('memory')
+    cleanups.push(stop)
+    const path = join(await tempDir(), 'pending.json')
+    const table = new DatabasePendingStore({ database })
+    const { engine, shown, warnings } = engineOn(table)
+    const outcome = ask(engine)
+    await shown[0].context.kept
+    // The host detached the table; its move to the file has not begun.
+    table.detach('the database went away')
+    expect(await shown[0].context.answer!({ decision: 'allow', by: alice })).toMatchObject({ status: 'accepted' })
+    expect(await outcome).toMatchObject({ decision: 'allow' })
+    await engine.usePendingStore(new JsonFilePendingStore(path))
+    await engine.usePendingStore(new DatabasePendingStore({ database }))
+    expect(engine.pending()).toEqual([])
+    expect(shown).toHaveLength(1)
+    expect(await database.get('dogu_pending', { claimedBy: '' })).toEqual([])
+    // A store that went is expected to refuse: nothing to warn about.
+    expect(warnings).toEqual([])
+    await engine.stop()
+    const next = engineOn(new DatabasePendingStore({ database }))
+    await next.engine.ready
+    expect(next.shown).toEqual([])
+  })
+
+  it('a live question answered while the engine reads the file it moves to (its table gone) runs once; the database back does not ask it again', async () => {
+    const { database, stop } = await koishiDatabase('memory')
+    cleanups.push(stop)
+    const path = join(await tempDir(), 'pending.json')
+    const table = new DatabasePendingStore({ database })
+    const { engine, shown, warnings } = engineOn(table)
+    const outcome = ask(engine)
+    await shown[0].context.kept
+    table.detach('the database went away')
+    // The file's first read waits: the engine is on the file, its requests not moved yet.
+    const file = new JsonFilePendingStore(path)
+    let reading!: () => void
+    let release!: () => void
+    const read = new Promise<void>((resolve) => { reading = resolve })
+    const gate = new Promise<void>((resolve) => { release = resolve })
+    const load = file.load.bind(file)
+    file.load = async () => {
+      reading()
+      await gate
+      return load()
+    }
+    const switched = engine.usePendingStore(file)
+    await read
+    expect(await shown[0].context.answer!({ decision: 'allow', by: alice })).toMatchObject({ status: 'accepted' })
+    release()
+    await switched
+    expect(await outcome).toMatchObject({ decision: 'allow' })
+    expect((await new JsonFilePendingStore(path).load()).records).toEqual([])
+    await engine.usePendingStore(new DatabasePendingStore({ database }))
+    expect(engine.pending()).toEqual([])
+    expect(shown).toHaveLength(1)
+    expect(await database.get('dogu_pending', { claimedBy: '' })).toEqual([])
+    expect(warnings).toEqual([])
+  })
+
   it('a live question another instance answered while this one\'s database was away ends here when it comes back, and its claim is not written over', async () => {
     const { database, stop } = await koishiDatabase('memory')
     cleanups.push(stop)

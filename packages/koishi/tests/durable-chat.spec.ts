@@ -280,6 +280,40 @@ describe('a question across a restart: what refuses or closes it', () => {
     expect(second.notes).toEqual(['hi'])
   })
 
+  it('a database that goes while a question waits, answered at once: the call runs once, and neither the database back nor the next start asks it again', async () => {
+    const { dir, remove } = await tempDir('dogu-durable-chat-')
+    cleanups.push(remove)
+    const { readFile } = await import('node:fs/promises')
+    const inFile = async () => JSON.parse(await readFile(join(dir, 'pending.json'), 'utf8').catch(() => '{"requests":[]}')).requests.length as number
+    const first = await start(dir, { store: 'sqlite-later' })
+    const { replies } = await ask(first, 'hi')
+    await eventually(inFile, (count) => count === 1, 'the request in pending.json')
+    const driver = first.database()
+    await until(first.app, () => !!first.app.get('database'), 'the database')
+    const rows = async () => first.app.get('database') ? await first.app.database.get('dogu_pending' as never, {}) as { claimedBy?: string }[] : []
+    await eventually(rows, (found) => found.length === 1, 'the request in dogu_pending')
+    await eventually(inFile, (count) => count === 0, 'the request out of pending.json')
+    await first.app.background.engine.refresh()
+    // The database goes, and alice's y comes at once: before or after the engine moved to the file.
+    driver.dispose()
+    expect((await first.say('y'))[0]).toBe('已允许 [1] save_note(text=hi)（仅此一次）。')
+    expect((await replies)[0]).toContain('save_note')
+    expect(first.notes).toEqual(['hi'])
+    first.database()
+    await until(first.app, () => !!first.app.get('database'), 'the database again')
+    // The copy left open in the table is closed there, not asked again.
+    await eventually(rows, (found) => found.length > 0 ? found.every((row) => !!row.claimedBy) : true, 'the table\'s copy closed')
+    await first.app.permissions.engine.ready
+    expect(first.app.permissions.pending()).toEqual([])
+    await first.stop()
+    const second = await start(dir, { store: 'sqlite-before' })
+    await second.app.permissions.engine.ready
+    expect(second.app.permissions.pending()).toEqual([])
+    expect(second.outbox.unread).toEqual([])
+    expect([...first.notes, ...second.notes]).toEqual(['hi'])
+    expect(first.outbox.unread).toEqual([])
+  })
+
   it('a question another instance asked on the shared database is not posted from here, but a reply in its channel answers it here, and the call runs here once', async () => {
     const { dir, remove } = await tempDir('dogu-durable-chat-')
     cleanups.push(remove)

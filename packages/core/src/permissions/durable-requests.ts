@@ -50,6 +50,8 @@ interface Kept {
   record: PendingRecord
   pending?: PendingApproval
   state: 'writing' | 'written' | 'failed'
+  /** The store its record was written to: the one that held it when a move to another had not happened yet. */
+  store: PendingStore
   /** Set once an answer given here claimed it in a shared store: the claimed record is left as a trace (`finish`). */
   claimed?: true
 }
@@ -102,9 +104,9 @@ export class DurableRequests implements RestoredHost {
    */
   keep(record: PendingRecord): Promise<boolean> {
     this.makeRoom(1)
-    const entry: Kept = { record, state: 'writing' }
-    this.live.set(record.id, entry)
     const store = this.store
+    const entry: Kept = { record, state: 'writing', store }
+    this.live.set(record.id, entry)
     return this.write(record.id, () => store.put(record)).then(() => {
       if (entry.state === 'writing') entry.state = 'written'
       return true
@@ -136,8 +138,14 @@ export class DurableRequests implements RestoredHost {
     this.live.delete(id)
     if (source.kind === 'stopped' && source.kept) return
     this.stranded.endedHere(id)
-    if (entry.claimed) void this.finish(id, this.store)
-    else if (entry.state !== 'failed') void this.remove(id)
+    if (entry.claimed) return void this.finish(id, this.store)
+    if (entry.state === 'failed') return
+    // Where its record is, and the store being moved to (a move under way writes it there too).
+    for (const store of new Set([entry.store, this.store])) {
+      // A store that went drops the removal: the record left open there is stale.
+      if (store.gone !== undefined) this.stranded.markStale(id)
+      else void this.remove(id, store, true)
+    }
   }
 
   /**
@@ -158,7 +166,9 @@ export class DurableRequests implements RestoredHost {
       const now = await store.get(id).catch(() => undefined)
       return lost(now)
     }, (error): ClaimResult => {
-      this.logger.warn('could not claim permission request %s (%s) in the pending store: %s; the answer given here counts', id, pending.request.summary, messageOf(error))
+      // A store that went (its database stopped) refuses as expected: the host moves to another.
+      if (store.gone !== undefined) this.logger.debug('could not claim permission request %s (%s), as the pending store went (%s): %s; the answer given here counts', id, pending.request.summary, store.gone, messageOf(error))
+      else this.logger.warn('could not claim permission request %s (%s) in the pending store: %s; the answer given here counts', id, pending.request.summary, messageOf(error))
       return { won: true }
     })
   }
@@ -422,7 +432,10 @@ export class DurableRequests implements RestoredHost {
     }
     for (const [id, entry] of this.live) {
       if (!there.has(id)) moves.push(this.move(entry.record, old, store, entry))
-      else if (entry.state !== 'failed') leftOld(id)
+      else if (entry.state !== 'failed') {
+        entry.store = store
+        leftOld(id)
+      }
     }
     for (const [id, restored] of this.restored) {
       if (restored.busy) continue
@@ -446,7 +459,10 @@ export class DurableRequests implements RestoredHost {
     }
     try {
       await this.write(record.id, () => store.put(record))
-      if (entry) entry.state = 'written'
+      if (entry) {
+        entry.state = 'written'
+        entry.store = store
+      }
     } catch (error) {
       if (entry) {
         entry.state = 'failed'
@@ -623,8 +639,13 @@ export class DurableRequests implements RestoredHost {
     return store.shared ? Promise.resolve() : this.remove(id, store)
   }
 
-  private remove(id: string, store = this.store): Promise<void> {
+  /**
+   * Removes a record. `ended`: its request ended here, so a record the store refused to remove
+   * (a database that went) is stale: closed when a store holding it is read again, not asked again.
+   */
+  private remove(id: string, store = this.store, ended = false): Promise<void> {
     return this.write(id, () => store.remove(id)).catch((error) => {
+      if (ended) this.stranded.markStale(id)
       if (store.gone !== undefined) this.logger.debug('removing permission request %s did not happen, as the pending store went (%s): %s', id, store.gone, messageOf(error))
       else this.logger.warn('could not remove permission request %s from the pending store: %s', id, messageOf(error))
     })
