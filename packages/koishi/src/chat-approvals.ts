@@ -66,7 +66,7 @@ const isForm = (question: Question) => question.request.kind === 'elicitation' &
 const keyOf = (request: Readonly<PermissionRequest>) => request.restored?.originalId ?? request.id
 
 /** The causes of a closure the locales word (`closed-cause.*`); any other says the engine's reason. */
-const CLOSED_CAUSES: ReadonlySet<string> = new Set(['expired', 'evicted', 'in-run', 'masked', 'corrupt'])
+const CLOSED_CAUSES: ReadonlySet<string> = new Set(['expired', 'evicted', 'in-run', 'masked', 'corrupt', 'undefined-tool'])
 
 /** How a person answered a form: its values, a no, or dismissed unanswered. */
 type FormAnswer = { decision: 'allow'; value: unknown } | { decision: 'deny'; dismissed?: true }
@@ -446,7 +446,7 @@ export function chatApprovals(ctx: Context, config: ChatApprovalsConfig = {}): v
     if (unloaded.signal.aborted) return
     if (!bot) return koishiLogger(ctx).warn('no bot of platform %s to tell %s that request %s was closed: %s', target.platform, target.channel, closed.id ?? closed.record?.id, closed.reason)
     const { locales } = target
-    const reason = CLOSED_CAUSES.has(closed.cause) ? text(locales, `closed-cause.${closed.cause}`, { reason: closed.reason }) : closed.reason
+    const reason = CLOSED_CAUSES.has(closed.cause) ? text(locales, `closed-cause.${closed.cause}`, { reason: closed.reason, tool: closed.record?.tool ?? '' }) : closed.reason
     const message = closed.record
       ? text(locales, 'closed-restart', { summary: closed.record.summary, reason })
       : text(locales, 'closed-restart-unknown', { reason })

@@ -35,7 +35,7 @@ interface Start {
 async function start(dir: string, options: Start) {
   const app = new App({ baseDir: dir } as never)
   app.baseDir = dir
-  guardLogs(app)
+  const guard = guardLogs(app)
   const notes: string[] = []
   // What the bot posts on its own, from its first message: a restored question may come at once.
   let outbox: Outbox | undefined
@@ -78,7 +78,7 @@ async function start(dir: string, options: Start) {
     for (const [user, authority] of [['alice', 3], ['admin', 4]] as const) await app.mock.initUser(user, authority)
   }
   if (!outbox) throw new Error('the mock bot was never added')
-  return { app, notes, outbox, stop, database, say: (text: string, user = 'alice') => app.mock.client(user, 'room').receive(text) }
+  return { app, guard, notes, outbox, stop, database, say: (text: string, user = 'alice') => app.mock.client(user, 'room').receive(text) }
 }
 
 type Bot = Awaited<ReturnType<typeof start>>
@@ -205,6 +205,24 @@ describe('a question across a restart: what refuses or closes it', () => {
     expect((await third.say('y'))[0]).toMatch(/^已允许 \[1\] save_note\(text=hi\)（仅此一次）。/)
     await next(third.outbox, 'the task notice')
     expect(third.notes).toEqual(['hi'])
+  })
+
+  it('without a database, a request whose tool no plugin defined a minute after the restart is closed and its channel told why', async () => {
+    const { dir, remove } = await tempDir('dogu-durable-chat-')
+    cleanups.push(remove)
+    const first = await start(dir, { store: 'file' })
+    await ask(first, 'hi')
+    await first.stop()
+    vi.useFakeTimers({ toFake: ['Date', 'setTimeout', 'clearTimeout'], shouldAdvanceTime: true })
+    const second = await start(dir, { store: 'file', tools: false })
+    await next(second.outbox, 'the question posted again')
+    // pending.json is this instance's alone: nobody else can run it.
+    second.guard.expect(/restored permission request perm_\S+ \(save_note\(text=hi\)\) is closed: the tool "save_note" is not defined here: no plugin defined it within 60 s of the restart$/)
+    await vi.advanceTimersByTimeAsync(61_000)
+    const told = await next(second.outbox, 'the closure')
+    expect(told).toMatchObject({ channelId: 'room', text: '机器人重启后，请求 save_note(text=hi) 已关闭，没有运行：本实例上没有定义它的工具 save_note，重启后也没有插件定义它' })
+    expect(second.app.permissions.pending()).toEqual([])
+    expect(await second.say('y')).toEqual([])
   })
 
   it('buttons: the question posted again has new ones; an old one is refused, pointing to it; a new one answers', async () => {

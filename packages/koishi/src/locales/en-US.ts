@@ -61,6 +61,7 @@ export const enUS: Locale = {
       'in-run': 'a running tool asked it, and the restart ended that run, which cannot go on',
       masked: 'its arguments had secret fields, which are never stored, so it cannot run again',
       corrupt: 'its stored record could not be read ({reason})',
+      'undefined-tool': 'its tool {tool} is not defined here, and no plugin defined it after the restart',
     },
     // The model's arguments were malformed and repaired before the question (docs/repair.md).
     repaired: '(The model\'s arguments were not valid JSON; Dogu repaired them: {steps}. Shown above are the repaired arguments.)',

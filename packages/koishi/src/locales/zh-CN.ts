@@ -63,6 +63,7 @@ export const zhCN = {
       'in-run': '它是工具运行中自己提出的询问，重启后那次运行已经结束，无法继续',
       masked: '它的参数含有密钥字段，密钥从不保存，所以无法再次运行',
       corrupt: '保存的记录无法读取（{reason}）',
+      'undefined-tool': '本实例上没有定义它的工具 {tool}，重启后也没有插件定义它',
     },
     // The model's arguments were malformed and repaired before the question (docs/repair.md).
     repaired: '（模型发来的参数不是合法 JSON，Dogu 已修复：{steps}。上面显示的是修复后的参数。）',
