@@ -1,6 +1,6 @@
 export { closed } from './closed'
 export { type CodedError, codedError, type CodedErrorClass } from './coded-error'
-export { compileValidator, type CompileOptions, type ExpectedValue, formatIssues, type IssueDetail, type IssueKind, type ShownValue, type ValidationIssue, type ValidationResult, type Validator } from './compile-validator'
+export { compileValidator, type CompileOptions, type ExpectedValue, formatIssues, type IssueDetail, issueMessage, type IssueKind, type ShownValue, type ValidationIssue, type ValidationResult, type Validator } from './compile-validator'
 export { decodeEncoded } from './decode-encoded'
 export { definition } from './definition'
 export { checkToolName, convertToDialect, DIALECT_LIMITS, type DialectConversion, type DialectLimits, type Loosening, toDialect } from './dialects'

@@ -1,6 +1,7 @@
 import Schema from 'schemastery'
 import { describe, expect, it } from 'vitest'
 import { compileValidator, fromJsonSchema, SchemaError } from '../src'
+import { messagesOf } from './helpers/issue-messages'
 
 function refusal(run: () => unknown) {
   try {
@@ -27,7 +28,7 @@ describe('fromJsonSchema', () => {
     expect(tool({ env: 'prod' })).toEqual({ env: 'prod', replicas: 2 })
     expect(tool({ env: 'prod', replicas: null })).toEqual({ env: 'prod', replicas: 2 })
     expect(tool.dict!.env!.meta.description).toBe('target')
-    expect(compileValidator(tool)({ replicas: 1.5, tags: ['a', '', 'c'] })).toEqual({
+    expect(messagesOf(compileValidator(tool)({ replicas: 1.5, tags: ['a', '', 'c'] }))).toEqual({
       ok: false,
       issues: [
         { path: '$.env', message: 'missing required property' },
@@ -56,7 +57,7 @@ describe('fromJsonSchema', () => {
     })
     expect(schema({ v: 1, next: { v: 2, next: {} } })).toEqual({ v: 1, next: { v: 2, next: {} } })
     expect(() => schema({ next: { next: { v: 'x' } } })).toThrow()
-    expect(compileValidator(schema)({ next: { next: { v: 'x' } } })).toEqual({
+    expect(messagesOf(compileValidator(schema)({ next: { next: { v: 'x' } } }))).toEqual({
       ok: false,
       issues: [{ path: '$.next.next.v', message: 'expected a number, got string "x"' }],
     })

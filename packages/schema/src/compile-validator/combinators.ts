@@ -5,7 +5,7 @@ import { adaptsInside } from './adapts-inside'
 import type { Compile } from './compiler'
 import { kindOfData, kindsOf } from './kinds'
 import { report, reportError, reportGot, rollback, type Node } from './run'
-import { preview } from './values'
+import { preview, shown } from './values'
 import { selfResolving, viaSchemastery } from './via-schemastery'
 
 export const combinatorCompilers: Record<string, Compile> = {
@@ -16,7 +16,7 @@ export const combinatorCompilers: Record<string, Compile> = {
     if (enumNode) return enumNode
     const nodes = list.map((inner) => c.node(inner, strict))
     const kinds = list.map((inner) => kindsOf(inner))
-    const expected = `expected ${schema.toString()}`
+    const expected = { schema: schema.toString() }
     return (data, run) => {
       const n = run.n
       run.quiet++
@@ -43,7 +43,7 @@ export const combinatorCompilers: Record<string, Compile> = {
     const list = schema.list!
     if (list.some((inner) => adaptsInside(inner, c.compilers))) return selfResolving(viaSchemastery(schema, strict))
     const nodes = list.map((inner) => c.node(inner, true))
-    const mismatch = `expected ${schema.toString()}`
+    const mismatch = { schema: schema.toString() }
     return (data, run) => {
       if (!nodes.length) return data
       const n0 = run.n
@@ -88,7 +88,8 @@ export const combinatorCompilers: Record<string, Compile> = {
       } catch (error) {
         // schemastery's own date and regExp callbacks throw a TypeError on bad input
         if (Schema.ValidationError.is(error)) reportError(run, error)
-        else reportGot(run, role ? `expected a valid ${role}` : `could not convert the value (${(error as any)?.message})`, data)
+        else if (role) reportGot(run, { role }, data)
+        else report(run, { kind: 'convert', params: { error: String((error as any)?.message), got: shown(data) } })
       }
     }
   },
@@ -128,11 +129,11 @@ function compileEnum(list: Schema[]): Node | undefined {
     if (typeof value !== 'string' && typeof value !== 'boolean' && (typeof value !== 'number' || Number.isNaN(value))) return
     if (!values.has(value)) values.set(value, value)
   }
-  const expected = `must be one of ${[...values.keys()].map(preview).join(', ')}`
+  const options = [...values.keys()].map(preview)
   return (data, run) => {
     // Map keys compare with SameValueZero, so -0 finds 0 and returns the schema's own value
     const value = values.get(data)
     if (value !== undefined || values.has(data)) return value
-    return report(run, `${expected} (got ${preview(data)})`)
+    return report(run, { kind: 'enum', params: { options, got: shown(data) } })
   }
 }

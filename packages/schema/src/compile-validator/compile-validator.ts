@@ -4,7 +4,8 @@ import { Compiler, type Compile } from './compiler'
 import { formatPath, type Run } from './run'
 import { scalarCompilers } from './scalars'
 import { structureCompilers } from './structures'
-import type { Validator } from './validation'
+import { issueMessage } from './issue-message'
+import type { ValidationIssue, Validator } from './validation'
 
 /** Options for {@link compileValidator}. */
 export interface CompileOptions {
@@ -54,7 +55,7 @@ export function compileValidator<S = any, T = S>(schema: Schema<S, T>, options: 
     try {
       const value = root(input, run)
       if (run.n === 0) return { ok: true, value }
-      return { ok: false, issues: run.issues!.map(({ segs, message }) => ({ path: formatPath(segs), message, kind: 'other' as const, params: { message } })) }
+      return { ok: false, issues: run.issues!.map(({ segs, detail }) => ({ ...detail, path: formatPath(segs), message: issueMessage(detail) }) as ValidationIssue) }
     } catch (error) {
       // only a throwing getter or callback outside a transform gets here
       const message = String((error as any)?.message ?? error)

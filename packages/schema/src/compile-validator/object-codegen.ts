@@ -1,7 +1,8 @@
 import { isNullish, isPlain } from '../json-value'
 import { annotate, reportGot, type Node } from './run'
 
-const objectHelpers = { isArray: Array.isArray, reportGot, annotate, defineProperty: Object.defineProperty }
+const OBJECT = Object.freeze({ type: 'object' } as const)
+const objectHelpers = { isArray: Array.isArray, reportGot, annotate, defineProperty: Object.defineProperty, object: OBJECT }
 
 /**
  * Objects are the hot path of every tool call. A closure looping over keys makes every
@@ -21,7 +22,7 @@ export function generatedObject(keys: string[], nodes: Node[], strict: boolean):
   // declared keys found in `d` are already in `res`, so comparing first skips the `in` lookup
   const skip = keys.length <= 32 ? lit.map((key) => `k !== ${key} && `).join('') : ''
   const body = `return function object(d, r) {
-    if (d === null || typeof d !== 'object' || h.isArray(d)) return h.reportGot(r, 'expected an object', d)
+    if (d === null || typeof d !== 'object' || h.isArray(d)) return h.reportGot(r, h.object, d)
     const res = {}, n0 = r.n; let n, v
     ${lines.join('\n    ')}
     if (r.n !== n0) return
@@ -37,7 +38,7 @@ export function generatedObject(keys: string[], nodes: Node[], strict: boolean):
 export function closureObject(keys: string[], nodes: Node[], strict: boolean): Node {
   const count = keys.length
   return (data, run) => {
-    if (!isPlain(data)) return reportGot(run, 'expected an object', data)
+    if (!isPlain(data)) return reportGot(run, OBJECT, data)
     const result: any = {}
     const n0 = run.n
     for (let i = 0; i < count; i++) {

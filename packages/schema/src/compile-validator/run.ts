@@ -1,24 +1,27 @@
 import Schema from 'schemastery'
 import { childPath } from '../path'
-import { describe } from './values'
+import type { ExpectedValue, IssueDetail } from './validation'
+import { shown } from './values'
 
 // Issues collect their path on the way back up, innermost segment first, so the success
-// path never builds a path. While `quiet` (a union trying a branch) only `n` counts.
-export interface RawIssue { segs: (string | number)[]; message: string }
+// path never builds a path. While `quiet` (a union trying a branch) only `n` counts. An issue
+// holds its detail; its English message is made once, when the validator returns.
+export interface RawIssue { segs: (string | number)[]; detail: IssueDetail }
 export interface Run { issues: RawIssue[] | undefined; n: number; quiet: number }
 export type Node = (data: any, run: Run) => any
 
-export const MISSING = 'missing required value'
+export const MISSING: IssueDetail = Object.freeze({ kind: 'required', params: Object.freeze({ property: false }) })
+const MISSING_PROPERTY: IssueDetail = Object.freeze({ kind: 'required', params: Object.freeze({ property: true }) })
 
-export function report(run: Run, message: string): undefined {
+export function report(run: Run, detail: IssueDetail): undefined {
   run.n++
-  if (!run.quiet) (run.issues ??= []).push({ segs: [], message })
+  if (!run.quiet) (run.issues ??= []).push({ segs: [], detail })
   return undefined
 }
 
-export function reportGot(run: Run, expected: string, data: unknown): undefined {
+export function reportGot(run: Run, expected: ExpectedValue, data: unknown): undefined {
   run.n++
-  if (!run.quiet) (run.issues ??= []).push({ segs: [], message: `${expected}, got ${describe(data)}` })
+  if (!run.quiet) (run.issues ??= []).push({ segs: [], detail: { kind: 'type', params: { expected, got: shown(data) } } })
   return undefined
 }
 
@@ -33,7 +36,9 @@ export function reportError(run: Run, error: any) {
     message = message.slice(('$' + path.map((s) => typeof s === 'string' ? '.' + s : `[${s}]`).join('')).length + 1)
     segs = path.reverse()
   }
-  ;(run.issues ??= []).push({ segs, message })
+  // schemastery's own wording, but for the one problem it shares with ours
+  const detail: IssueDetail = message === 'missing required value' ? MISSING : { kind: 'other', params: { message } }
+  ;(run.issues ??= []).push({ segs, detail })
 }
 
 /** Adds `key` to the issues raised since `from`, on the way back up. */
@@ -41,7 +46,7 @@ export function annotate(run: Run, from: number, key: string | number) {
   const issues = run.issues!
   for (let i = from; i < issues.length; i++) {
     const issue = issues[i]!
-    if (issue.message === MISSING && !issue.segs.length && typeof key === 'string') issue.message = 'missing required property'
+    if (issue.detail === MISSING && !issue.segs.length && typeof key === 'string') issue.detail = MISSING_PROPERTY
     issue.segs.push(key)
   }
 }

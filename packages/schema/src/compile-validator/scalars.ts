@@ -4,21 +4,28 @@ import type { Compile } from './compiler'
 import { lengthCheck } from './length-check'
 import { linearCheckOf } from '../linear-pattern'
 import { annotate, report, reportGot } from './run'
-import { preview } from './values'
+import { preview, shown } from './values'
 import { selfResolving, viaSchemastery } from './via-schemastery'
+
+const NOTHING = Object.freeze({ type: 'nothing' } as const)
+const BOOLEAN = Object.freeze({ type: 'boolean' } as const)
+const FUNCTION = Object.freeze({ type: 'function' } as const)
+const STRING = Object.freeze({ type: 'string' } as const)
+const NUMBER = Object.freeze({ type: 'number' } as const)
+const FLAGS = Object.freeze({ type: 'flags' } as const)
 
 export const scalarCompilers: Record<string, Compile> = {
   any: () => (data) => data,
 
-  never: () => (data, run) => reportGot(run, 'expected no value', data),
+  never: () => (data, run) => reportGot(run, NOTHING, data),
 
-  boolean: () => (data, run) => typeof data === 'boolean' ? data : reportGot(run, 'expected a boolean', data),
+  boolean: () => (data, run) => typeof data === 'boolean' ? data : reportGot(run, BOOLEAN, data),
 
-  function: () => (data, run) => typeof data === 'function' ? data : reportGot(run, 'expected a function', data),
+  function: () => (data, run) => typeof data === 'function' ? data : reportGot(run, FUNCTION, data),
 
   is: ({ constructor }) => {
     if (typeof constructor === 'function') {
-      return (data, run) => data instanceof constructor ? data : reportGot(run, `expected a ${constructor.name}`, data)
+      return (data, run) => data instanceof constructor ? data : reportGot(run, { instanceOf: constructor.name }, data)
     }
     return (data, run) => {
       let prototype = isNullish(data) ? null : Object.getPrototypeOf(data)
@@ -26,7 +33,7 @@ export const scalarCompilers: Record<string, Compile> = {
         if (prototype.constructor?.name === constructor) return data
         prototype = Object.getPrototypeOf(prototype)
       }
-      return reportGot(run, `expected a ${constructor}`, data)
+      return reportGot(run, { instanceOf: String(constructor) }, data)
     }
   },
 
@@ -34,7 +41,7 @@ export const scalarCompilers: Record<string, Compile> = {
     const { value } = schema
     // object constants need cosmokit's deepEqual; they are rare enough to leave to schemastery
     if (value !== null && typeof value === 'object') return selfResolving(viaSchemastery(schema, strict))
-    const expected = `expected ${preview(value)}`
+    const expected = { constant: preview(value) }
     return (data, run) => (data === value || (isNullish(value) && isNullish(data))) ? value : reportGot(run, expected, data)
   },
 
@@ -45,13 +52,13 @@ export const scalarCompilers: Record<string, Compile> = {
     const stateful = pattern && (pattern.global || pattern.sticky)
     const length = lengthCheck(meta, 'characters')
     return (data, run) => {
-      if (typeof data !== 'string') return reportGot(run, 'expected a string', data)
+      if (typeof data !== 'string') return reportGot(run, STRING, data)
       const n = run.n
       if (linear) {
-        if (!linear(data)) return report(run, `must match the pattern /${meta.pattern!.source}/${meta.pattern!.flags} (got ${preview(data)})`)
+        if (!linear(data)) return report(run, { kind: 'pattern', params: { pattern: `/${meta.pattern!.source}/${meta.pattern!.flags}`, got: shown(data) } })
       } else if (pattern) {
         if (stateful) pattern.lastIndex = 0
-        if (!pattern.test(data)) return report(run, `must match the pattern ${pattern} (got ${preview(data)})`)
+        if (!pattern.test(data)) return report(run, { kind: 'pattern', params: { pattern: String(pattern), got: shown(data) } })
       }
       length(data.length, run)
       return run.n === n ? data : undefined
@@ -61,28 +68,26 @@ export const scalarCompilers: Record<string, Compile> = {
   number: ({ meta }) => {
     const { max = Infinity, min = -Infinity, step } = meta
     const multiple = step ? multipleCheck(meta.min ?? 0, step) : undefined
-    const stepText = step === 1 ? 'expected an integer'
-      : `expected a multiple of ${Math.abs(step!)}${meta.min ? ` counting from ${meta.min}` : ''}`
     return (data, run) => {
-      if (typeof data !== 'number') return reportGot(run, 'expected a number', data)
-      if (data > max) return report(run, `expected a number <= ${max}, got ${data}`)
-      if (data < min) return report(run, `expected a number >= ${min}, got ${data}`)
-      if (multiple && !multiple(data)) return report(run, `${stepText}, got ${data}`)
+      if (typeof data !== 'number') return reportGot(run, NUMBER, data)
+      if (data > max) return report(run, { kind: 'max', params: { limit: max, got: shown(data) } })
+      if (data < min) return report(run, { kind: 'min', params: { limit: min, got: shown(data) } })
+      if (multiple && !multiple(data)) return report(run, { kind: 'step', params: { step: step!, ...(meta.min ? { from: meta.min } : {}), got: shown(data) } })
       return data
     }
   },
 
   bitset: ({ bits }) => {
     const table = new Map(Object.entries(bits!))
-    const expected = `expected one of ${[...table.keys()].map((k) => JSON.stringify(k)).join(', ')}`
+    const options = [...table.keys()].map((k) => JSON.stringify(k))
     return (data, run) => {
       if (typeof data === 'number') return data
-      if (!Array.isArray(data)) return reportGot(run, 'expected a number or an array of flag names', data)
+      if (!Array.isArray(data)) return reportGot(run, FLAGS, data)
       let value = 0
       for (let i = 0; i < data.length; i++) {
         const key = data[i]
         if (typeof key !== 'string') {
-          reportGot(run, expected, key)
+          report(run, { kind: 'flag', params: { options, got: shown(key) } })
           if (!run.quiet) annotate(run, run.n - 1, i)
           return
         }

@@ -4,8 +4,11 @@ import type { Compile } from './compiler'
 import { lengthCheck } from './length-check'
 import { closureObject, generatedObject } from './object-codegen'
 import { annotate, reportGot, rollback } from './run'
-import { describe, preview } from './values'
+import { preview, shown } from './values'
 import { selfResolving, viaSchemastery } from './via-schemastery'
+
+const OBJECT = Object.freeze({ type: 'object' } as const)
+const ARRAY = Object.freeze({ type: 'array' } as const)
 
 export const structureCompilers: Record<string, Compile> = {
   object: ({ dict }, strict, c) => {
@@ -22,7 +25,7 @@ export const structureCompilers: Record<string, Compile> = {
     // a dict of `never` is how a closed object (or `propertyNames`) refuses keys: say so
     const refusesKeys = inner!.type === 'never' && !inner!.meta.loose
     return (data, run) => {
-      if (!isPlain(data)) return reportGot(run, 'expected an object', data)
+      if (!isPlain(data)) return reportGot(run, OBJECT, data)
       const result: any = {}
       const n0 = run.n
       for (const key in data) {
@@ -31,14 +34,14 @@ export const structureCompilers: Record<string, Compile> = {
         if (run.n !== n) {
           if (strict) { rollback(run, n); continue }
           if (run.quiet) return
-          for (let i = n; i < run.issues!.length; i++) run.issues![i]!.message = `invalid property name ${preview(key)}: ${run.issues![i]!.message}`
+          for (let i = n; i < run.issues!.length; i++) run.issues![i]!.detail = { kind: 'property_name', params: { name: preview(key), problem: run.issues![i]!.detail } }
           continue
         }
         n = run.n
         const value = valueNode(data[key], run)
         if (run.n !== n) {
           if (run.quiet) return
-          if (refusesKeys) for (let i = n; i < run.issues!.length; i++) run.issues![i]!.message = `unknown property: not allowed here (got ${describe(data[key])})`
+          if (refusesKeys) for (let i = n; i < run.issues!.length; i++) run.issues![i]!.detail = { kind: 'unknown_field', params: { got: shown(data[key]) } }
           annotate(run, n, key)
         } else if (key !== '__proto__') {
           // schemastery's `result.__proto__ = value` would only swap the output's prototype
@@ -53,7 +56,7 @@ export const structureCompilers: Record<string, Compile> = {
     const node = c.node(inner!, false)
     const length = lengthCheck(meta, 'items', !isNullish(inner!.meta.default))
     return (data, run) => {
-      if (!Array.isArray(data)) return reportGot(run, 'expected an array', data)
+      if (!Array.isArray(data)) return reportGot(run, ARRAY, data)
       const n0 = run.n
       length(data.length, run)
       if (run.quiet && run.n !== n0) return
@@ -76,7 +79,7 @@ export const structureCompilers: Record<string, Compile> = {
     const nodes = list!.map((inner) => c.node(inner, false))
     const count = nodes.length
     return (data, run) => {
-      if (!Array.isArray(data)) return reportGot(run, 'expected an array', data)
+      if (!Array.isArray(data)) return reportGot(run, ARRAY, data)
       const n0 = run.n
       const result: any[] = []
       for (let i = 0; i < count; i++) {

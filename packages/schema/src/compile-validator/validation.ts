@@ -18,7 +18,8 @@ export type ExpectedValue =
 
 /**
  * What is wrong at one path, keyed by `kind`, with the parameters a message is made of: the
- * locale-free form of `ValidationIssue.message`, which a message catalogue renders.
+ * locale-free form of `ValidationIssue.message`, which a message catalogue renders. `got` is
+ * always what the input held there, as shown (for a length, the length).
  * - `required`: no value where one is required (`property`: the value of an object's key).
  * - `type`: a value of the wrong kind.
  * - `enum`: not one of the allowed constants (`options`, previewed).
@@ -34,12 +35,12 @@ export type ExpectedValue =
 export type IssueDetail =
   | { kind: 'required'; params: { property: boolean } }
   | { kind: 'type'; params: { expected: ExpectedValue; got: ShownValue } }
-  | { kind: 'enum'; params: { options: string[]; got: string } }
+  | { kind: 'enum'; params: { options: string[]; got: ShownValue } }
   | { kind: 'flag'; params: { options: string[]; got: ShownValue } }
-  | { kind: 'pattern'; params: { pattern: string; got: string } }
-  | { kind: 'max' | 'min'; params: { limit: number; got: number } }
-  | { kind: 'step'; params: { step: number; from?: number; got: number } }
-  | { kind: 'max_length' | 'min_length'; params: { limit: number; got: number; unit: 'characters' | 'items' } }
+  | { kind: 'pattern'; params: { pattern: string; got: ShownValue } }
+  | { kind: 'max' | 'min'; params: { limit: number; got: ShownValue } }
+  | { kind: 'step'; params: { step: number; from?: number; got: ShownValue } }
+  | { kind: 'max_length' | 'min_length'; params: { limit: number; got: ShownValue; unit: 'characters' | 'items' } }
   | { kind: 'property_name'; params: { name: string; problem: IssueDetail } }
   | { kind: 'unknown_field'; params: { got: ShownValue } }
   | { kind: 'convert'; params: { error: string; got: ShownValue } }
