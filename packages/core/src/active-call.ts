@@ -9,6 +9,8 @@ import type { ToolPreview } from './tool-preview'
 import type { Elicitation, ElicitationSchema, ElicitOptions, LogLevel } from './elicitation/elicitation'
 import type { QuotaReservation } from './quotas/quota-book'
 import type { RepairRecord } from './repair/repair-step'
+import { abortReason } from './messages/en-us'
+import type { AbortCause } from './result-params'
 import type { HeldPlaces, RunningCaps } from './quotas/running-caps'
 import { maskSecrets } from './secret-fields'
 import { ToolDenial } from './tool-denial'
@@ -61,7 +63,10 @@ export class ActiveCall implements ToolCall, RunningCall, CallInfo {
   /** `waitMs` when the handler started, so `durationMs` leaves out only the waits inside it. */
   declare waitBeforeRun?: number
   declare abortKind?: AbortKind
+  /** Why the call was aborted, in the model's English (`abortReason(abortCause)`). */
   declare abortMessage?: string
+  /** Why the call was aborted, as the parameters of its `timed_out` or `cancelled` result. */
+  declare abortCause?: AbortCause
   /** Frees the tool's concurrency slot, once. */
   declare release?: () => void
   /** The call's places under `maxRunning`, given back once with `releaseSlot`. */
@@ -197,11 +202,12 @@ export class ActiveCall implements ToolCall, RunningCall, CallInfo {
     return this.abortKind !== undefined
   }
 
-  /** Aborts the call's signal once; the first reason wins. */
-  abort(kind: AbortKind, message: string): void {
+  /** Aborts the call's signal once; the first reason wins. A string is a reason in someone's own words. */
+  abort(kind: AbortKind, cause: AbortCause | string): void {
     if (this.abortKind) return
     this.abortKind = kind
-    this.abortMessage = message
+    this.abortCause = typeof cause === 'string' ? { cause: 'other', reason: cause } : cause
+    this.abortMessage = abortReason(this.abortCause)
     this.controller?.abort(this.abortError())
     this.hooks.aborted(this)
   }

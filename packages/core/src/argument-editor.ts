@@ -4,9 +4,12 @@ import { permissionOf, requestFor } from './call-request'
 import { jsonChanges } from './json-changes'
 import type { ArgumentEditor, RevisedCall } from './permission-gate'
 import { maskSecrets, restoreSecrets } from './secret-fields'
-import { formatMaskedIssues } from './secret-issues'
+import { enUS } from './messages/en-us'
+import { SECRET_CHANGED } from './messages/edit-lines'
+import type { RevisionRefusal } from './result-params'
+import { maskedProblems } from './secret-issues'
 import type { PermissionSpec } from './tool'
-import { describeUnknownEditKey, findUnknownEditKey } from './unknown-edit-key'
+import { findUnknownEditKey, unknownEditKeyRefusal } from './unknown-edit-key'
 
 /**
  * What lets an approver edit a call's arguments before approving it: the edited arguments
@@ -24,21 +27,13 @@ export function editorFor(call: ActiveCall, maxArgumentsLength: number, produced
     schema,
     revise(value) {
       const unknown = value && typeof value === 'object' ? findUnknownEditKey(schema, value, call.args) : undefined
-      if (unknown) return { error: describeUnknownEditKey(unknown) }
+      if (unknown) return refused(unknownEditKeyRefusal(unknown))
       const checked = checkRevision(call, value, maxArgumentsLength)
-      if ('problem' in checked) {
-        switch (checked.problem) {
-          case 'not-object': return { error: 'the edited arguments must be a JSON object' }
-          case 'not-json': return { error: `the edited arguments are not JSON: ${checked.detail}` }
-          case 'too-long': return { error: `the edited arguments are ${checked.detail}` }
-          case 'invalid': return { error: checked.detail }
-          case 'permission': return { error: `the edited call's permission could not be worked out: ${checked.detail}` }
-        }
-      }
+      if ('refusal' in checked) return refused(checked.refusal)
       const { input, args, permission } = checked
       const changes = jsonChanges(call.args, args)
       // A secret changes under its mask: say that it did, never what it is.
-      if (!changes.length && call.args !== call.input && JSON.stringify(input) !== JSON.stringify(call.input)) changes.push('a secret field was changed (its value is not shown)')
+      if (!changes.length && call.args !== call.input && JSON.stringify(input) !== JSON.stringify(call.input)) changes.push(SECRET_CHANGED)
       const revised: RevisedCall = { input, changes, request: requestFor(call, permission, call.tool.confirm, args) }
       produced.add(revised)
       return revised
@@ -46,10 +41,15 @@ export function editorFor(call: ActiveCall, maxArgumentsLength: number, produced
   }
 }
 
+/** An edit refused: why, in the model's English, and in its structured form. */
+function refused(refusal: RevisionRefusal): { error: string; refusal: RevisionRefusal } {
+  return { error: enUS.revision(refusal, 'edit'), refusal }
+}
+
 /** Arguments a person or a middleware put in place of the call's, checked as the model's were. */
 export type CheckedRevision =
   | { input: unknown; args: unknown; permission: PermissionSpec; json: string }
-  | { problem: 'not-object' | 'not-json' | 'too-long' | 'invalid' | 'permission'; detail: string }
+  | { refusal: RevisionRefusal }
 
 /**
  * Checks new arguments for a call as the model's went through the pipeline: a JSON object
@@ -58,32 +58,24 @@ export type CheckedRevision =
  * `args` the same with secrets masked. Shared by an approver's edit and a middleware's rewrite.
  */
 export function checkRevision(call: ActiveCall, value: unknown, maxArgumentsLength: number): CheckedRevision {
-  if (!value || typeof value !== 'object' || Array.isArray(value)) return { problem: 'not-object', detail: '' }
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return { refusal: { kind: 'not_object' } }
   let json: string
   try {
     json = JSON.stringify(value)
   } catch (error) {
-    return { problem: 'not-json', detail: messageOf(error) }
+    return { refusal: { kind: 'not_json', detail: messageOf(error) } }
   }
-  if (json.length > maxArgumentsLength) return { problem: 'too-long', detail: `${json.length} characters long; the limit is ${maxArgumentsLength}` }
+  if (json.length > maxArgumentsLength) return { refusal: { kind: 'too_large', length: json.length, max: maxArgumentsLength } }
   const restored = restoreSecrets(value, call.input, call.entry.secrets)
   const checked = call.entry.validator(restored)
   // Said to the person, logged: the secrets kept under their mask, or typed anew, are not quoted.
-  if (!checked.ok) return { problem: 'invalid', detail: formatMaskedIssues(checked.issues, restored, call.entry.secrets) }
+  if (!checked.ok) return { refusal: { kind: 'validation', problems: maskedProblems(checked.issues, restored, call.entry.secrets) } }
   let permission: PermissionSpec
   try {
     permission = permissionOf(call, checked.value)
   } catch (error) {
-    return { problem: 'permission', detail: messageOf(error) }
+    return { refusal: { kind: 'permission', error: messageOf(error) } }
   }
   return { input: checked.value, args: maskSecrets(checked.value, call.entry.secrets), permission, json }
 }
 
-/**
- * The line a model reads before the result of a call a person edited, so it does not take
- * the result for its own call's: what changed, path by path (`jsonChanges`). An edit that
- * changes nothing is a plain approval, so there is always a change to name.
- */
-export function editNote(changes: readonly string[]): string {
-  return `A person changed your arguments before approving this call; it ran with these changes:\n${changes.join('\n')}`
-}

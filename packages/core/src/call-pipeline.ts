@@ -3,7 +3,7 @@ import type { BackgroundPort } from './background-port'
 import type { ResumedFrom } from './events'
 import { messageOf } from './error-message'
 import { AuthorizeStage } from './pipeline/authorize-stage'
-import { callResult } from './pipeline/call-results'
+import { codedResult } from './pipeline/call-results'
 import { LimitsStage } from './pipeline/limits-stage'
 import { MiddlewareStage } from './pipeline/middleware-stage'
 import { ParseStage } from './pipeline/parse-stage'
@@ -91,7 +91,7 @@ export class CallPipeline {
   startResumed(call: ActiveCall, background: BackgroundPort | undefined): string | undefined {
     if (background) {
       try {
-        const { taskId } = this.runStage.handOver(call, background, (id) => `Approved after a restart, the call runs in the background as task ${id}. Check it with task_status({ "id": "${id}" }).`)
+        const { taskId } = this.runStage.handOver(call, background, true)
         if (call.aborted) this.settle.endAborted(call)
         else this.advance(call, 0)
         return taskId
@@ -118,7 +118,7 @@ export class CallPipeline {
       if (outcome === undefined) continue
       if (!isPromise(outcome)) return this.settle.end(call, outcome)
       const next = index + 1
-      outcome.then((later) => this.resume(call, later, next), (error) => this.settle.end(call, callResult(call, 'error', `Error: ${messageOf(error)}`, 'tool_error')))
+      outcome.then((later) => this.resume(call, later, next), (error) => this.settle.end(call, codedResult(call, 'error', 'tool_error', { message: messageOf(error) })))
       return
     }
   }

@@ -173,7 +173,27 @@ export { ToolDenial } from './tool-denial'
 export { ToolRateLimit } from './tool-rate-limit'
 export { ToolRegistry, type ToolRegistryOptions } from './tool-registry'
 export type { ToolSource, UnavailableSource } from './tool-source'
-export type { AbortParams, ArgumentProblem, ArgumentsRefusal, MiddlewareFailure, ResultMessage, ResultParams, ResultParamsByCode } from './result-params'
+export type { AbortCause, AbortParams, ArgumentProblem, ArgumentsRefusal, MiddlewareFailure, ResultMessage, ResultParams, ResultParamsByCode, RevisionRefusal } from './result-params'
+export {
+  catalogueFor,
+  describeDenial,
+  describeProblem,
+  describeResult,
+  describeRevision,
+  type DurationOptions,
+  enUS,
+  formatDurationFor,
+  type MessageCatalogue,
+  type MessageLocale,
+  MESSAGE_LOCALES,
+  messageLocale,
+  messageTerms,
+  type MessageTerms,
+  resultMessage,
+  type RevisionBy,
+  SECRET_CHANGED,
+  zhCN,
+} from './messages'
 export type { AskedFor, Denial, DenialCause, RuleCause } from './types/denial'
 export { TOOL_STATUSES, type ToolArtifact, type ToolAudio, type ToolImage, type ToolResource, type ToolOutput, type ToolOutputObject, type ToolResult, type ToolResultCode, type ToolStatus } from './tool-result'
 export { type ExecuteOptions, Toolset, type ToolsetOptions } from './toolset'

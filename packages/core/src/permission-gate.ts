@@ -5,6 +5,7 @@ import type { PermissionMode } from './permissions/permission-modes'
 import type { Session } from './session'
 import type { Approver } from './types/approver'
 import type { Decision } from './types/decision'
+import type { RevisionRefusal } from './result-params'
 import type { Denial, RuleCause } from './types/denial'
 import type { Effect, PermissionSpec } from './types/effect'
 import type { ToolPreview } from './types/tool-preview'
@@ -77,7 +78,7 @@ export interface ArgumentEditor {
    * Validates edited arguments as the model's would be (secret fields left as `••••` keep
    * their value) and returns the edited call, or why it cannot run.
    */
-  revise(args: unknown): RevisedCall | { error: string }
+  revise(args: unknown): RevisedCall | { error: string; refusal?: RevisionRefusal }
 }
 
 /** An approver's edit, validated: what the call becomes if the edit is approved. */

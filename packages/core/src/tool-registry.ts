@@ -26,6 +26,7 @@ import type { ModelToolCall } from './tool-call'
 import { ToolEntry } from './tool-entry'
 import type { ToolResult } from './tool-result'
 import { type ExecuteOptions, Toolset, type ToolsetOptions } from './toolset'
+import type { AbortCause } from './result-params'
 
 export interface ToolRegistryOptions {
   /** Receives `tools/*` events. */
@@ -153,7 +154,7 @@ export class ToolRegistry implements PipelineHost {
       throw new DoguError('NAME_CONFLICT', `tool "${checked.name}" is already defined by ${existing.ownerName}; ${ownerName} cannot define it too`)
     }
     const entry = new ToolEntry(checked, owner, ownerName)
-    if (existing) this.retire(existing, `tool "${checked.name}" was replaced`)
+    if (existing) this.retire(existing, { cause: 'unloaded', tool: checked.name, replaced: true })
     this.entries.set(checked.name, entry)
     this.index?.add(checked)
     this.changed()
@@ -164,7 +165,7 @@ export class ToolRegistry implements PipelineHost {
         this.entries.delete(checked.name)
         this.index?.remove(checked.name)
       }
-      this.retire(entry, `tool "${checked.name}" was unloaded`)
+      this.retire(entry, { cause: 'unloaded', tool: checked.name })
       this.changed()
     }
   }
@@ -191,7 +192,7 @@ export class ToolRegistry implements PipelineHost {
       if (entry.owner !== owner) continue
       this.entries.delete(name)
       this.index?.remove(name)
-      this.retire(entry, `tool "${name}" was unloaded`)
+      this.retire(entry, { cause: 'unloaded', tool: name })
       count++
     }
     if (count) this.changed()
@@ -286,7 +287,7 @@ export class ToolRegistry implements PipelineHost {
 
   /** Aborts every call in flight and stops the timer; the registry stays usable. */
   dispose(): void {
-    for (const call of this.running.active()) call.abort('disposed', 'the tool service stopped')
+    for (const call of this.running.active()) call.abort('disposed', { cause: 'unloaded' })
     this.running.clear()
   }
 
@@ -300,9 +301,9 @@ export class ToolRegistry implements PipelineHost {
     }
   }
 
-  private retire(entry: ToolEntry, message: string) {
+  private retire(entry: ToolEntry, cause: AbortCause) {
     entry.disposed = true
-    for (const call of this.running.active()) if (call.entry === entry) call.abort('disposed', message)
+    for (const call of this.running.active()) if (call.entry === entry) call.abort('disposed', cause)
   }
 
   private sortedEntries(): ToolEntry[] {

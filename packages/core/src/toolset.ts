@@ -11,8 +11,11 @@ import type { ModelToolCall } from './tool-call'
 import { type DefinitionMap, toolDefinition } from './tool-definition'
 import { ToolEntry } from './tool-entry'
 import { dialectOf } from './tool-json-schema'
+import type { AbortCause } from './result-params'
 import type { ToolResult } from './tool-result'
 import type { UnavailableSource } from './tool-source'
+
+const BATCH_CANCELLED: AbortCause = Object.freeze({ cause: 'batch' })
 
 const NONE: readonly string[] = Object.freeze([])
 
@@ -248,7 +251,7 @@ export class Toolset {
     const results: ToolResult[] = new Array(calls.length)
     const active: ActiveCall[] = []
     const cancel = () => {
-      for (const call of active) if (!call.settled && !call.adopted) call.abort('cancelled', 'the batch was cancelled')
+      for (const call of active) if (!call.settled && !call.adopted) call.abort('cancelled', BATCH_CANCELLED)
     }
     signal?.addEventListener('abort', cancel, { once: true })
     try {
@@ -261,7 +264,7 @@ export class Toolset {
           continue
         }
         active.push(prepared)
-        if (signal?.aborted) prepared.abort('cancelled', 'the batch was cancelled')
+        if (signal?.aborted) prepared.abort('cancelled', BATCH_CANCELLED)
         // Behind the batch gate a call may wait: its deadline starts when it runs.
         prepared.waited = true
         pending.push(scheduler

@@ -1,5 +1,6 @@
 import type Schema from 'schemastery'
 import { closestNames } from './closest-names'
+import type { RevisionRefusal } from './result-params'
 
 /** A key an edit set that the tool's schema does not name where it was set. */
 export interface UnknownEditKey {
@@ -26,12 +27,10 @@ export function findUnknownEditKey(schema: Schema, edited: unknown, original: un
   return walk([schema], edited, original, '$', 0)
 }
 
-/** What `findUnknownEditKey` says of one, for a person: where, and the name they likely meant. */
-export function describeUnknownEditKey({ path, key, names }: UnknownEditKey): string {
-  const [close] = closestNames(key, names, 1)
-  const hint = close === undefined ? '' : ` — did you mean \`${close}\`?`
-  const known = names.length ? ` The fields there are: ${names.map((name) => `\`${name}\``).join(', ')}.` : ''
-  return `the edited arguments set \`${key}\` at ${path}, which is not a field of this tool's arguments${hint}${known}`
+/** What `findUnknownEditKey` found, as an edit's refusal: where, and the name they likely meant. */
+export function unknownEditKeyRefusal({ path, key, names }: UnknownEditKey): RevisionRefusal {
+  const [suggestion] = closestNames(key, names, 1)
+  return suggestion === undefined ? { kind: 'unknown_field', path, key, names } : { kind: 'unknown_field', path, key, names, suggestion }
 }
 
 function walk(schemas: Schema[], value: unknown, original: unknown, path: string, depth: number): UnknownEditKey | undefined {

@@ -284,10 +284,10 @@ describe('execute: authorize seam', () => {
 
   // A gate is plugin code: whatever its synchronous answer, the pipeline must return a result.
   describe.each([
-    ['returns undefined', () => undefined, 'Permission denied: the permission check returned no valid decision (got undefined)'],
-    ['throws', () => { throw new Error('rules store is offline') }, 'Permission denied: the permission check failed: rules store is offline'],
-    ['returns an unknown decision', () => ({ decision: 'bogus' }), 'Permission denied: the permission check returned no valid decision (got "bogus")'],
-  ])('a synchronous gate that %s', (_, decide, content) => {
+    ['returns undefined', () => undefined, 'Permission denied: the permission check returned no valid decision (got undefined)', { cause: 'no_decision', got: 'undefined' }],
+    ['throws', () => { throw new Error('rules store is offline') }, 'Permission denied: the permission check failed: rules store is offline', { cause: 'check_failed', error: 'rules store is offline' }],
+    ['returns an unknown decision', () => ({ decision: 'bogus' }), 'Permission denied: the permission check returned no valid decision (got "bogus")', { cause: 'no_decision', got: '"bogus"' }],
+  ])('a synchronous gate that %s', (_, decide, content, params) => {
     function gated() {
       let ran = 0
       const registry = new ToolRegistry()
@@ -299,7 +299,7 @@ describe('execute: authorize seam', () => {
     it('denies a single call', async () => {
       const { toolset, ran } = gated()
       const results = await toolset.execute([{ id: '1', name: 'do_write', arguments: '{}' }])
-      expect(results).toEqual([{ id: '1', name: 'do_write', status: 'denied', code: 'permission_denied', content, durationMs: expect.any(Number) }])
+      expect(results).toEqual([{ id: '1', name: 'do_write', status: 'denied', code: 'permission_denied', content, params, durationMs: expect.any(Number) }])
       expect(ran()).toBe(0)
     })
 

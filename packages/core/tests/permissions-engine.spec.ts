@@ -519,7 +519,7 @@ describe('PermissionEngine: asking', () => {
     expect(warnings.filter((w) => w.includes('ignored an answer from'))).toHaveLength(3)
     expect(warnings.some((w) => w.includes('mallory') && w.includes('the caller (discord:u1) or users with authority ≥ 4'))).toBe(true)
     expect(manual.answer({ decision: 'deny', by: { id: 'admin', authority: 4 }, reason: 'not on a Friday' })).toBe('accepted')
-    expect(await pending).toEqual({ decision: 'deny', reason: 'admin declined it: not on a Friday', rule: expect.objectContaining({ kind: 'answer' }) })
+    expect(await pending).toEqual({ decision: 'deny', reason: 'admin declined it: not on a Friday', denial: { cause: 'declined', by: 'admin', reason: 'not on a Friday' }, rule: expect.objectContaining({ kind: 'answer' }) })
     expect(permissions.grants()).toEqual([])
     expect(events.at(-1)).toMatchObject({ phase: 'approve', decision: 'deny', source: { kind: 'answer', by: { id: 'admin', authority: 4 }, scope: 'once' } })
   })
@@ -606,7 +606,7 @@ describe('PermissionEngine: asking', () => {
     vi.advanceTimersByTime(59_999)
     expect(permissions.pending()).toHaveLength(1)
     vi.advanceTimersByTime(1)
-    expect(await pending).toEqual({ decision: 'deny', reason: 'timed out waiting for approval (no answer within 1 min)', rule: { kind: 'timeout', timeout: 60_000 } })
+    expect(await pending).toEqual({ decision: 'deny', reason: 'timed out waiting for approval (no answer within 1 min)', denial: { cause: 'expired', timeoutMs: 60_000 }, rule: { kind: 'timeout', timeout: 60_000 } })
     expect(manual.signals[0].aborted).toBe(true)
     expect(events.at(-1)).toMatchObject({ phase: 'approve', decision: 'deny', source: { kind: 'timeout', timeout: 60_000 } })
     expect(vi.getTimerCount()).toBe(0)
@@ -629,7 +629,7 @@ describe('PermissionEngine: asking', () => {
     const controller = new AbortController()
     const pending = permissions.approve({ ...request(), callId: 'c1' }, controller.signal)
     controller.abort()
-    expect(await pending).toEqual({ decision: 'deny', reason: 'the call was cancelled while waiting for approval', rule: { kind: 'cancelled' } })
+    expect(await pending).toEqual({ decision: 'deny', reason: 'the call was cancelled while waiting for approval', denial: { cause: 'cancelled', when: 'waiting' }, rule: { kind: 'cancelled' } })
     expect(manual.signals[0].aborted).toBe(true)
     expect(permissions.pending()).toEqual([])
     expect(vi.getTimerCount()).toBe(0)
@@ -640,11 +640,12 @@ describe('PermissionEngine: asking', () => {
     expect(manual.requests).toHaveLength(1)
   })
 
-  it('denies an ask with a message when no asker is registered', async () => {
+  it('denies an ask with a message when no asker is registered, saying how to register one', async () => {
     const { permissions, events } = engine()
     expect(await permissions.approve({ ...request(), callId: 'c1' })).toEqual({
       decision: 'deny',
-      reason: 'it needs a person\'s approval (no rule matches; exec tools need approval by default), but no asker is registered to ask anyone',
+      reason: 'it needs a person\'s approval (no rule matches; exec tools need approval by default), but no asker is registered to ask anyone: register one with ctx.permissions.asker(...) (see docs/permissions.md)',
+      denial: { cause: 'no_asker', asked: { kind: 'default', decision: 'ask', effect: 'exec' } },
       rule: { kind: 'no-asker' },
     })
     expect(events.at(-1)?.source).toEqual({ kind: 'no-asker' })
@@ -675,6 +676,7 @@ describe('PermissionEngine: asking', () => {
     expect(await permissions.approve({ ...request(), callId: 'c1' })).toEqual({
       decision: 'deny',
       reason: 'nobody could be asked to approve deploy (the MCP client cannot show questions: it declared no elicitation)',
+      denial: { cause: 'unreachable', tool: 'deploy', why: ['the MCP client cannot show questions: it declared no elicitation'] },
       rule: { kind: 'no-asker' },
     })
     expect(events.at(-1)?.source).toEqual({ kind: 'no-asker' })
@@ -725,7 +727,7 @@ describe('PermissionEngine: asking', () => {
     ])
     expect(manual.signals.every((signal) => signal.aborted)).toBe(true)
     expect(vi.getTimerCount()).toBe(0)
-    expect(await permissions.approve({ ...request(), callId: 'c3' })).toEqual({ decision: 'deny', reason: 'the permissions service is stopped', rule: { kind: 'stopped' } })
+    expect(await permissions.approve({ ...request(), callId: 'c3' })).toEqual({ decision: 'deny', reason: 'the permissions service is stopped', denial: { cause: 'stopped', when: 'before_ask' }, rule: { kind: 'stopped' } })
     await permissions.stop()
   })
 

@@ -82,7 +82,7 @@ describe('permissions in the pipeline', () => {
     expect(await call(user, 'read')).toMatchObject({ status: 'ok' })
     const denied = await call(user, 'deploy', { env: 'prod' })
     expect(denied).toMatchObject({ status: 'denied', code: 'permission_denied' })
-    expect(denied.content).toBe('Permission denied: it needs a person\'s approval (no rule matches; exec tools need approval by default), but no asker is registered to ask anyone')
+    expect(denied.content).toBe('Permission denied: it needs a person\'s approval (no rule matches; exec tools need approval by default), but no asker is registered to ask anyone: register one with ctx.permissions.asker(...) (see docs/permissions.md)')
     expect(events.map((e) => [e.phase, e.request.permission, e.decision, e.source.kind])).toEqual([
       ['authorize', { name: 'deploy:run', target: 'prod' }, 'allow', 'rule'],
       ['authorize', { name: 'deploy:run', target: 'staging' }, 'allow', 'rule'],

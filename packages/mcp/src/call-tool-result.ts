@@ -11,6 +11,8 @@ export interface DoguResultMeta {
   taskId?: string
   /** On `rate_limited`: milliseconds until the quota that refused the call has room again. */
   retryAfterMs?: number
+  /** The parameters of `code`'s message (`ToolResult.params`), so a Dogu client can tell a person the outcome in their locale. */
+  params?: ToolResult['params']
 }
 
 type Content = CallToolResult['content'][number]
@@ -40,6 +42,7 @@ export function toCallToolResult(result: ToolResult, options: ToCallToolResultOp
   if (result.code) meta.code = result.code
   if (result.taskId) meta.taskId = result.taskId
   if (result.retryAfterMs !== undefined) meta.retryAfterMs = result.retryAfterMs
+  if (result.params) meta.params = result.params
   const converted: CallToolResult = { content, _meta: { [DOGU_META]: meta } }
   if (result.data !== undefined) {
     const wrap = options.wrapData ?? !isPlainObject(result.data)

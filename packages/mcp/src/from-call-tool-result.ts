@@ -1,4 +1,4 @@
-import { type ToolAudio, type ToolCall, type ToolImage, type ToolOutputObject, ToolRateLimit, type ToolResource } from '@dogu/core'
+import { type Denial, type ToolAudio, type ToolCall, type ToolImage, type ToolOutputObject, ToolDenial, ToolRateLimit, type ToolResource } from '@dogu/core'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { DOGU_META, type DoguResultMeta } from './call-tool-result'
 
@@ -40,7 +40,8 @@ export function fromCallToolResult(result: CallToolResult, call: ToolCall, trust
   const text = lines.join('\n')
   if (result.isError) {
     const meta = result._meta?.[DOGU_META] as DoguResultMeta | undefined
-    if (trusted && meta?.status === 'denied') call.deny(text.replace(/^Permission denied: /, ''))
+    // The server's structured denial rides along; the pipeline keeps it only where it says what the text says.
+    if (trusted && meta?.status === 'denied') throw new ToolDenial(text.replace(/^Permission denied: /, ''), denialIn(meta.params))
     if (trusted && meta?.status === 'rate_limited') throw new ToolRateLimit(text, typeof meta.retryAfterMs === 'number' ? meta.retryAfterMs : undefined)
     throw new Error(text.replace(/^Error: /, '') || 'the MCP server reported an error without a message')
   }
@@ -69,4 +70,9 @@ function link(block: Link): ToolResource {
     if (typeof block[key] === 'string') entry[key] = block[key]
   }
   return entry
+}
+
+/** A denial's parameters from a server's `_meta`, when they look like one. */
+function denialIn(params: unknown): Denial | undefined {
+  return params && typeof params === 'object' && typeof (params as { cause?: unknown }).cause === 'string' ? params as Denial : undefined
 }

@@ -109,7 +109,7 @@ describe('the MCP server\'s asker: plural askers, first answer wins', () => {
 
   it('the asker is registered while a connection is open, and removed with the last one', async () => {
     const before = await ctx.tools.execute([{ id: 'x', name: 'notes', arguments: { text: 'a' } }], { session: { id: 'chat-1' } })
-    expect(before[0].content).toBe('Permission denied: it needs a person\'s approval (no rule matches; write tools need approval by default), but no asker is registered to ask anyone')
+    expect(before[0].content).toBe('Permission denied: it needs a person\'s approval (no rule matches; write tools need approval by default), but no asker is registered to ask anyone: register one with ctx.permissions.asker(...) (see docs/permissions.md)')
     const client = await connect()
     await client.close()
     clients.length = 0

@@ -90,7 +90,7 @@ describe('Dogu → MCP → Dogu, the server trusted', () => {
 
   it('a deny rule on the serving side denies the same way', async () => {
     const expected = await direct('deploy', { env: 'prod' })
-    expect(expected).toEqual({ status: 'denied', code: 'permission_denied', content: expect.stringContaining('Permission denied:') })
+    expect(expected).toEqual({ status: 'denied', code: 'permission_denied', content: expect.stringContaining('Permission denied:'), params: expect.objectContaining({ cause: 'rule' }) })
     answers.set('demo_deploy', 'allow')
     expect(await bridged('deploy', { env: 'prod' })).toEqual(expected)
   })

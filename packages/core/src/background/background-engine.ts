@@ -8,6 +8,7 @@ import { capResult } from './retention'
 import { MemoryTaskStore } from './task-store'
 import { TaskStoreFollower } from './task-store-follower'
 import { messageOf } from '../error-message'
+import { enUS } from '../messages/en-us'
 
 export type { BackgroundEngineOptions, ListTasksOptions, WaitTaskOptions } from './background-options'
 
@@ -226,8 +227,9 @@ function failure(task: BackgroundTask, error: unknown): ToolResult {
     id: task.callId,
     name: task.tool,
     status: 'error',
-    content: `Error: ${message}`,
+    content: enUS.results.tool_error({ message }),
     code: 'tool_error',
+    params: { message },
     durationMs: Date.now() - task.startedAt,
   }
 }

@@ -1,6 +1,7 @@
 import { DoguError } from '../errors'
 import { compileNameGlobs } from '../name-matcher'
 import type { ToolEntry } from '../tool-entry'
+import { middlewareLabel } from '../messages/en-us'
 import type { RegisteredMiddleware } from './registered-middleware'
 import type { MiddlewareOptions, ToolMiddleware } from './tool-middleware'
 
@@ -36,7 +37,8 @@ export class MiddlewareStack {
     const entry: RegisteredMiddleware = Object.freeze({
       run,
       name,
-      label: ownerName ? `middleware "${name}" (${ownerName})` : `middleware "${name}"`,
+      label: middlewareLabel({ middleware: name, ...(ownerName ? { plugin: ownerName } : {}) }),
+      ...(ownerName ? { plugin: ownerName } : {}),
       order,
       sequence: this.sequence++,
       matches: globs ? compileNameGlobs(globs) : undefined,

@@ -10,6 +10,8 @@ export interface RegisteredMiddleware {
   readonly label: string
   /** Its bare name, for spans and the audit log. */
   readonly name: string
+  /** The plugin that registered it, as results name it (`plugin "policy"`). */
+  readonly plugin?: string
   readonly order: number
   readonly sequence: number
   readonly matches: ((tool: string) => boolean) | undefined

@@ -4,6 +4,9 @@ import { describeApprovers, mayAnswer } from './may-answer'
 import type { EditVerdict } from './pending-approval'
 import { approverPolicy, type DefaultApprovers, names as namesApprovers } from './rule-approvers'
 import { messageOf } from '../error-message'
+import { ruleDenial } from '../messages/denial-of'
+import { enUS } from '../messages/en-us'
+import type { RevisionRefusal } from '../result-params'
 
 /** The edit part of a pipeline's question: the tool's schema, filled with the call's (masked) arguments. */
 export function inputQuestion(edit: ArgumentEditor, args: unknown): Readonly<InputQuestion> {
@@ -36,18 +39,21 @@ export function reviseEdit(
   defaultApprovers: DefaultApprovers,
 ): EditVerdict {
   const edit = input.edit
-  if (!edit) return { refused: 'invalid', why: 'this request does not take edited arguments' }
+  if (!edit) return refusedEdit('invalid', { kind: 'not_editable' })
   const revised = reviseSafely(edit, value)
-  if ('error' in revised) return { refused: 'invalid', why: revised.error }
+  if ('error' in revised) return revised.refusal ? { refused: 'invalid', why: revised.error, refusal: revised.refusal } : { refused: 'invalid', why: revised.error }
   const result = decide(revised.request)
-  if (result.decision === 'deny') return { revised, decision: 'deny', reason: result.reason ?? 'a permission rule denies it' }
+  if (result.decision === 'deny') {
+    const denial = ruleDenial(result.reason, result.cause)
+    return { revised, decision: 'deny', reason: enUS.denial(denial), denial }
+  }
   let once = revised.request.confirm === 'always'
   if (result.decision === 'ask') {
     // The edited call may fall under another rule: its approvers must include this person.
     const asked = result.rule as PermissionRequest['asked']
     const approvers = asked?.kind === 'rule' ? asked.rule.approvers : undefined
     const policy = approverPolicy(input.session, approvers, defaultApprovers)
-    if (!mayAnswer(policy, by)) return { refused: 'not-allowed', why: `the edited call needs the approval of ${describeApprovers(policy)}` }
+    if (!mayAnswer(policy, by)) return refusedEdit('not-allowed', { kind: 'needs_approver', approvers: describeApprovers(policy) })
     if (namesApprovers(approvers)) once = true
   }
   return { revised, decision: 'allow', once }
@@ -58,6 +64,11 @@ function reviseSafely(edit: ArgumentEditor, value: unknown): ReturnType<Argument
   try {
     return edit.revise(value)
   } catch (error) {
-    return { error: `the edited arguments could not be checked: ${messageOf(error)}` }
+    const refusal: RevisionRefusal = { kind: 'check_failed', error: messageOf(error) }
+    return { error: enUS.revision(refusal, 'edit'), refusal }
   }
+}
+
+function refusedEdit(refused: 'invalid' | 'not-allowed', refusal: RevisionRefusal): EditVerdict {
+  return { refused, why: enUS.revision(refusal, 'edit'), refusal }
 }

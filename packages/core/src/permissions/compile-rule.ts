@@ -5,6 +5,8 @@ import { compileCommandGlob } from './command-glob'
 import { PermissionError } from './permission-error'
 import type { PermissionRule, RuleCondition, RuleSource } from './permission-rule'
 import { checkApprovers, freezeApprovers, names as namesApprovers } from './rule-approvers'
+import { enUS } from '../messages/en-us'
+import type { RuleCause } from '../types/denial'
 
 /**
  * Permission names (`fs.write`, `deploy:run`) contain no `/`, so path semantics cost them
@@ -17,7 +19,6 @@ const DECISIONS = new Set<Decision>(['allow', 'ask', 'deny'])
 const LIST_FIELDS = ['users', 'channels', 'guilds', 'platforms'] as const
 /** The built-in rule fields; a host's conditions add to them (`RuleCondition`). */
 export const RULE_FIELDS: ReadonlySet<string> = new Set(['permission', 'target', 'command', ...LIST_FIELDS, 'authority', 'sandboxed', 'approvers', 'decision', 'name'])
-const VERB: Record<Decision, string> = { allow: 'allows', ask: 'asks for', deny: 'denies' }
 
 let ruleCounter = 0
 
@@ -106,8 +107,10 @@ export function compileRule(rule: PermissionRule, origin: string, conditions?: R
   })
   const id = `rule_${++ruleCounter}`
   const source: RuleSource = Object.freeze({ kind: 'rule', id, rule: frozen, origin })
-  const what = `${permission}${target ? ` on ${target}` : command ? ` on ${command}` : ''}${sandboxed === undefined ? '' : sandboxed ? ', sandboxed' : ', unsandboxed'}`
-  const reason = `rule ${name ? `"${name}"` : `(${what})`} from ${origin} ${VERB[decision]} it`
+  const cause: RuleCause = Object.freeze({
+    kind: 'rule', decision, permission, origin,
+    ...(name ? { name } : {}), ...(target ? { target } : {}), ...(command ? { command } : {}), ...(sandboxed === undefined ? {} : { sandboxed }),
+  })
 
   return {
     id,
@@ -115,7 +118,7 @@ export function compileRule(rule: PermissionRule, origin: string, conditions?: R
     exact: nameRe ? undefined : permission,
     prefix: nameRe ? permission.slice(0, permission.search(MAGIC)) : permission,
     source,
-    result: Object.freeze({ decision, reason, rule: source }),
+    result: Object.freeze({ decision, reason: enUS.decided(cause), cause, rule: source }),
     ownApprovers: namesApprovers(frozen.approvers),
     matchName: nameRe ? (value) => nameRe.test(value) : (value) => value === permission,
     matchCall(session, value, path, isSandboxed) {

@@ -5,6 +5,9 @@ import type { GrantLedger } from './grant-ledger'
 import { EFFECT_DEFAULTS, knownEffect, PERMISSION_MODES, type PermissionMode } from './permission-modes'
 import type { RuleIndex } from './rule-index'
 import type { SessionModes } from './session-modes'
+import { enUS } from '../messages/en-us'
+import type { Decision } from '../types/decision'
+import type { RuleCause } from '../types/denial'
 
 /**
  * Decides a call in the order `PermissionEngine` documents: deny rules, the session's mode,
@@ -35,22 +38,17 @@ export function decideCall(request: AuthorizeRequest, rules: RuleIndex, modes: S
   return grants.find(request.session, name, target) ?? result
 }
 
-const MALFORMED: AuthorizeResult = Object.freeze({
-  decision: 'deny',
-  reason: 'the call named no valid permission (a permission name string, an optional target string, and a session with an id are required)',
-  rule: Object.freeze({ kind: 'default', effect: 'exec' }),
-})
+/** A result built once: its reason is the model's English of its cause. */
+function decided(decision: Decision, cause: RuleCause, rule: object): Readonly<AuthorizeResult> {
+  return Object.freeze({ decision, reason: enUS.decided(cause), cause: Object.freeze(cause), rule: Object.freeze(rule) })
+}
 
-const DEFAULT_RESULTS = Object.fromEntries(Object.entries(EFFECT_DEFAULTS).map(([effect, decision]) => [effect, Object.freeze({
-  decision,
-  reason: decision === 'allow' ? `no rule matches; ${effect} tools are allowed by default` : `no rule matches; ${effect} tools need approval by default`,
-  rule: Object.freeze({ kind: 'default', effect }),
-})])) as Record<Effect, Readonly<AuthorizeResult>>
+const MALFORMED = decided('deny', { kind: 'malformed' }, { kind: 'default', effect: 'exec' })
+
+const DEFAULT_RESULTS = Object.fromEntries(Object.entries(EFFECT_DEFAULTS).map(([effect, decision]) => [effect,
+  decided(decision, { kind: 'default', decision, effect: effect as Effect }, { kind: 'default', effect }),
+])) as Record<Effect, Readonly<AuthorizeResult>>
 
 const MODE_RESULTS = Object.fromEntries(Object.entries(PERMISSION_MODES).map(([mode, table]) => [mode, Object.fromEntries(
-  Object.entries(table).map(([effect, decision]) => [effect, Object.freeze({
-    decision,
-    reason: `the session is in ${mode} mode, which ${decision === 'deny' ? 'denies' : 'allows'} ${effect} tools`,
-    rule: Object.freeze({ kind: 'mode', mode }),
-  })]),
+  Object.entries(table).map(([effect, decision]) => [effect, decided(decision, { kind: 'mode', decision, mode, effect: effect as Effect }, { kind: 'mode', mode })]),
 )])) as Record<PermissionMode, Partial<Record<Effect, Readonly<AuthorizeResult>>>>

@@ -7,6 +7,8 @@ import type { GrantStore } from './grant-store'
 import { GrantTable } from './grant-table'
 import { settledWithin } from '../settled-within'
 import type { DecisionSource } from './permission-decision'
+import { enUS } from '../messages/en-us'
+import type { RuleCause } from '../types/denial'
 
 /** How long a store switch waits for the old store's saves before reading the new one. */
 const STORE_SWITCH_WAIT = 10_000
@@ -171,7 +173,7 @@ export class GrantLedger {
     const entry: GrantEntry = {
       grant: frozen,
       path,
-      result: Object.freeze({ decision: 'allow', reason: `a remembered "${frozen.scope}" approval by ${frozen.by} allows it (${frozen.id})`, rule: source }),
+      result: grantResult(frozen, source),
     }
     const table = frozen.scope === 'session' ? this.sessionGrants : this.alwaysGrants
     const replaced = table.get(...path)
@@ -261,4 +263,10 @@ export class GrantLedger {
     // and an engine started right after (a reload) must find this one in that queue.
     this.saving = this.loaded ? Promise.all([this.saving, save()]).then(() => {}) : this.saving.then(save)
   }
+}
+
+/** What a grant decides: an allow, its reason in the model's English and its structured form. */
+function grantResult(grant: Readonly<Grant>, source: DecisionSource): Readonly<AuthorizeResult> {
+  const cause: RuleCause = Object.freeze({ kind: 'grant', scope: grant.scope, by: grant.by, id: grant.id })
+  return Object.freeze({ decision: 'allow', reason: enUS.decided(cause), cause, rule: source })
 }

@@ -8,6 +8,9 @@ import { showRequest } from './show-request'
 import { elsewhereOf, type TakenElsewhere, takenResult } from './taken-elsewhere'
 import { messageOf } from '../error-message'
 import { info } from '../logger'
+import { enUS } from '../messages/en-us'
+import type { RevisionRefusal } from '../result-params'
+import type { Denial } from '../types/denial'
 
 export { label } from './answer-check'
 
@@ -41,9 +44,9 @@ export interface KeptOptions {
  * edited call allowed (`once`: the answer cannot be remembered) or denied by the rules.
  */
 export type EditVerdict =
-  | { refused: 'invalid' | 'not-allowed'; why: string }
+  | { refused: 'invalid' | 'not-allowed'; why: string; refusal?: RevisionRefusal }
   | { revised: RevisedCall; decision: 'allow'; once: boolean }
-  | { revised: RevisedCall; decision: 'deny'; reason: string }
+  | { revised: RevisedCall; decision: 'deny'; reason: string; denial: Denial }
 
 /**
  * One permission request waiting for a person: it shows the request to every asker,
@@ -69,7 +72,7 @@ export class PendingApproval {
   private unreachable: string[] = []
   /** The last asker failure that was not `CANNOT_ASK`. */
   private failure: { error: unknown } | undefined
-  private onAbort = () => this.end({ decision: 'deny', reason: 'the call was cancelled while waiting for approval' }, { kind: 'cancelled' })
+  private onAbort = () => this.end(denied({ cause: 'cancelled', when: 'waiting' }), { kind: 'cancelled' })
 
   constructor(
     private host: ApprovalHost,
@@ -83,10 +86,7 @@ export class PendingApproval {
     private readonly keeping: KeptOptions = {},
   ) {
     this.promise = new Promise((resolve) => { this.resolve = resolve })
-    this.timer = setTimeout(() => this.end(
-      { decision: 'deny', reason: `timed out waiting for approval (no answer within ${duration(timeout)})` },
-      { kind: 'timeout', timeout },
-    ), timeout)
+    this.timer = setTimeout(() => this.end(denied({ cause: 'expired', timeoutMs: timeout }), { kind: 'timeout', timeout }), timeout)
     signal?.addEventListener('abort', this.onAbort, { once: true })
     this.context = {
       signal: this.controller.signal,
@@ -158,10 +158,10 @@ export class PendingApproval {
     // A tool that demands a fresh answer every time cannot be remembered.
     if (this.request.confirm === 'always') scope = 'once'
     if (answer.decision === 'allow' && answer.value !== undefined) return this.edited(answer, by, scope)
-    const reason = answer.decision === 'allow'
-      ? `approved by ${label(by)} (${scope})`
-      : `${label(by)} declined it${answer.reason ? `: ${answer.reason}` : ''}`
-    return this.conclude({ decision: answer.decision, reason }, answer.via ? { kind: 'answer', by, scope, via: answer.via } : { kind: 'answer', by, scope })
+    const outcome: ApprovalOutcome = answer.decision === 'allow'
+      ? { decision: 'allow', reason: `approved by ${label(by)} (${scope})` }
+      : denied(answer.reason ? { cause: 'declined', by: label(by), reason: String(answer.reason) } : { cause: 'declined', by: label(by) })
+    return this.conclude(outcome, answer.via ? { kind: 'answer', by, scope, via: answer.via } : { kind: 'answer', by, scope })
   }
 
   /**
@@ -184,11 +184,13 @@ export class PendingApproval {
         this.end(outcome, source)
         return { status: 'accepted', open: false, ...(outcome.reason ? { reason: outcome.reason } : {}) }
       }
-      const where = claimed.instance ? `another instance (${claimed.instance})` : 'another instance'
-      const reason = claimed.closed
-        ? `the request was closed on ${where} (${claimed.closed})`
-        : `the request was answered on ${where}${claimed.by ? ` by ${claimed.by}` : ''}; the call runs there, not here`
-      this.end({ decision: 'deny', reason }, { kind: 'elsewhere', ...(claimed.instance ? { instance: claimed.instance } : {}), ...(claimed.by ? { by: claimed.by } : {}) })
+      const elsewhere = denied({
+        cause: 'elsewhere',
+        ...(claimed.instance ? { instance: claimed.instance } : {}),
+        ...(claimed.closed ? { closed: claimed.closed } : claimed.by ? { by: claimed.by } : {}),
+      })
+      const reason = elsewhere.reason!
+      this.end(elsewhere, { kind: 'elsewhere', ...(claimed.instance ? { instance: claimed.instance } : {}), ...(claimed.by ? { by: claimed.by } : {}) })
       if (claimed.closed) return { status: 'closed', reason, open: false }
       return { status: 'taken', reason, open: false, ...(claimed.by ? { by: claimed.by } : {}) }
     })
@@ -229,7 +231,7 @@ export class PendingApproval {
     const source: Extract<DecisionSource, { kind: 'answer' }> = { kind: 'answer', by, scope: 'once', edited: true }
     if (answer.via) source.via = answer.via
     if (verdict.decision === 'deny') {
-      return this.conclude({ decision: 'deny', reason: `${label(by)} edited the arguments, and the edited call is denied: ${verdict.reason}`, edited: verdict.revised }, source)
+      return this.conclude({ ...denied({ cause: 'edit_denied', by: label(by), denial: verdict.denial }), edited: verdict.revised }, source)
     }
     if (!verdict.once) source.scope = scope
     return this.conclude({ decision: 'allow', reason: `approved by ${label(by)} (${source.scope}) with edited arguments`, edited: verdict.revised }, source)
@@ -241,7 +243,7 @@ export class PendingApproval {
    */
   askerGone(asker: Asker): void {
     if (!this.live.delete(asker) || this.live.size || this.done || this.keeping.outlivesAskers) return
-    this.end({ decision: 'deny', reason: 'every asker showing the permission request was unloaded before anyone answered' }, { kind: 'askers-failed' })
+    this.end(denied({ cause: 'askers_unloaded' }), { kind: 'askers-failed' })
   }
 
   /** Ends the request once; later calls do nothing. */
@@ -275,11 +277,11 @@ export class PendingApproval {
     }
     if (!this.live.delete(asker) || this.live.size) return
     if (this.failure) {
-      this.end({ decision: 'deny', reason: `every asker failed to show the permission request (last error: ${messageOf(this.failure.error)})` }, { kind: 'askers-failed' })
+      this.end(denied({ cause: 'askers_failed', error: messageOf(this.failure.error) }), { kind: 'askers-failed' })
       return
     }
-    const what = this.request.kind === 'elicitation' ? `answer the question of ${this.request.tool}` : `approve ${this.request.tool}`
-    this.end({ decision: 'deny', reason: `nobody could be asked to ${what} (${[...new Set(this.unreachable)].join('; ')})` }, { kind: 'no-asker' })
+    const why = [...new Set(this.unreachable)]
+    this.end(denied(this.request.kind === 'elicitation' ? { cause: 'unreachable', tool: this.request.tool, elicitation: true, why } : { cause: 'unreachable', tool: this.request.tool, why }), { kind: 'no-asker' })
   }
 }
 
@@ -292,8 +294,7 @@ function describePolicy(policy: ApproverPolicy): string {
   return describeApprovers(policy)
 }
 
-export function duration(ms: number): string {
-  if (ms % 60_000 === 0) return `${ms / 60_000} min`
-  if (ms % 1000 === 0) return `${ms / 1000}s`
-  return `${ms} ms`
+/** A deny with its reason in the model's English and its structured form. */
+export function denied(denial: Denial): ApprovalOutcome & { reason: string } {
+  return { decision: 'deny', reason: enUS.denial(denial), denial }
 }

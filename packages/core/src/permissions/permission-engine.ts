@@ -11,7 +11,7 @@ import type { Grant } from './grant'
 import { GrantLedger } from './grant-ledger'
 import { type GrantStore, MemoryGrantStore } from './grant-store'
 import { MemoryPendingStore } from './memory-pending-store'
-import { type ClaimResult, type EditVerdict, label, PendingApproval } from './pending-approval'
+import { type ClaimResult, denied, type EditVerdict, label, PendingApproval } from './pending-approval'
 import type { PendingRecord, PendingStore, ResumeHandler } from './pending-record'
 import type { DecisionEvent, DecisionSource } from './permission-decision'
 import { checkConditions, type PermissionEngineOptions } from './permission-engine-options'
@@ -23,6 +23,9 @@ import { RuleIndex } from './rule-index'
 import { SessionModes } from './session-modes'
 import { type SessionHost, recordOf } from './stored-request'
 import { settledWithin } from '../settled-within'
+import { ruleDenial } from '../messages/denial-of'
+import { enUS } from '../messages/en-us'
+import type { AskedFor } from '../types/denial'
 
 export type { PermissionEngineOptions } from './permission-engine-options'
 
@@ -31,8 +34,6 @@ const MAX_TIMEOUT = 2 ** 31 - 1
 const SWITCH_WAIT = 10_000
 const DEFAULT_TIMEOUT = 300_000
 const DEFAULT_MAX_PENDING = 1000
-/** Why a call waiting for an answer ends when the engine stops and its request is kept. */
-const INTERRUPTED = 'interrupted while waiting for approval (the request is kept and asked again after a restart)'
 
 /**
  * The host-free permission gate: rules, modes, remembered grants and approvals in flight.
@@ -148,22 +149,25 @@ export class PermissionEngine implements PermissionGate {
   }
 
   private ask(request: ApprovalRequest, signal?: AbortSignal): Promise<ApprovalOutcome> {
-    if (this.stopped) return this.early(request, 'deny', 'the permissions service is stopped', { kind: 'stopped' })
-    if (signal?.aborted) return this.early(request, 'deny', 'the call was cancelled before approval was asked', { kind: 'cancelled' })
+    if (this.stopped) return this.early(request, denied({ cause: 'stopped', when: 'before_ask' }), { kind: 'stopped' })
+    if (signal?.aborted) return this.early(request, denied({ cause: 'cancelled', when: 'before_ask' }), { kind: 'cancelled' })
     let why: string
+    let askedFor: AskedFor
     let asked: PermissionRequest['asked']
     if (request.reason === undefined) {
       const result = this.decide(request)
-      if (result.decision !== 'ask') return this.early(request, result.decision, result.reason, result.rule as DecisionSource)
+      if (result.decision === 'allow') return this.early(request, result.reason === undefined ? { decision: 'allow' } : { decision: 'allow', reason: result.reason }, result.rule as DecisionSource)
+      if (result.decision === 'deny') return this.early(request, denied(ruleDenial(result.reason, result.cause)), result.rule as DecisionSource)
       why = result.reason!
+      askedFor = result.cause && enUS.decided(result.cause) === why ? result.cause : { kind: 'tool', reason: why }
       // Only a rule or an effect default asks: modes and grants allow or deny.
       asked = result.rule as PermissionRequest['asked']
     } else {
       why = String(request.reason)
+      askedFor = { kind: 'tool', reason: why }
     }
-    if (!this.askers.size) {
-      return this.early(request, 'deny', `it needs a person's approval (${why}), but no asker is registered to ask anyone`, { kind: 'no-asker' })
-    }
+    // Said to the model too: a developer's app with no approver learns how to add one.
+    if (!this.askers.size) return this.early(request, denied({ cause: 'no_asker', asked: askedFor }), { kind: 'no-asker' })
     const shown = approvalQuestion(request, why, asked, this.defaultApprovers, this.timeout)
     if (!this.durable) {
       const pending = new PendingApproval(this, shown, request, [...this.askers], signal, this.timeout)
@@ -314,18 +318,19 @@ export class PermissionEngine implements PermissionGate {
   }
 
   /**
-   * Stops the engine: every waiting request ends as a denial with `reason`, askers are
+   * Stops the engine: every waiting request ends as a denial with `reason` (by default, that
+   * the permissions service stopped while waiting for approval), askers are
    * dropped, and the returned promise settles once grants are saved. Idempotent. With a
    * pending store, kept requests stay in it: their calls end denied with "interrupted while
    * waiting for approval (the request is kept and asked again after a restart)", and the
    * promise settles once every write to the store has too.
    */
-  async stop(reason = 'the permissions service stopped while waiting for approval'): Promise<void> {
+  async stop(reason?: string): Promise<void> {
     if (!this.stopped) {
       this.stopped = true
       for (const pending of [...this.pendings]) {
-        if (this.durable?.isKept(pending.request.id)) pending.end({ decision: 'deny', reason: INTERRUPTED }, { kind: 'stopped', kept: true })
-        else pending.end({ decision: 'deny', reason }, { kind: 'stopped' })
+        if (this.durable?.isKept(pending.request.id)) pending.end(denied({ cause: 'stopped', when: 'waiting', kept: true }), { kind: 'stopped', kept: true })
+        else pending.end(reason === undefined ? denied({ cause: 'stopped', when: 'waiting' }) : { decision: 'deny', reason }, { kind: 'stopped' })
       }
       this.askers.clear()
     }
@@ -374,10 +379,9 @@ export class PermissionEngine implements PermissionGate {
     return decideCall(request, this.rules, this.modes, this.ledger)
   }
 
-  private early(request: ApprovalRequest, decision: Decision, reason: string | undefined, source: DecisionSource): Promise<ApprovalOutcome> {
-    const final = decision === 'allow' ? 'allow' : 'deny'
-    this.report('approve', request, { decision: final, reason, rule: source })
-    return Promise.resolve(reason === undefined ? { decision: final, rule: source } : { decision: final, reason, rule: source })
+  private early(request: ApprovalRequest, outcome: ApprovalOutcome, source: DecisionSource): Promise<ApprovalOutcome> {
+    this.report('approve', request, { decision: outcome.decision, reason: outcome.reason, rule: source })
+    return Promise.resolve({ ...outcome, rule: source })
   }
 
   /** A decision the pipeline made (a middleware blocked the call), reported like the engine's own. */

@@ -6,10 +6,11 @@ import type { ApprovalOutcome, AuthorizeRequest, AuthorizeResult, PermissionGate
 import type { PermissionSpec } from '../tool'
 import type { ToolResult } from '../tool-result'
 import { approval, DECISIONS, previewOf, sourceKind } from './approval'
-import { abortedResult, callResult, deniedResult } from './call-results'
+import { abortedResult, codedResult, deniedResult } from './call-results'
+import { outcomeDenial, ruleDenial } from '../messages/denial-of'
 import type { LimitsStage } from './limits-stage'
 import type { PipelineShared } from './pipeline-host'
-import { coversPermission, describePermission, takePreApproval } from './pre-approval'
+import { coversPermission, permissionOnly, takePreApproval } from './pre-approval'
 import { isPromise, type Stage, type Step } from './stage'
 
 /** Edited calls the pipeline's editors validated (`editorFor`); only these may run. */
@@ -30,7 +31,7 @@ export class AuthorizeStage implements Stage {
     try {
       permission = permissionOf(call)
     } catch (error) {
-      return callResult(call, 'error', `Error: ${messageOf(error)}`, 'tool_error')
+      return codedResult(call, 'error', 'tool_error', { message: messageOf(error) })
     }
     call.permission = permission
     // An answer given after a restart: decided by the engine as it came, so no one is asked again.
@@ -42,14 +43,14 @@ export class AuthorizeStage implements Stage {
     if (!gate) {
       const effect = permission.effect ?? call.tool.traits.effect
       if (effect === 'read') return undefined
-      return callResult(call, 'denied', `Permission denied: no permission service is loaded, so only read-only tools may run ("${call.name}" has effect "${effect}").`, 'no_permission_service')
+      return codedResult(call, 'denied', 'no_permission_service', { tool: call.name, effect })
     }
     const request = requestFor(call, permission, call.tool.confirm)
     let result: AuthorizeResult | Promise<AuthorizeResult>
     try {
       result = gate.authorize(request)
     } catch (error) {
-      return deniedResult(call, `the permission check failed: ${messageOf(error)}`)
+      return deniedResult(call, { cause: 'check_failed', error: messageOf(error) })
     }
     // Any answer but a plain `allow`, even `undefined` from a faulty gate, goes to the slow path that checks it.
     if (result && !isPromise(result) && result.decision === 'allow') {
@@ -69,7 +70,7 @@ export class AuthorizeStage implements Stage {
       call.span?.decided('allow', 'answer')
       return undefined
     }
-    return deniedResult(call, `it was approved after a restart for ${describePermission(approved)}, but the call now needs ${describePermission(permission)}`)
+    return deniedResult(call, { cause: 'approval_changed', approved: permissionOnly(approved), needs: permissionOnly(permission) })
   }
 
   /** An asynchronous answer, an ask or a denial. */
@@ -79,7 +80,7 @@ export class AuthorizeStage implements Stage {
       const answer = await pending
       if (call.aborted) return abortedResult(call)
       const decision = answer?.decision
-      if (!DECISIONS.has(decision)) return deniedResult(call, `the permission check returned no valid decision (got ${JSON.stringify(decision) ?? 'undefined'})`)
+      if (!DECISIONS.has(decision)) return deniedResult(call, { cause: 'no_decision', got: JSON.stringify(decision) ?? 'undefined' })
       call.span?.decided(decision, sourceKind(answer.rule))
       // A call over its quota is refused before anyone is asked to approve it.
       if (decision !== 'deny') {
@@ -87,11 +88,11 @@ export class AuthorizeStage implements Stage {
         if (refused) return refused
         if (call.aborted) return abortedResult(call)
       }
-      if (decision === 'deny') return deniedResult(call, answer.reason ?? 'a permission rule denies it')
+      if (decision === 'deny') return deniedResult(call, ruleDenial(answer.reason, answer.cause))
       if (decision === 'ask') return await this.ask(call, gate, request)
     } catch (error) {
       if (call.aborted) return abortedResult(call)
-      return deniedResult(call, `the permission check failed: ${messageOf(error)}`)
+      return deniedResult(call, { cause: 'check_failed', error: messageOf(error) })
     }
     return undefined
   }
@@ -113,10 +114,10 @@ export class AuthorizeStage implements Stage {
     const edited = outcome?.edited
     if (edited) {
       // Only an edit this call's editor validated runs, whatever the gate hands back.
-      if (!validatedEdits.has(edited)) return deniedResult(call, 'the permission service approved arguments the pipeline did not validate')
+      if (!validatedEdits.has(edited)) return deniedResult(call, { cause: 'unvalidated_edit' })
       call.revise(edited.input, edited.request.args, edited.changes)
     }
-    if (outcome?.decision !== 'allow') return deniedResult(call, outcome?.reason ?? 'the request was not approved')
+    if (outcome?.decision !== 'allow') return deniedResult(call, outcomeDenial(outcome))
     return undefined
   }
 }

@@ -5,7 +5,9 @@ import { normalizeOutput } from '../normalize-output'
 import { ToolDenial } from '../tool-denial'
 import { ToolRateLimit } from '../tool-rate-limit'
 import type { ToolResult } from '../tool-result'
-import { abortedResult, callResult, deniedResult } from './call-results'
+import type { ArgumentProblem } from '../result-params'
+import { abortedResult, callResult, codedResult, deniedResult } from './call-results'
+import { denialOf } from '../messages/denial-of'
 
 /** What a tool's `run` returned, made a result: its output schema (`output`) checked. */
 export function outputResult(call: ActiveCall, output: unknown): ToolResult {
@@ -15,7 +17,7 @@ export function outputResult(call: ActiveCall, output: unknown): ToolResult {
   let checked = data
   if (outputValidator) {
     const verdict = outputValidator(data)
-    if (!verdict.ok) return callResult(call, 'error', `Error: the tool's result does not match its output schema (${verdict.issues.map((issue) => `${issue.path}: ${issue.message}`).join('; ')}).`, 'output_invalid')
+    if (!verdict.ok) return codedResult(call, 'error', 'output_invalid', { problems: verdict.issues.map(({ message: _, ...problem }) => problem as ArgumentProblem) })
     checked = verdict.value
   }
   const result = callResult(call, 'ok', content)
@@ -30,17 +32,18 @@ export function outputResult(call: ActiveCall, output: unknown): ToolResult {
 /** What a tool's `run` threw, made a result: its abort, a denial, its upstream's rate limit, or an error. */
 export function errorResult(call: ActiveCall, error: unknown, logger: Logger): ToolResult {
   if (call.aborted) return abortedResult(call)
-  if (error instanceof ToolDenial) return deniedResult(call, error.reason)
+  // A tool's own `call.deny(reason)` is told in its words; a refused `call.ask` as the approval ended.
+  if (error instanceof ToolDenial) return deniedResult(call, error.denial ? denialOf(error.reason, error.denial, { cause: 'not_approved' }) : { cause: 'tool', reason: String(error.reason) })
   if (error instanceof ToolRateLimit) return limitedResult(call, error)
   logger.debug('tool %s failed: %s', call.name, error)
-  return callResult(call, 'error', `Error: ${messageOf(error)}`, 'tool_error')
+  return codedResult(call, 'error', 'tool_error', { message: messageOf(error) })
 }
 
 /** A tool's upstream refused for now (`ToolRateLimit`). */
 function limitedResult(call: ActiveCall, error: ToolRateLimit): ToolResult {
-  const reason = String(error.reason)
-  const result = callResult(call, 'rate_limited', reason.startsWith('Rate limited:') ? reason : `Rate limited: ${reason}`, 'rate_limited')
   const retry = error.retryAfterMs
-  if (typeof retry === 'number' && Number.isFinite(retry) && retry > 0) result.retryAfterMs = Math.ceil(retry)
+  const retryAfterMs = typeof retry === 'number' && Number.isFinite(retry) && retry > 0 ? Math.ceil(retry) : undefined
+  const result = codedResult(call, 'rate_limited', 'rate_limited', { source: 'tool', reason: String(error.reason), ...(retryAfterMs ? { retryAfterMs } : {}) })
+  if (retryAfterMs) result.retryAfterMs = retryAfterMs
   return result
 }

@@ -1,9 +1,8 @@
 import type { ActiveCall } from '../active-call'
 import { messageOf } from '../error-message'
-import { formatDuration } from '../quotas/duration'
 import type { QuotaOutcome, QuotaRefusal } from '../quotas/quota-book'
 import type { ToolResult } from '../tool-result'
-import { abortedResult, callResult } from './call-results'
+import { abortedResult, codedResult } from './call-results'
 import type { PipelineShared } from './pipeline-host'
 import { reportDecision } from './report-decision'
 import { isPromise, type Stage, type Step } from './stage'
@@ -61,14 +60,14 @@ export class LimitsStage implements Stage {
   private rateLimited(call: ActiveCall, refusal: QuotaRefusal): ToolResult {
     call.span?.decided('deny', 'quota')
     reportDecision(this.shared.host, call, refusal.message, { kind: 'quota', name: refusal.name })
-    const result = callResult(call, 'rate_limited', refusal.message, 'rate_limited')
+    const result = codedResult(call, 'rate_limited', 'rate_limited', refusal.params)
     if (refusal.retryAfterMs !== undefined) result.retryAfterMs = refusal.retryAfterMs
     return result
   }
 
   private quotaFailed(call: ActiveCall, error: unknown): ToolResult {
     this.shared.host.logger.warn('the quota count of %s (%s) failed, so it did not run: %s', call.name, call.id, messageOf(error))
-    return callResult(call, 'error', `Error: the call did not run: its quota could not be counted (${messageOf(error)}).`, 'quota_unavailable')
+    return codedResult(call, 'error', 'quota_unavailable', { error: messageOf(error) })
   }
 
   /** `maxRunning`: a place under each cap on the call's session, held until the call settles. */
@@ -94,6 +93,6 @@ export class LimitsStage implements Stage {
   private waitClock(call: ActiveCall, why: () => string) {
     const timeout = Math.min(call.tool.traits.timeout, this.shared.limits.timeout)
     if (call.waitTimer || !(timeout < 2 ** 31)) return
-    call.waitTimer = setTimeout(() => call.abort('timed_out', `waited ${formatDuration(timeout)} for a place to run and did not start (${why()})`), timeout)
+    call.waitTimer = setTimeout(() => call.abort('timed_out', { cause: 'queue_timeout', timeoutMs: timeout, caps: why() }), timeout)
   }
 }

@@ -6,7 +6,9 @@ import type { RegisteredMiddleware } from '../middleware/middleware-stack'
 import type { PermissionSpec } from '../tool'
 import { ToolDenial } from '../tool-denial'
 import { TOOL_STATUSES, type ToolResult } from '../tool-result'
-import { abortedResult, callResult, deniedResult, makeResult } from './call-results'
+import { middlewareFailureText } from '../messages/en-us'
+import type { MiddlewareFailure } from '../result-params'
+import { abortedResult, codedResult, deniedResult, makeResult } from './call-results'
 import { errorResult, outputResult } from './handler-result'
 import type { PipelineShared } from './pipeline-host'
 import { reauthorize } from './reauthorize'
@@ -69,15 +71,7 @@ export class MiddlewareStage implements ChainHost {
 
   rewrite(call: ActiveCall, args: unknown, by: RegisteredMiddleware): ToolResult | undefined | Promise<ToolResult | undefined> {
     const checked = checkRevision(call, args, this.shared.limits.maxArgumentsLength)
-    if ('problem' in checked) {
-      switch (checked.problem) {
-        case 'not-object': return this.failed(call, by, 'it passed arguments that are not a JSON object')
-        case 'not-json': return this.failed(call, by, `it passed arguments that are not JSON: ${checked.detail}`)
-        case 'too-long': return this.failed(call, by, `its arguments are ${checked.detail}`)
-        case 'invalid': return this.failed(call, by, `it rewrote the arguments into ones the tool's schema refuses: ${checked.detail}`)
-        case 'permission': return this.failed(call, by, `the rewritten call's permission could not be worked out: ${checked.detail}`)
-      }
-    }
+    if ('refusal' in checked) return this.failed(call, by, { kind: 'rewrite', refusal: checked.refusal })
     // The same arguments in a new object are no rewrite.
     if (checked.json === JSON.stringify(call.args)) return undefined
     const before = call.permission
@@ -96,15 +90,15 @@ export class MiddlewareStage implements ChainHost {
   failure(call: ActiveCall, error: unknown, by: RegisteredMiddleware): ToolResult {
     if (error instanceof ToolDenial) return call.passed = this.denied(call, by, error.reason)
     if (call.aborted) return call.passed = abortedResult(call)
-    return call.passed = this.failed(call, by, messageOf(error))
+    return call.passed = this.failed(call, by, { kind: 'threw', message: messageOf(error) })
   }
 
   private madeOf(call: ActiveCall, value: unknown, by: RegisteredMiddleware): ToolResult {
-    if (!value || typeof value !== 'object') return this.failed(call, by, `it returned ${value === undefined ? 'nothing' : JSON.stringify(value)} instead of a result`)
+    if (!value || typeof value !== 'object') return this.failed(call, by, value === undefined ? { kind: 'no_result' } : { kind: 'no_result', got: String(JSON.stringify(value)) })
     const returned = value as Partial<ToolResult> & { reason?: unknown }
     if (returned.status === 'denied' && typeof returned.reason === 'string') return this.denied(call, by, returned.reason)
-    if (!MIDDLEWARE_STATUSES.has(returned.status)) return this.failed(call, by, `it returned a result with status ${JSON.stringify(returned.status)}`)
-    if (typeof returned.content !== 'string') return this.failed(call, by, 'it returned a result without a content string')
+    if (!MIDDLEWARE_STATUSES.has(returned.status)) return this.failed(call, by, { kind: 'bad_status', status: String(JSON.stringify(returned.status)) })
+    if (typeof returned.content !== 'string') return this.failed(call, by, { kind: 'no_content' })
     // A replaced or transformed result: the call's identity and clock, the middleware's content.
     const result = makeResult(call.id, call.name, returned.status!, returned.content, call.durationMs(), returned.code)
     if (returned.images) result.images = returned.images
@@ -121,13 +115,13 @@ export class MiddlewareStage implements ChainHost {
   private denied(call: ActiveCall, by: RegisteredMiddleware, reason: string): ToolResult {
     call.span?.decided('deny', 'middleware')
     reportDecision(this.shared.host, call, reason, { kind: 'middleware', name: by.name })
-    return deniedResult(call, reason)
+    return deniedResult(call, { cause: 'middleware', by: by.name, reason })
   }
 
   /** A middleware failed: an error result naming it. */
-  private failed(call: ActiveCall, by: RegisteredMiddleware, why: string): ToolResult {
-    this.shared.host.logger.warn('%s failed on %s (%s): %s', by.label, call.name, call.id, why)
-    return callResult(call, 'error', `Error: ${by.label} failed: ${why}`, 'middleware_error')
+  private failed(call: ActiveCall, by: RegisteredMiddleware, failure: MiddlewareFailure): ToolResult {
+    this.shared.host.logger.warn('%s failed on %s (%s): %s', by.label, call.name, call.id, middlewareFailureText(failure))
+    return codedResult(call, 'error', 'middleware_error', { middleware: by.name, ...(by.plugin ? { plugin: by.plugin } : {}), failure })
   }
 }
 

@@ -3,9 +3,9 @@ import { ArgumentsProblem, decodeArguments, parseArguments } from '../parse-argu
 import { maskRepairRecord } from '../repair/mask-repaired-text'
 import { repairArguments } from '../repair/repair-arguments'
 import type { RepairRecord } from '../repair/repair-step'
-import { withoutQuotedText } from '../secret-issues'
 import type { ModelToolCall } from '../tool-call'
 import type { ToolEntry } from '../tool-entry'
+import type { ArgumentsRefusal, ResultParamsByCode } from '../result-params'
 import type { ToolResult } from '../tool-result'
 import type { PipelineShared } from './pipeline-host'
 import type { SettleStage } from './settle-stage'
@@ -33,28 +33,28 @@ export class ParseStage {
     const id = typeof input?.id === 'string' && input.id ? input.id : `call_${++callCounter}`
     const name = input?.name
     const entry = typeof name === 'string' ? this.shared.entries.get(name) : undefined
-    if (!entry) return this.settle.reject(id, name, 'unknown_tool', this.unknownMessage(name))
+    if (!entry) return this.settle.reject(id, name, 'unknown_tool', this.unknownParams(name))
     const { maxArgumentsLength } = this.shared.limits
     let parsed = parseArguments(input.arguments, maxArgumentsLength)
     let repaired: RepairRecord | undefined
     if (parsed instanceof ArgumentsProblem) {
       // Text that did not parse may hold a secret anywhere: V8's excerpt of it is not quoted.
-      const problem = entry.secrets ? withoutQuotedText(parsed.message) : parsed.message
+      const problem = entry.secrets ? parsed.withoutSecrets() : parsed.refusal
       if (!parsed.repairable || !this.shared.host.repair) return this.settle.reject(id, name!, 'invalid_arguments', problem, entry)
       const text = input.arguments as string
       const fixed = repairArguments(text)
-      if ('error' in fixed) return this.settle.reject(id, name!, 'invalid_arguments', `${problem} They cannot be repaired without guessing: ${fixed.error}.`, entry)
+      if ('error' in fixed) return this.settle.reject(id, name!, 'invalid_arguments', { ...problem, unrepairable: fixed.error } as ArgumentsRefusal, entry)
       // The model's text, shown to askers, events and logs, with the secret fields' values masked.
       repaired = maskRepairRecord(fixed.repaired, text, [fixed.value], entry.secrets)
       // The repaired text goes through the same checks (forbidden keys, an object) as any.
       const strict = parseArguments(fixed.json, maxArgumentsLength)
-      if (strict instanceof ArgumentsProblem) return this.settle.reject(id, name!, 'invalid_arguments', strict.message, entry, repaired)
+      if (strict instanceof ArgumentsProblem) return this.settle.reject(id, name!, 'invalid_arguments', strict.refusal, entry, repaired)
       parsed = strict
     }
     const encoded = this.shared.encodedPaths(entry)
     if (encoded.length) {
       const decoded = decodeArguments(parsed, encoded)
-      if (decoded instanceof ArgumentsProblem) return this.settle.reject(id, name!, 'invalid_arguments', entry.secrets ? withoutQuotedText(decoded.message) : decoded.message, entry, repaired)
+      if (decoded instanceof ArgumentsProblem) return this.settle.reject(id, name!, 'invalid_arguments', entry.secrets ? decoded.withoutSecrets() : decoded.refusal, entry, repaired)
       // A secret inside a field the dialect sends JSON-encoded is found once decoded.
       if (repaired && entry.secrets) repaired = maskRepairRecord(repaired, input.arguments as string, [parsed, decoded], entry.secrets)
       parsed = decoded
@@ -62,11 +62,9 @@ export class ParseStage {
     return repaired ? { id, entry, value: parsed, repaired } : { id, entry, value: parsed }
   }
 
-  private unknownMessage(name: unknown): string {
-    if (typeof name !== 'string' || !name) return 'Unknown tool: the call has no tool name.'
+  private unknownParams(name: unknown): ResultParamsByCode['unknown_tool'] {
+    if (typeof name !== 'string' || !name) return { suggestions: [], available: [], more: false }
     const { entries } = this.shared
-    const close = closestNames(name, entries.keys())
-    const hint = close.length ? ` Did you mean ${close.map((n) => `"${n}"`).join(', ')}?` : ''
-    return `Unknown tool "${name}".${hint} Available tools: ${[...entries.keys()].slice(0, 20).join(', ')}${entries.size > 20 ? ', …' : ''}.`
+    return { name, suggestions: closestNames(name, entries.keys()), available: [...entries.keys()].slice(0, 20), more: entries.size > 20 }
   }
 }

@@ -34,7 +34,7 @@ export function coversPermission(approved: Readonly<PermissionSpec>, needed: Per
     && !!approved.sandboxed === !!needed.sandboxed
 }
 
-/** `fs.write on out.txt`: a permission as a denial names it. */
-export function describePermission(permission: Readonly<PermissionSpec>): string {
-  return permission.target === undefined ? `"${permission.name}"` : `"${permission.name}" on ${JSON.stringify(permission.target)}`
+/** A permission's name and target, as a denial's parameters name it. */
+export function permissionOnly(permission: Readonly<PermissionSpec>): Pick<PermissionSpec, 'name' | 'target'> {
+  return permission.target === undefined ? { name: permission.name } : { name: permission.name, target: permission.target }
 }

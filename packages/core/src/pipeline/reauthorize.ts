@@ -6,7 +6,9 @@ import type { ApprovalOutcome } from '../permission-gate'
 import type { PermissionSpec } from '../tool'
 import type { ToolResult } from '../tool-result'
 import { approval, DECISIONS, previewOf, sourceKind } from './approval'
-import { abortedResult, callResult } from './call-results'
+import type { Denial } from '../types/denial'
+import { abortedResult, deniedResult } from './call-results'
+import { outcomeDenial, ruleDenial } from '../messages/denial-of'
 import type { PipelineHost } from './pipeline-host'
 
 /**
@@ -14,18 +16,18 @@ import type { PipelineHost } from './pipeline-host'
  * ask (with the tool's preview) or be denied. `undefined` when the rewritten call may run.
  */
 export async function reauthorize(host: PipelineHost, call: ActiveCall, by: RegisteredMiddleware, permission: PermissionSpec): Promise<ToolResult | undefined> {
-  const denied = (reason: string) => callResult(call, 'denied', `Permission denied: ${by.label} rewrote the call, and the rewritten call is denied: ${reason}`, 'permission_denied')
+  const denied = (denial: Denial) => deniedResult(call, { cause: 'rewrite_denied', middleware: by.name, ...(by.plugin ? { plugin: by.plugin } : {}), denial })
   const gate = host.permissions
   const effect = permission.effect ?? call.tool.traits.effect
-  if (!gate) return effect === 'read' ? undefined : denied(`no permission service is loaded, so only read-only tools may run (the rewritten call has effect "${effect}")`)
+  if (!gate) return effect === 'read' ? undefined : denied({ cause: 'no_service', effect })
   const request = requestFor(call, permission, call.tool.confirm)
   try {
     const answer = await gate.authorize(request)
     if (call.aborted) return abortedResult(call)
     const decision = answer?.decision
-    if (!DECISIONS.has(decision)) return denied(`the permission check returned no valid decision (got ${JSON.stringify(decision) ?? 'undefined'})`)
+    if (!DECISIONS.has(decision)) return denied({ cause: 'no_decision', got: JSON.stringify(decision) ?? 'undefined' })
     call.span?.decided(decision, sourceKind(answer.rule))
-    if (decision === 'deny') return denied(answer.reason ?? 'a permission rule denies it')
+    if (decision === 'deny') return denied(ruleDenial(answer.reason, answer.cause))
     if (decision === 'allow') return undefined
     const asked = Date.now()
     let outcome: ApprovalOutcome | undefined
@@ -37,9 +39,9 @@ export async function reauthorize(host: PipelineHost, call: ActiveCall, by: Regi
       call.waitedFor(asked)
     }
     if (call.aborted) return abortedResult(call)
-    return outcome?.decision === 'allow' ? undefined : denied(outcome?.reason ?? 'the request was not approved')
+    return outcome?.decision === 'allow' ? undefined : denied(outcomeDenial(outcome))
   } catch (error) {
     if (call.aborted) return abortedResult(call)
-    return denied(`the permission check failed: ${messageOf(error)}`)
+    return denied({ cause: 'check_failed', error: messageOf(error) })
   }
 }

@@ -1,7 +1,9 @@
 import type { ActiveCall } from '../active-call'
 import type { BackgroundPort } from '../background-port'
 import type { ToolResult } from '../tool-result'
-import { callResult } from './call-results'
+import { abortReason } from '../messages/en-us'
+import type { AbortCause } from '../result-params'
+import { codedResult } from './call-results'
 import { errorResult, outputResult } from './handler-result'
 import type { MiddlewareStage } from './middleware-stage'
 import type { PipelineShared } from './pipeline-host'
@@ -22,7 +24,7 @@ export class RunStage implements Stage {
     if (call.waitTimer) clearTimeout(call.waitTimer)
     if (call.entry.disposed) {
       call.releaseSlot()
-      return callResult(call, 'cancelled', `Cancelled: tool "${call.name}" was unloaded.`, 'cancelled')
+      return codedResult(call, 'cancelled', 'cancelled', { cause: 'unloaded', tool: call.name })
     }
     const { host, limits } = this.shared
     // A call that reached its handler without waiting (the common case) starts its clock
@@ -63,8 +65,7 @@ export class RunStage implements Stage {
         this.shared.host.logger.warn('background service refused %s: %s', call.name, error)
       }
     }
-    const seconds = Math.round(Math.min(call.tool.traits.timeout, this.shared.limits.timeout) / 100) / 10
-    call.abort('timed_out', `timed out after ${seconds}s`)
+    call.abort('timed_out', { cause: 'timeout', timeoutMs: Math.min(call.tool.traits.timeout, this.shared.limits.timeout) })
   }
 
   private settleOutput(call: ActiveCall, output: unknown) {
@@ -80,15 +81,15 @@ export class RunStage implements Stage {
   /** The model is answered now (`background`, with the task's id); the call's end goes to the task. */
   private adopt(call: ActiveCall, background: BackgroundPort) {
     const reply = call.sink!
-    reply(this.handOver(call, background, (id) => `The call is still running and continues in the background as task ${id}. Check it later with task_status({ "id": "${id}" }) or stop it with task_cancel.`))
+    reply(this.handOver(call, background))
   }
 
   /**
    * Hands the call to `background` as a task of its session: its end goes to the task from
-   * now on, and the `background` result (`content` names the task) is reported
+   * now on, and the `background` result (naming the task; `resumed`: approved after a restart) is reported
    * (`tools/call-end`) and returned. Throws, leaving the call as it was, when the service refuses.
    */
-  handOver(call: ActiveCall, background: BackgroundPort, content: (taskId: string) => string): ToolResult {
+  handOver(call: ActiveCall, background: BackgroundPort, resumed?: true): ToolResult {
     const before = call.sink
     const later = new Promise<ToolResult>((resolve) => { call.sink = resolve })
     call.adopted = true
@@ -101,16 +102,24 @@ export class RunStage implements Stage {
         args: call.args,
         startedAt: call.startedAt,
         result: later,
-        cancel: (reason) => call.abort('cancelled', reason ?? 'the background task was cancelled'),
+        cancel: (reason) => call.abort('cancelled', taskCancel(reason)),
       })
     } catch (error) {
       call.adopted = false
       call.sink = before
       throw error
     }
-    const result = callResult(call, 'background', content(task.id), 'background')
+    const result = codedResult(call, 'background', 'background', resumed ? { taskId: task.id, resumed } : { taskId: task.id })
     result.taskId = task.id
     this.settle.report(call, result)
     return result
   }
+}
+
+/** The known reasons a background task is cancelled for, structured; any other is told as given. */
+const TASK_CANCELS: readonly AbortCause[] = [{ cause: 'task' }, { cause: 'task', by: 'model' }, { cause: 'task', by: 'service_stopped' }]
+
+function taskCancel(reason: string | undefined): AbortCause {
+  if (reason === undefined) return TASK_CANCELS[0]!
+  return TASK_CANCELS.find((cause) => abortReason(cause) === reason) ?? { cause: 'task', reason }
 }

@@ -3,7 +3,9 @@ import { truncateContent } from '../normalize-output'
 import type { RepairRecord } from '../repair/repair-step'
 import { telemetry } from '../telemetry/call-telemetry'
 import type { ToolEntry } from '../tool-entry'
-import type { ToolResult, ToolResultCode } from '../tool-result'
+import { enUS } from '../messages/en-us'
+import type { ResultParamsByCode } from '../result-params'
+import type { ToolResult } from '../tool-result'
 import { abortedResult, makeResult } from './call-results'
 import type { PipelineShared } from './pipeline-host'
 
@@ -46,10 +48,11 @@ export class SettleStage {
     call.sink!(result)
   }
 
-  /** A call that never became one: unknown tool or bad arguments (perhaps after a repair). */
-  reject(id: string, name: unknown, code: ToolResultCode, content: string, entry?: ToolEntry, repaired?: RepairRecord): ToolResult {
+  /** A call that never became one: unknown tool or bad arguments (perhaps after a repair); `content` is the en-US message of `params`. */
+  reject<C extends 'unknown_tool' | 'invalid_arguments'>(id: string, name: unknown, code: C, params: ResultParamsByCode[C], entry?: ToolEntry, repaired?: RepairRecord): ToolResult {
     const label = typeof name === 'string' ? name : String(name)
-    const made = makeResult(id, label, 'error', content, 0, code)
+    const made = makeResult(id, label, 'error', (enUS.results[code] as (params: ResultParamsByCode[C]) => string)(params), 0, code)
+    made.params = params
     if (repaired) made.repaired = repaired
     const result = this.finalized(made)
     // A call to a known tool with bad arguments is still a call its traces should show.

@@ -3,7 +3,10 @@ import { permissionOf, requestFor } from '../call-request'
 import { type Elicitation, type ElicitationSchema, type ElicitOptions, LOG_LEVELS, type LogLevel } from '../elicitation/elicitation'
 import { elicitQuestion } from '../elicitation/elicit-question'
 import type { ApprovalOutcome } from '../permission-gate'
+import { enUS } from '../messages/en-us'
 import { ToolDenial } from '../tool-denial'
+import type { Denial } from '../types/denial'
+import { outcomeDenial } from '../messages/denial-of'
 import { normalizePreview, type ToolPreview } from '../tool-preview'
 import { approval } from './approval'
 import { abortedResult } from './call-results'
@@ -27,7 +30,10 @@ export class ToolCallHooks implements CallHooks {
 
   async ask(call: ActiveCall, reason: string, preview?: ToolPreview): Promise<void> {
     const gate = this.shared.host.permissions
-    if (!gate) throw new ToolDenial(`no permission service is loaded to approve it (${reason})`)
+    if (!gate) {
+      const denial: Denial = { cause: 'no_service', asked: reason }
+      throw new ToolDenial(enUS.denial(denial), denial)
+    }
     // A tool asking from inside `run` wants a person's answer now, not a remembered one.
     const request = requestFor(call, permissionOf(call), 'always')
     const asked = Date.now()
@@ -39,7 +45,10 @@ export class ToolCallHooks implements CallHooks {
     } finally {
       call.waitedFor(asked)
     }
-    if (outcome?.decision !== 'allow') throw new ToolDenial(outcome?.reason ?? 'the request was not approved')
+    if (outcome?.decision !== 'allow') {
+      const denial = outcomeDenial(outcome)
+      throw new ToolDenial(enUS.denial(denial), denial)
+    }
   }
 
   log(call: ActiveCall, level: LogLevel, data: unknown): void {

@@ -2,7 +2,7 @@ import { ActiveCall, type CallHooks } from '../active-call'
 import type { ResumedFrom } from '../events'
 import type { PermissionGate } from '../permission-gate'
 import { isPermissionMode, type PermissionMode } from '../permissions/permission-modes'
-import { formatMaskedIssues } from '../secret-issues'
+import { maskedProblems } from '../secret-issues'
 import type { Session } from '../session'
 import { telemetry } from '../telemetry/call-telemetry'
 import type { ToolResult } from '../tool-result'
@@ -22,7 +22,7 @@ export class ValidateStage {
   enter(parsed: ParsedCall, resumes?: ResumedFrom): ActiveCall | ToolResult {
     const { id, entry, value, repaired } = parsed
     const checked = entry.validator(value)
-    if (!checked.ok) return this.settle.reject(id, entry.tool.name, 'invalid_arguments', formatMaskedIssues(checked.issues, value, entry.secrets), entry, repaired)
+    if (!checked.ok) return this.settle.reject(id, entry.tool.name, 'invalid_arguments', { kind: 'validation', problems: maskedProblems(checked.issues, value, entry.secrets) }, entry, repaired)
     const { host, session } = this.shared
     const call = new ActiveCall(id, entry, session, checked.value, this.hooks, modeFor(host.permissions, session))
     if (repaired) call.repaired = repaired

@@ -2,8 +2,10 @@ import { DoguError } from '../errors'
 import { messageOf } from '../error-message'
 import { type Logger, silentLogger } from '../logger'
 import { compileNameGlobs } from '../name-matcher'
+import { enUS } from '../messages/en-us'
+import type { ResultParamsByCode } from '../result-params'
 import type { Session } from '../session'
-import { formatDuration, parseDuration } from './duration'
+import { parseDuration } from './duration'
 import { MemoryQuotaStore } from './memory-quota-store'
 import { QUOTA_SCOPES, type QuotaRule, type QuotaScope, type QuotaStatus } from './quota-rule'
 import type { QuotaSlot, QuotaStore } from './quota-store'
@@ -26,12 +28,13 @@ export interface QuotaReservation {
   readonly slots: readonly QuotaSlot[]
 }
 
-/** A call a quota refused: what the model reads and when it may try again. */
+/** A call a quota refused: what the model reads, when it may try again, and the refusal's parameters. */
 export interface QuotaRefusal {
   readonly refused: true
   readonly name: string
   readonly retryAfterMs: number
   readonly message: string
+  readonly params: Extract<ResultParamsByCode['rate_limited'], { source: 'quota' }>
 }
 
 export type QuotaOutcome = QuotaReservation | QuotaRefusal | undefined
@@ -234,12 +237,8 @@ export class QuotaBook {
 /** The refusal of `quota`: a message the model can act on, and when to try again. */
 function refusal(quota: Quota, slot: QuotaSlot, now: number): QuotaRefusal {
   const retryAfterMs = Math.max(1, slot.end - now)
-  return {
-    refused: true,
-    name: quota.name,
-    retryAfterMs,
-    message: `Rate limited: quota '${quota.name}' used: ${quota.max} per ${formatDuration(quota.window)}; try again in ${formatDuration(retryAfterMs)}.`,
-  }
+  const params = { source: 'quota', quota: quota.name, max: quota.max, windowMs: quota.window, retryAfterMs } as const
+  return { refused: true, name: quota.name, retryAfterMs, message: enUS.results.rate_limited(params), params }
 }
 
 /** The slot of `quota` for `session` in the window `now` falls in; `undefined` when the session lacks the subject. */

@@ -154,11 +154,16 @@ export class Redactor {
     const data = this.value(result.data)
     const artifacts = result.artifacts && this.value(result.artifacts) as ToolResult['artifacts']
     const resources = result.resources && this.value(result.resources) as ToolResult['resources']
-    if (content === result.content && data === result.data && artifacts === result.artifacts && resources === result.resources) return result
+    // A person's rendering of the result is made from these: a secret a message quotes goes from them too.
+    const params = result.params && this.value(result.params) as ToolResult['params']
+    const edits = result.edits && this.value(result.edits) as ToolResult['edits']
+    if (content === result.content && data === result.data && artifacts === result.artifacts && resources === result.resources && params === result.params && edits === result.edits) return result
     const redacted: ToolResult = { ...result, content }
     if (data !== result.data) redacted.data = data
     if (artifacts !== result.artifacts) redacted.artifacts = artifacts
     if (resources !== result.resources) redacted.resources = resources
+    if (params !== result.params) redacted.params = params
+    if (edits !== result.edits) redacted.edits = edits
     return redacted
   }
 

@@ -4,14 +4,15 @@ import type { Effect, PermissionSpec } from './effect'
 /**
  * Why a rule, a mode or the effect default decided as it did: the structured form of an
  * `AuthorizeResult.reason`, so the same decision can be told in a person's locale.
- * - `rule`: a permission rule (`name` when it has one, else `what` it matches: `fs.write on src/**`) from `origin`.
+ * - `rule`: a permission rule from `origin` (`koishi.yml`, `addRule()`): its `name` when it has
+ *   one, else what it matches (`permission`, `target` or `command`, `sandboxed`).
  * - `mode`: the session's permission mode for this effect.
  * - `default`: no rule matched; the effect's default.
  * - `grant`: a remembered approval (allow only).
  * - `malformed`: the call named no valid permission (deny only).
  */
 export type RuleCause =
-  | { kind: 'rule'; decision: Decision; name?: string; what?: string; origin: string }
+  | { kind: 'rule'; decision: Decision; name?: string; permission: string; target?: string; command?: string; sandboxed?: boolean; origin: string }
   | { kind: 'mode'; decision: Decision; mode: string; effect: Effect }
   | { kind: 'default'; decision: Decision; effect: Effect }
   | { kind: 'grant'; scope: string; by: string; id: string }
@@ -22,19 +23,22 @@ export type RuleCause =
  * and the structured form next to a deny's `reason` (`AuthorizeResult.cause`,
  * `ApprovalOutcome.cause`). Keyed by `cause`, so a renderer's switch is exhaustive; its
  * English rendering is the `reason` the model reads.
- * - `rule`: a deny rule or mode, or a malformed permission (`decided`).
+ * - `rule`: a deny rule or mode, or a malformed permission (`decided`; absent when the gate said no more than that a rule denies it).
  * - `declined`: a person said no (`by`, the approver's label, `mock:alice`; their `reason` if they gave one).
  * - `expired`: nobody answered within `timeoutMs`.
  * - `cancelled`: the call was cancelled while it waited (`when: 'waiting'`) or before anyone was asked (`'before_ask'`).
- * - `no_asker`: approval is needed (`asked`: why), but no asker is registered to ask anyone.
+ * - `no_asker`: approval is needed (`asked`: why), but no asker is registered to ask anyone;
+ *   the message says how to add one (`ctx.permissions.asker(...)`).
  * - `unreachable`: every asker said it cannot reach anyone for this request (`why`, their reasons; `elicitation` for a tool's form).
  * - `askers_failed`: every asker threw (`error`, the last one's message).
  * - `askers_unloaded`: every asker showing the request was removed before anyone answered.
- * - `stopped`: the permissions service stopped (`kept`: the request is kept and asked again after a restart).
+ * - `stopped`: the permissions service stopped while the request waited (`when: 'waiting'`;
+ *   `kept`: the request is kept and asked again after a restart), or was stopped before (`'before_ask'`).
  * - `elsewhere`: another instance answered (`by`) or closed (`closed`) the request.
  * - `edit_denied`: an approver (`by`) edited the arguments, and the edited call is denied (`denial`).
- * - `rewrite_denied`: a middleware (`by`, its label) rewrote the call, and the rewritten call is denied (`denial`).
- * - `no_service`: no permission service is loaded, so only read-only tools may run (a rewrite's `effect`).
+ * - `rewrite_denied`: a middleware (`middleware`, its name; `plugin`, its plugin's) rewrote the call, and the rewritten call is denied (`denial`).
+ * - `no_service`: no permission service is loaded, so only read-only tools may run (a rewrite's
+ *   `effect`), or none is loaded to approve a tool's own `call.ask` (`asked`).
  * - `check_failed`: the permission check threw (`error`, its message).
  * - `no_decision`: the permission check returned no valid decision (`got`, as JSON).
  * - `unvalidated_edit`: the gate approved arguments the pipeline did not validate.
@@ -44,7 +48,7 @@ export type RuleCause =
  *   (`by`, its name) or a permission gate: told as written, not translated.
  */
 export type Denial =
-  | { cause: 'rule'; decided: RuleCause }
+  | { cause: 'rule'; decided?: RuleCause }
   | { cause: 'declined'; by: string; reason?: string }
   | { cause: 'expired'; timeoutMs: number }
   | { cause: 'cancelled'; when: 'waiting' | 'before_ask' }
@@ -52,16 +56,16 @@ export type Denial =
   | { cause: 'unreachable'; tool: string; elicitation?: true; why: string[] }
   | { cause: 'askers_failed'; error: string }
   | { cause: 'askers_unloaded' }
-  | { cause: 'stopped'; kept?: true }
+  | { cause: 'stopped'; when: 'waiting' | 'before_ask'; kept?: true }
   | { cause: 'elsewhere'; instance?: string; by?: string; closed?: string }
   | { cause: 'edit_denied'; by: string; denial: Denial }
-  | { cause: 'rewrite_denied'; by: string; denial: Denial }
-  | { cause: 'no_service'; effect: Effect }
+  | { cause: 'rewrite_denied'; middleware: string; plugin?: string; denial: Denial }
+  | { cause: 'no_service'; effect: Effect } | { cause: 'no_service'; asked: string }
   | { cause: 'check_failed'; error: string }
   | { cause: 'no_decision'; got: string }
   | { cause: 'unvalidated_edit' }
   | { cause: 'not_approved' }
-  | { cause: 'approval_changed'; approved: Pick<PermissionSpec, 'name' | 'target' | 'effect'>; needs: Pick<PermissionSpec, 'name' | 'target' | 'effect'> }
+  | { cause: 'approval_changed'; approved: Pick<PermissionSpec, 'name' | 'target'>; needs: Pick<PermissionSpec, 'name' | 'target'> }
   | { cause: 'tool'; reason: string }
   | { cause: 'middleware'; by: string; reason: string }
   | { cause: 'gate'; reason: string }
