@@ -540,6 +540,22 @@ describe('edits refused, in the approver\'s language', () => {
     expect(input.check([1])).toBe('the edited arguments must be a JSON object')
     await engine!.stop()
   })
+
+  it('an edit refused says why in its structured form too: resolve() and the answer\'s result', async () => {
+    const { engine, call } = setup()
+    const asked: { request: PermissionRequest; answer: (answer: AskAnswer) => Promise<{ status: string; reason?: string; refusal?: RevisionRefusal }> }[] = []
+    engine!.addAsker((request, context) => { asked.push({ request, answer: context.answer! }) })
+    const pending = call('deploy', { env: 'staging' })
+    await vi.waitFor(() => expect(asked).toHaveLength(1))
+    const { request, answer } = asked[0]!
+    const resolved = request.input!.resolve!({ Env: 'prod' })
+    expect(resolved).toEqual({ error: describeRevision(REVISIONS.unknown_field, 'en-US'), refusal: REVISIONS.unknown_field })
+    const refused = await answer({ decision: 'allow', by: { platform: 'mock', id: 'alice' }, value: { env: 'dev' } })
+    expect(refused).toMatchObject({ status: 'invalid', reason: 'Invalid arguments:\n- $.env: must be one of "staging", "prod" (got "dev")' })
+    expect(describeRevision(refused.refusal!, 'zh-CN')).toBe('参数无效：\n- $.env：必须是 "staging"、"prod" 之一（实际是 "dev"）')
+    await answer({ decision: 'deny', by: { platform: 'mock', id: 'alice' } })
+    expect((await pending).status).toBe('denied')
+  })
 })
 
 describe('durations, as the chat says them', () => {

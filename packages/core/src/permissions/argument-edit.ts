@@ -20,7 +20,8 @@ export function inputQuestion(edit: ArgumentEditor, args: unknown): Readonly<Inp
     },
     resolve(value: unknown) {
       const revised = reviseSafely(edit, value)
-      return 'error' in revised ? { error: revised.error } : { args: revised.request.args, changes: revised.changes }
+      if ('error' in revised) return revised.refusal ? { error: revised.error, refusal: revised.refusal } : { error: revised.error }
+      return { args: revised.request.args, changes: revised.changes }
     },
   })
 }

@@ -1,4 +1,5 @@
 import type { RepairRecord } from '../repair/repair-step'
+import type { RevisionRefusal } from '../result-params'
 import type Schema from 'schemastery'
 import type { Session } from '../session'
 import type { AnswerVia, Approver, AskScope } from '../types/approver'
@@ -55,10 +56,11 @@ export interface InputQuestion {
   /**
    * On an approval request's edit: the call as it would run with `value`, its arguments
    * after the tool's validation (defaults filled in, secret fields `••••`) and what changed,
-   * or why it cannot run (`check`'s reason). What an asker shows the person as the edit is
+   * or why it cannot run (`check`'s reason, and its `refusal` for a person's locale:
+   * `describeRevision(refusal, locale)`). What an asker shows the person as the edit is
    * accepted, so they see what runs, not only what they typed.
    */
-  resolve?(value: unknown): EditedArguments | { error: string }
+  resolve?(value: unknown): EditedArguments | { error: string; refusal?: RevisionRefusal }
   /**
    * For an elicitation: the form as MCP's `requestedSchema` (a flat object of primitive
    * fields), what an MCP client is sent. The tool's own JSON when it gave one.
@@ -181,6 +183,8 @@ export interface AnswerResult {
    * answer to a restored request, the decision (`approved by mock:alice (once) after a restart`).
    */
   reason?: string
+  /** For an edit refused (`invalid`, `not-allowed`): `reason`'s structured form, for a person's locale (`describeRevision`). */
+  refusal?: RevisionRefusal
   /** For `taken`: who answered first (`mock:alice`), when the store knows. */
   by?: string
   /** For an accepted `allow` of a restored request: the background task the call runs as. */

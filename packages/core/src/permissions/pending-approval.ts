@@ -65,6 +65,8 @@ export class PendingApproval {
   private claiming?: { by: string; result: Promise<AnswerResult> }
   /** Why the last answer `respond` turned down was refused, or what the accepted one decided, for `answer`. */
   private said?: string
+  /** The structured form of `said`, for an edit refused (`AnswerResult.refusal`). */
+  private refusal?: RevisionRefusal
   /** Set when another instance's answer ended it (its claim in the store): what a later answer here hears. */
   private takenElsewhere?: TakenElsewhere
   private readonly context: AskerContext
@@ -129,12 +131,14 @@ export class PendingApproval {
     if (this.takenElsewhere) return Promise.resolve(takenResult(this.takenElsewhere))
     if (this.claiming) return Promise.resolve(this.done ? { status: 'closed', open: false } : { status: 'taken', by: this.claiming.by, open: false })
     this.said = undefined
+    this.refusal = undefined
     const status = this.respond(answer)
     // `respond` may have started a claim (TypeScript narrowed the field before the call).
     const claiming = this.claiming as PendingApproval['claiming']
     if (status === 'accepted' && claiming) return claiming.result
     const result: AnswerResult = { status, open: status === 'invalid' || status === 'not-allowed' }
     if (this.said !== undefined) result.reason = this.said
+    if (this.refusal) result.refusal = this.refusal
     return Promise.resolve(result)
   }
 
@@ -224,6 +228,7 @@ export class PendingApproval {
       // A person's typo, not an attack: their asker tells them (`input.check`); the log need not shout.
       this.host.logger.debug('refused an edit from %s to permission request %s (%s): %s', label(by), this.request.id, this.request.summary, verdict.why)
       this.said = verdict.why
+      this.refusal = verdict.refusal
       return verdict.refused
     }
     // Sent back unchanged: a plain approval of the call as the model made it.
