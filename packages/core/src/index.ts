@@ -143,6 +143,7 @@ export {
   type RuleSource,
   type StoredSession,
 } from './permissions'
+export { summarizeArgs } from './permissions/summarize-args'
 export {
   type FieldWeights,
   type SearchDocument,

@@ -105,7 +105,7 @@ describe('an edit may set only the fields the schema names', () => {
       args: { env: 'staging', dryRun: false, targets: [{ host: 'a', port: 443 }], labels: {}, strict: {} },
       changes: ['$.env: "prod" → "staging"', '$.dryRun: true → false', '+ $.targets[0]: {"host":"a","port":443}'],
     })
-    expect(request.input!.resolve!({ Env: 'staging' })).toEqual({ error: expect.stringContaining('did you mean `env`?') })
+    expect(request.input!.resolve!({ Env: 'staging' })).toEqual({ error: expect.stringContaining('did you mean `env`?'), refusal: expect.objectContaining({ kind: 'unknown_field', key: 'Env', suggestion: 'env' }) })
     respond({ decision: 'allow', by: 'u1', value: { env: 'staging' } })
     await result
     const approve = decisions.find((event) => event.phase === 'approve')!

@@ -26,6 +26,7 @@ import {
   type RevisionRefusal,
   type Session,
   SECRET_CHANGED,
+  summarizeArgs,
   ToolRateLimit,
   ToolRegistry,
   type ToolRegistryOptions,
@@ -555,6 +556,18 @@ describe('edits refused, in the approver\'s language', () => {
     expect(describeRevision(refused.refusal!, 'zh-CN')).toBe('参数无效：\n- $.env：必须是 "staging"、"prod" 之一（实际是 "dev"）')
     await answer({ decision: 'deny', by: { platform: 'mock', id: 'alice' } })
     expect((await pending).status).toBe('denied')
+  })
+})
+
+describe('a summary\'s folds, in the reader\'s language', () => {
+  it('a long value and a long argument list, folded in the middle with what they hide', () => {
+    const long = 'a'.repeat(200)
+    expect(summarizeArgs('write', { text: long })).toContain('… [80 characters folded] …')
+    const zh = summarizeArgs('write', { text: long }, undefined, { locale: 'zh-CN' })
+    expect(zh).toBe(`write(text=${'a'.repeat(60)} … [已折叠 80 个字符] … ${'a'.repeat(60)})`)
+    const many = Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`k${i}`, i]))
+    expect(summarizeArgs('t', many, undefined, { locale: 'zh-CN' })).toContain('… [已折叠 8 个参数] …')
+    expect(englishWords(summarizeArgs('deploy', { note: 'x'.repeat(500) }, { name: 'deploy:run', target: 'y'.repeat(300) }, { locale: 'zh-CN' }), ['deploy:run', 'deploy', 'note', 'x'.repeat(60), 'y'.repeat(100)])).toEqual([])
   })
 })
 

@@ -39,6 +39,8 @@ export interface MessageCatalogue {
   repaired(steps: readonly RepairStep[]): string
   /** The note before the result of a call a person edited. */
   edited(changes: readonly string[]): string
+  /** The marker a summary folds a long value (`characters`) or argument list (`arguments`) with: `[312 characters folded]`. */
+  folded(count: number, unit: 'characters' | 'arguments'): string
   /** A duration in words. */
   duration(ms: number, options?: DurationOptions): string
 }

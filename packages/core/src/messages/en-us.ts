@@ -79,6 +79,7 @@ export const enUS: MessageCatalogue = {
   revision: revisionText,
   repaired: (steps) => `Note: your arguments were not valid JSON; they were repaired (${steps.join(', ')}) before the call ran. Send strict JSON.`,
   edited: (changes) => `A person changed your arguments before approving this call; it ran with these changes:\n${changes.join('\n')}`,
+  folded: (count, unit) => `[${count} ${unit} folded]`,
   duration: (ms, options) => formatDurationFor(ms, 'en-US', options),
 }
 

@@ -75,6 +75,7 @@ export const zhCN: MessageCatalogue = {
   revision: revisionText,
   repaired: (steps) => `注意：参数不是有效的 JSON，运行前已修复（${steps.map((step) => TERMS.repairStep[step as keyof MessageTerms['repairStep']] ?? step).join('、')}）。`,
   edited: (changes) => `有人在批准前修改了参数，调用按这些改动运行：\n${changes.map((line) => line === SECRET_CHANGED ? '一个机密字段被修改了（不显示它的值）' : line).join('\n')}`,
+  folded: (count, unit) => `[已折叠 ${count} ${unit === 'characters' ? '个字符' : '个参数'}]`,
   duration: (ms, options) => formatDurationFor(ms, 'zh-CN', options),
 }
 

@@ -1,3 +1,6 @@
+import type { MessageCatalogue } from '../messages/catalogue'
+import { catalogueFor } from '../messages/describe-result'
+import type { MessageLocale } from '../messages/message-locale'
 import type { PermissionSpec } from '../types/effect'
 
 /** Characters a value keeps when it has the whole budget to itself. */
@@ -22,53 +25,55 @@ const KEEP_ARGS = 6
  * `… && curl x | sh` would be) always show:
  * `bash(command="npm test -- --rep … [312 characters folded] … && curl x | sh")`.
  * Control, format (bidirectional overrides, zero-width) and line-separator characters are
- * written as `\u{…}` escapes, so a value cannot reorder or hide its own text.
+ * written as `\u{…}` escapes, so a value cannot reorder or hide its own text. The fold is
+ * worded in `locale` (`[已折叠 312 个字符]` in zh-CN); `PermissionRequest.summary` is en-US.
  */
-export function summarizeArgs(tool: string, args: unknown, permission?: Pick<PermissionSpec, 'name' | 'target'>): string {
-  const call = `${visible(tool)}(${argumentList(args)})`
+export function summarizeArgs(tool: string, args: unknown, permission?: Pick<PermissionSpec, 'name' | 'target'>, options: { locale?: MessageLocale | string } = {}): string {
+  const words = catalogueFor(options.locale)
+  const call = `${visible(tool)}(${argumentList(args, words)})`
   if (!permission || typeof permission.name !== 'string') return call
-  const target = typeof permission.target === 'string' ? ` ${quote(permission.target, MAX_TARGET)}` : ''
+  const target = typeof permission.target === 'string' ? ` ${quote(permission.target, MAX_TARGET, words)}` : ''
   return `${call} — ${visible(permission.name)}${target}`
 }
 
-function argumentList(args: unknown): string {
+function argumentList(args: unknown, words: MessageCatalogue): string {
   if (args === undefined) return ''
-  if (!args || typeof args !== 'object' || Array.isArray(args)) return render(args, MAX_VALUE)
+  if (!args || typeof args !== 'object' || Array.isArray(args)) return render(args, MAX_VALUE, words)
   const entries = Object.entries(args).filter(([, item]) => item !== undefined)
   const budget = Math.max(MIN_VALUE, Math.min(MAX_VALUE, Math.floor(MAX_TOTAL / Math.max(1, Math.min(entries.length, 2 * KEEP_ARGS)))))
   // A key that is not a plain word is quoted, so it cannot pass for `, other=…` or a target.
-  const parts = entries.map(([key, item]) => `${/^[\w.-]+$/.test(key) ? fold(key, MAX_KEY) : quote(key, MAX_KEY)}=${render(item, budget)}`)
+  const parts = entries.map(([key, item]) => `${/^[\w.-]+$/.test(key) ? fold(key, MAX_KEY, words) : quote(key, MAX_KEY, words)}=${render(item, budget, words)}`)
   if (parts.length <= 2 * KEEP_ARGS + 1) return parts.join(', ')
   const hidden = parts.length - 2 * KEEP_ARGS
-  return [...parts.slice(0, KEEP_ARGS), `… [${hidden} arguments folded] …`, ...parts.slice(-KEEP_ARGS)].join(', ')
+  return [...parts.slice(0, KEEP_ARGS), `… ${words.folded(hidden, 'arguments')} …`, ...parts.slice(-KEEP_ARGS)].join(', ')
 }
 
 /** A value as the prompt shows it: a plain word bare, other strings quoted, the rest as JSON. */
-function render(item: unknown, budget: number): string {
-  if (typeof item === 'string') return /^[\w./:@-]+$/.test(item) ? fold(item, budget) : quote(item, budget)
+function render(item: unknown, budget: number, words: MessageCatalogue): string {
+  if (typeof item === 'string') return /^[\w./:@-]+$/.test(item) ? fold(item, budget, words) : quote(item, budget, words)
   let text: string
   try {
     text = JSON.stringify(item) ?? String(item)
   } catch {
     text = String(item)
   }
-  return fold(visible(text), budget)
+  return fold(visible(text), budget, words)
 }
 
 /** A string in double quotes, folded in the middle, escaped as JSON and beyond. */
-function quote(text: string, budget: number): string {
+function quote(text: string, budget: number, words: MessageCatalogue): string {
   const chars = Array.from(text)
   if (chars.length <= budget) return escape(text)
   const { head, tail, folded } = split(chars, budget)
-  return `${escape(head).slice(0, -1)} … [${folded} characters folded] … ${escape(tail).slice(1)}`
+  return `${escape(head).slice(0, -1)} … ${words.folded(folded, 'characters')} … ${escape(tail).slice(1)}`
 }
 
 /** Text (already escaped) folded in the middle when it is longer than `budget`. */
-function fold(text: string, budget: number): string {
+function fold(text: string, budget: number, words: MessageCatalogue): string {
   const chars = Array.from(text)
   if (chars.length <= budget) return text
   const { head, tail, folded } = split(chars, budget)
-  return `${head} … [${folded} characters folded] … ${tail}`
+  return `${head} … ${words.folded(folded, 'characters')} … ${tail}`
 }
 
 function split(chars: string[], budget: number) {
