@@ -1,6 +1,7 @@
 import type { AuthorizeRequest } from '../permission-gate'
 import type { AnswerVia, Approver, AskScope } from '../types/approver'
 import type { Decision } from '../types/decision'
+import type { Denial } from '../types/denial'
 import type { Effect } from '../types/effect'
 import type { ApproverPolicy } from './asker'
 import type { Grant } from './grant'
@@ -51,6 +52,8 @@ export interface DecisionEvent {
   phase: 'authorize' | 'approve' | 'middleware' | 'quota'
   decision: Decision
   reason?: string
+  /** For a deny that ended an ask (`approve`): `reason`'s structured form, for a person's locale (`describeDenial`). */
+  denial?: Denial
   source: DecisionSource
   request: Readonly<AuthorizeRequest & { callId?: string; reason?: string }>
   /** The permission request's id, for `approve` decisions that reached the askers. */

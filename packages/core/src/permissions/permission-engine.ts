@@ -25,7 +25,7 @@ import { type SessionHost, recordOf } from './stored-request'
 import { settledWithin } from '../settled-within'
 import { ruleDenial } from '../messages/denial-of'
 import { enUS } from '../messages/en-us'
-import type { AskedFor } from '../types/denial'
+import type { AskedFor, Denial } from '../types/denial'
 
 export type { PermissionEngineOptions } from './permission-engine-options'
 
@@ -364,7 +364,7 @@ export class PermissionEngine implements PermissionGate {
       source.grant = this.ledger.remember(source.scope, decided, label(source.by))
       created = true
     }
-    this.report('approve', decided, { decision: outcome.decision, reason: outcome.reason, rule: source }, pending.request)
+    this.report('approve', decided, { decision: outcome.decision, reason: outcome.reason, rule: source }, pending.request, undefined, outcome.denial)
     // Others waiting on the same thing need not be asked again.
     if (created) {
       for (const other of [...this.pendings]) {
@@ -380,7 +380,7 @@ export class PermissionEngine implements PermissionGate {
   }
 
   private early(request: ApprovalRequest, outcome: ApprovalOutcome, source: DecisionSource): Promise<ApprovalOutcome> {
-    this.report('approve', request, { decision: outcome.decision, reason: outcome.reason, rule: source })
+    this.report('approve', request, { decision: outcome.decision, reason: outcome.reason, rule: source }, undefined, undefined, outcome.denial)
     return Promise.resolve({ ...outcome, rule: source })
   }
 
@@ -389,9 +389,10 @@ export class PermissionEngine implements PermissionGate {
     this.report(source.kind === 'quota' ? 'quota' : 'middleware', request, { decision, reason, rule: source })
   }
 
-  private report(phase: DecisionEvent['phase'], request: DecisionEvent['request'], result: AuthorizeResult, asked?: Readonly<PermissionRequest>, restored?: Readonly<PendingRecord>) {
+  private report(phase: DecisionEvent['phase'], request: DecisionEvent['request'], result: AuthorizeResult, asked?: Readonly<PermissionRequest>, restored?: Readonly<PendingRecord>, denial?: Denial) {
     if (!this.onDecision || !this.wantsDecision()) return
     const event: DecisionEvent = { phase, decision: result.decision, reason: result.reason, source: result.rule as DecisionSource, request, at: Date.now() }
+    if (denial && result.decision === 'deny') event.denial = denial
     if (asked) {
       event.requestId = asked.id
       event.approvers = asked.approvers
