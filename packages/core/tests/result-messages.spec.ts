@@ -382,6 +382,8 @@ describe('denials: one cause each', () => {
     const mode = await call('notes', { text: 'x' })
     expect(mode.content).toBe('Permission denied: the session is in readOnly mode, which denies write tools')
     expect(told(mode)).toBe('权限被拒绝：会话处于只读模式，这个模式拒绝写入类工具')
+    expect(zhCN.denial({ cause: 'rewrite_denied', middleware: 'promote', plugin: 'plugin "policy"', denial: { cause: 'rule', decided: { kind: 'rule', decision: 'deny', permission: 'fs.write', origin: 'plugin "policy"' } } }))
+      .toBe('中间件 "promote"（插件 "policy"）改写了调用，改写后的调用被拒绝：来自 插件 "policy" 的规则 （fs.write）拒绝了它')
     const malformed = zhCN.denial({ cause: 'rule', decided: { kind: 'malformed' } })
     expect(englishWords(malformed)).toEqual([])
   })

@@ -125,8 +125,14 @@ function abortReason(params: AbortParams): string {
   }
 }
 
+/** Where a rule or a middleware came from: a plugin's label (`plugin "policy"`) in words, anything else (`koishi.yml`) as it is. */
+function origin(label: string): string {
+  const plugin = /^plugin (".*")$/.exec(label)
+  return plugin ? `插件 ${plugin[1]}` : label
+}
+
 function middlewareName({ middleware, plugin }: { middleware: string; plugin?: string }): string {
-  return plugin ? `中间件 "${middleware}"（${plugin}）` : `中间件 "${middleware}"`
+  return plugin ? `中间件 "${middleware}"（${origin(plugin)}）` : `中间件 "${middleware}"`
 }
 
 function middlewareFailure(failure: MiddlewareFailure): string {
@@ -196,7 +202,7 @@ function decidedText(cause: RuleCause | AskedFor): string {
     case 'rule': {
       const on = cause.target ?? cause.command
       const what = `${cause.permission}${on ? ` 作用于 ${on}` : ''}${cause.sandboxed === undefined ? '' : cause.sandboxed ? '，在沙箱内' : '，在沙箱外'}`
-      return `来自 ${cause.origin} 的规则 ${cause.name ? `"${cause.name}"` : `（${what}）`}${VERB[cause.decision]}`
+      return `来自 ${origin(cause.origin)} 的规则 ${cause.name ? `"${cause.name}"` : `（${what}）`}${VERB[cause.decision]}`
     }
     case 'mode': return `会话处于${TERMS.mode[cause.mode as keyof MessageTerms['mode']] ?? cause.mode}模式，这个模式${cause.decision === 'deny' ? '拒绝' : '允许'}${TERMS.effect[cause.effect]}类工具`
     case 'default': return cause.decision === 'allow' ? `没有匹配的规则；${TERMS.effect[cause.effect]}类工具默认允许` : `没有匹配的规则；${TERMS.effect[cause.effect]}类工具默认需要审批`
