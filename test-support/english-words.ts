@@ -13,15 +13,17 @@
 export function englishWords(text: string, names: readonly string[] = []): string[] {
   let rest = text
   // Longest first, so a name inside another is not cut out of it first; only where it stands
-  // apart from Latin letters and digits, so a value `J` does not leave `SON` of `JSON` behind.
+  // apart from Latin letters and digits, so a value `J` does not leave `SON` of `JSON` behind,
+  // and not as part of an identifier (`deploy` of `deploy:run`, which goes whole below).
   for (const name of [...names].sort((a, b) => b.length - a.length)) {
-    if (name) rest = rest.replace(new RegExp(`(?<![A-Za-z0-9_])${escapeRegExp(name)}(?![A-Za-z0-9_])`, 'g'), ' ')
+    if (name) rest = rest.replace(new RegExp(`(?<![A-Za-z0-9_]|[A-Za-z0-9_][.:])${escapeRegExp(name)}(?![A-Za-z0-9_]|[.:][A-Za-z0-9_])`, 'g'), ' ')
   }
   rest = rest
     .replace(/`[^`\n]*`/g, ' ')
     .replace(/\bhttps?:\/\/\S+/g, ' ')
-    // JSON text (`{"limit": 5}`): a value a person types, not prose.
-    .replace(/\{[^{}\n]*\}|\[[^[\]\n]*\]/g, ' ')
+    // JSON text (`{"limit": 5}`, `["x"]`): a value a person types, not prose; a marker in
+    // brackets (`[80 characters folded]`) is prose.
+    .replace(/\{\s*(?:"[^{}\n]*)?\}|\[\s*(?:(?:"[^"\n]*"|-?\d[\d.]*|true|false|null)\s*,?\s*)*\]/g, ' ')
   const words: string[] = []
   for (const token of rest.split(/[^\w$.:/@#-]+/u)) {
     if (!token || isIdentifier(token)) continue
@@ -34,8 +36,8 @@ function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 }
 
-/** Words every language writes as they are. */
-const TERMS: ReadonlySet<string> = new Set(['JSON'])
+/** Words every language writes as they are: a format, the product's name. */
+const TERMS: ReadonlySet<string> = new Set(['JSON', 'Dogu'])
 
 function isIdentifier(token: string): boolean {
   const word = token.replace(/^[.:-]+|[.:-]+$/g, '')

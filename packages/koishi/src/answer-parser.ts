@@ -102,10 +102,34 @@ export interface ParsedEdit {
   changes: Record<string, unknown>
 }
 
-/** Why a reply that starts like an edit cannot be read: a locale key under `dogu.approvals.edit-problem`, and what to fill in. */
-export interface EditProblem {
-  problem: 'too-long' | 'shape' | 'scope' | 'json' | 'object'
-  detail?: string
+/**
+ * Why a reply that starts like an edit cannot be read, for a reply under
+ * `dogu.approvals.edit-problem`:
+ * - `too-long`: over `max` characters (the console takes longer edits).
+ * - `shape`: no fields after the edit word (a bare `e`, `e 2`), or words between it and the JSON that are neither a number nor a scope.
+ * - `scope`: `word` stands where a scope goes (`s`, `a`) and is none.
+ * - `json`: the JSON did not parse; `at` says where when the parser did.
+ * - `object`: the JSON parsed, but into `got`, not an object of fields (`e ["x"]`).
+ * `number` is the question's number, when the reply named one.
+ */
+export type EditProblem = { number?: number } & (
+  | { problem: 'too-long'; max: number }
+  | { problem: 'shape' }
+  | { problem: 'scope'; word: string }
+  | { problem: 'json'; at?: JsonPlace }
+  | { problem: 'object'; got: 'array' | 'string' | 'number' | 'boolean' | 'null' }
+)
+
+/**
+ * Where a JSON text broke: its line and column (1-based), and the text just before and after
+ * that place; `end` when the text ended before it was complete (`{"a":`).
+ */
+export interface JsonPlace {
+  line: number
+  column: number
+  before: string
+  after: string
+  end: boolean
 }
 
 /** The words that start an edit, in every language the plugin speaks. */
@@ -114,42 +138,86 @@ export const EDIT_WORDS: ReadonlySet<string> = new Set(['e', 'edit', '改', '修
 /** Longest edit reply read: arguments beyond it belong in the console. */
 export const MAX_EDIT_LENGTH = 16_384
 
-// A word, an optional number, an optional scope word, then a JSON object (which may span lines).
-const EDIT_SHAPE = /^(\S+?)(?:\s*#?\s*(\d{1,6}))?(?:\s+(\S+?))?\s*(\{[\s\S]*\})\s*$/u
+// After the edit word: an optional number, an optional scope word, then the JSON (an object,
+// or anything else a person typed where it goes: `[`), which may span lines.
+const EDIT_HEAD = /^\s*(?:#?\s*(\d{1,6}))?\s*(\S+)?\s*$/u
 
 /**
  * Reads a reply as an edit: `e {json}` / `改 {json}`, optionally with the question's number
  * and a scope (`e 2 a {"path": "src"}`). `undefined` when the reply is not an edit at all
- * (no edit word, or no `{`: conversation); an `EditProblem` when it starts like one but
- * cannot be read, so the person hears why instead of the bot taking it as conversation.
+ * (no edit word, or words after it that are conversation: `e la la`); an `EditProblem` when
+ * it is one but cannot be taken, so the person hears why instead of the bot taking it as
+ * conversation: a bare `e` (what an edit looks like), JSON that does not parse (where), JSON
+ * that is not an object (`e ["x"]`).
  *
  * @example
  * parseEdit('e {"limit": 5}') // { scope: 'once', changes: { limit: 5 } }
  * parseEdit('改 2 总是 {"path": "docs"}') // { number: 2, scope: 'always', changes: { path: 'docs' } }
+ * parseEdit('e {"a":') // { problem: 'json', at: { line: 1, column: 6, before: '{"a":', after: '', end: true } }
  */
 export function parseEdit(text: string): ParsedEdit | EditProblem | undefined {
   if (typeof text !== 'string') return undefined
   const trimmed = text.trim()
   // Only the word is normalized: the JSON is kept exactly as typed.
-  const word = /^\S+/u.exec(trimmed)?.[0].normalize('NFKC').toLowerCase().replace(/\{.*$/su, '').replace(/#?\d+$/u, '')
-  if (!word || !EDIT_WORDS.has(word) || !trimmed.includes('{')) return undefined
-  if (trimmed.length > MAX_EDIT_LENGTH) return { problem: 'too-long', detail: String(MAX_EDIT_LENGTH) }
-  const match = EDIT_SHAPE.exec(trimmed)
-  if (!match || (match[2] !== undefined && Number(match[2]) === 0)) return { problem: 'shape' }
+  const first = /^\S+/u.exec(trimmed)?.[0] ?? ''
+  const word = first.normalize('NFKC').toLowerCase().replace(/[{[].*$/su, '').replace(/#?\d+$/u, '')
+  if (!word || !EDIT_WORDS.has(word)) return undefined
+  // The edit word's own length as typed: `e2{`, `改 {`.
+  const wordEnd = first.normalize('NFKC').toLowerCase().indexOf(word) + word.length
+  const rest = trimmed.slice(wordEnd)
+  const body = rest.search(/[{[]/u)
+  const head = EDIT_HEAD.exec(body < 0 ? rest : rest.slice(0, body))
+  // Words that are no number or scope, and no JSON: conversation (`e la la`).
+  if (body < 0 && (!head || (head[2] !== undefined && !isScopeWord(head[2])))) return undefined
+  if (trimmed.length > MAX_EDIT_LENGTH) return { problem: 'too-long', max: MAX_EDIT_LENGTH }
+  if (!head || (head[1] !== undefined && Number(head[1]) === 0)) return { problem: 'shape' }
+  const number = head[1] === undefined ? {} : { number: Number(head[1]) }
+  // `e`, `e 2`, `e 2 a`: an edit with no fields.
+  if (body < 0) return { problem: 'shape', ...number }
   let scope: AskScope = 'once'
-  if (match[3] !== undefined) {
-    const meaning = ANSWER_WORDS.get(match[3].normalize('NFKC').toLowerCase())
-    if (!meaning || meaning.decision !== 'allow') return { problem: 'scope', detail: match[3] }
+  if (head[2] !== undefined) {
+    const meaning = ANSWER_WORDS.get(head[2].normalize('NFKC').toLowerCase())
+    if (!meaning || meaning.decision !== 'allow') return { problem: 'scope', word: head[2], ...number }
     scope = meaning.scope
   }
+  const json = rest.slice(body).trim()
   let changes: unknown
   try {
-    changes = JSON.parse(match[4])
+    changes = JSON.parse(json)
   } catch (error) {
-    return { problem: 'json', detail: error instanceof Error ? error.message : String(error) }
+    const at = jsonPlace(json, error instanceof Error ? error.message : String(error))
+    return at ? { problem: 'json', at, ...number } : { problem: 'json', ...number }
   }
-  if (!changes || typeof changes !== 'object' || Array.isArray(changes)) return { problem: 'object' }
+  if (!changes || typeof changes !== 'object' || Array.isArray(changes)) {
+    return { problem: 'object', got: changes === null ? 'null' : Array.isArray(changes) ? 'array' : typeof changes as 'string', ...number }
+  }
   const edit: ParsedEdit = { scope, changes: changes as Record<string, unknown> }
-  if (match[2] !== undefined) edit.number = Number(match[2])
+  if (head[1] !== undefined) edit.number = Number(head[1])
   return edit
+}
+
+function isScopeWord(word: string): boolean {
+  return ANSWER_WORDS.get(word.normalize('NFKC').toLowerCase())?.decision === 'allow'
+}
+
+/** Characters of the text shown on each side of where JSON broke. */
+const PLACE_SIDE = 12
+
+/** Where `JSON.parse` broke in `json`, from its message (V8 says `at position N`, or that the text ended). */
+function jsonPlace(json: string, message: string): JsonPlace | undefined {
+  const at = /at position (\d+)/.exec(message)
+  const position = at ? Number(at[1]) : /Unexpected end of JSON input/.test(message) ? json.length : undefined
+  if (position === undefined || position > json.length) return undefined
+  const end = position === json.length
+  const before = json.slice(0, position)
+  const line = before.split('\n').length
+  const column = position - before.lastIndexOf('\n')
+  const squeezed = (part: string) => Array.from(part.replace(/\s+/gu, ' '))
+  return {
+    line,
+    column,
+    before: squeezed(before).slice(-PLACE_SIDE).join(''),
+    after: squeezed(json.slice(position)).slice(0, PLACE_SIDE).join(''),
+    end,
+  }
 }

@@ -1,6 +1,6 @@
-import { type AnswerResult, type Approver, type AskAnswer, type ClosedRequest, type DecisionEvent, formFields, jsonChanges, mayAnswer, parseFormReply, type PermissionRequest } from '@dogu/core'
+import { type AnswerResult, type Approver, type AskAnswer, type ClosedRequest, type DecisionEvent, describeDenial, describeRevision, formFields, type InputQuestion, jsonChanges, mayAnswer, parseFormReply, type PermissionRequest } from '@dogu/core'
 import { type Context, type Fragment, h, type Next, Schema, type Session as KoishiSession } from 'koishi'
-import { type ParsedAnswer, parseAnswer, parseCancel, parseDetails, parseEdit } from './answer-parser'
+import { type EditProblem, type ParsedAnswer, parseAnswer, parseCancel, parseDetails, parseEdit } from './answer-parser'
 import { ApprovalButtons, BUTTON_PREFIX, type ButtonAction } from './approval-buttons'
 import { approverOf } from './approver-of'
 import { ChatError } from './chat-error'
@@ -11,7 +11,7 @@ import { configDescriptions, defineLocales } from './locales'
 import { pendingCommand } from './pending-command'
 import { shownPreview } from './preview-text'
 import { type Question, QuestionBoard } from './question-board'
-import { formExample, questionTexts } from './question-text'
+import { editExample, formExample, questionTexts } from './question-text'
 import { tapEvent } from './koishi-events'
 
 export interface ChatApprovalsConfig {
@@ -100,7 +100,7 @@ export function chatApprovals(ctx: Context, config: ChatApprovalsConfig = {}): v
   defineLocales(ctx, 'dogu.approvals', (locale) => locale.approvals)
   const buttonPlatforms = new Set(config.buttons ?? BUTTON_PLATFORMS)
   const texts = questionTexts(ctx)
-  const { text } = texts
+  const { text, summary, localeIn } = texts
   const buttons = new ApprovalButtons()
   const route = config.route ?? 'channel'
   // Every copy of each question posted (its channel, and private messages), by request id,
@@ -202,7 +202,7 @@ export function chatApprovals(ctx: Context, config: ChatApprovalsConfig = {}): v
     if (signal.aborted) return
     if (route === 'private' && reached.length) {
       // The caller learns who was asked; the question itself is not in the channel.
-      await bot.sendMessage(target.channelId, text(target.locales, form ? 'form-asked-private' : 'asked-private', { summary: request.summary, tool: request.tool, users: mentions(reached) }))
+      await bot.sendMessage(target.channelId, text(target.locales, form ? 'form-asked-private' : 'asked-private', { summary: summary(target.locales, request), tool: request.tool, users: mentions(reached) }))
         .catch((error: unknown) => koishiLogger(ctx).warn('cannot tell %s who was asked about request %s: %s', target.channel, request.id, error))
       return
     }
@@ -235,7 +235,7 @@ export function chatApprovals(ctx: Context, config: ChatApprovalsConfig = {}): v
     }
     const { status } = result
     if (status !== 'accepted' && answeredIn.get(key) === question) answeredIn.delete(key)
-    const params = { number, summary: request.summary }
+    const params = { number, summary: summary(locales, request) }
     if (status === 'closed') return text(locales, 'closed', { number })
     // Another answer (here or on another instance) claimed it first.
     if (status === 'taken') return text(locales, result.by ? 'taken' : 'taken-unknown', { ...params, by: result.by ?? '' })
@@ -243,7 +243,10 @@ export function chatApprovals(ctx: Context, config: ChatApprovalsConfig = {}): v
     if (status === 'refused') return result.open ? text(locales, 'refused-no-tool', { number, tool: request.tool }) : text(locales, 'refused-denied', { ...params, reason: result.reason ?? '' })
     if (status === 'failed') return text(locales, 'resume-failed', { ...params, reason: result.reason ?? '' })
     // An edit the engine refused: the person hears why (`check` passed, so it is who may approve the edited call).
-    if (value !== undefined && status !== 'accepted') return text(locales, status === 'not-allowed' ? 'edit-not-allowed' : 'edit-invalid', { number, reason: result.reason ?? request.input?.check(value) ?? '' })
+    if (value !== undefined && status !== 'accepted') {
+      const reason = result.refusal ? describeRevision(result.refusal, localeIn(locales)) : result.reason ?? (request.input && editRefusal(request.input, value, locales))
+      return text(locales, status === 'not-allowed' ? 'edit-not-allowed' : 'edit-invalid', { number, reason: reason ?? '' })
+    }
     // A restored request's rules changed meanwhile, and now name other approvers.
     if (status === 'not-allowed' && request.restored && result.reason) return text(locales, 'not-allowed-now', { number, reason: result.reason })
     // The engine turned it down after all (its own check of who may answer): not an answer.
@@ -253,9 +256,13 @@ export function chatApprovals(ctx: Context, config: ChatApprovalsConfig = {}): v
     const decided = watch.event
     if (decided?.source.kind === 'answer' && decided.source.edited) {
       const changes = editedChanges(request.args, decided.request.args)
-      if (decided.decision === 'deny') return text(locales, 'edit-denied', { number, summary: request.summary, reason: decided.reason ?? '' })
+      if (decided.decision === 'deny') {
+        // Why the edited call is denied (the reply says it was edited): the rule's, in the reply's language.
+        const denial = decided.denial?.cause === 'edit_denied' ? decided.denial.denial : decided.denial
+        return text(locales, 'edit-denied', { number, summary: summary(locales, request), reason: denial ? describeDenial(denial, localeIn(locales)) : decided.reason ?? '' })
+      }
       // The call as it runs (the schema's defaults filled in, secrets masked), not only what was typed.
-      return [...text(locales, 'edit-allowed', { number, summary: request.summary, scope: text(locales, `scope.${decided.source.scope}`), changes, args: shownArgs(decided.request.args) }), ...task]
+      return [...text(locales, 'edit-allowed', { number, summary: summary(locales, request), scope: text(locales, `scope.${decided.source.scope}`), changes, args: shownArgs(decided.request.args) }), ...task]
     }
     if (answer.decision === 'deny') return text(locales, 'denied', params)
     // A restored request's scope is the engine's (a rule with named approvers grants once only).
@@ -316,7 +323,7 @@ export function chatApprovals(ctx: Context, config: ChatApprovalsConfig = {}): v
       const bot = ctx.bots.find((candidate) => candidate.sid === question.bot)
       if (!bot) continue
       const { number, locales } = question
-      bot.sendMessage(question.channelId, text(locales, 'taken', { number, summary: request.summary, by: taken.by })).catch((error: unknown) => {
+      bot.sendMessage(question.channelId, text(locales, 'taken', { number, summary: summary(locales, request), by: taken.by })).catch((error: unknown) => {
         koishiLogger(ctx).warn('cannot close request %s in %s: %s', request.id, question.channel, error)
       })
     }
@@ -326,6 +333,46 @@ export function chatApprovals(ctx: Context, config: ChatApprovalsConfig = {}): v
   const formValue = (question: Question, values: Record<string, unknown>) => {
     const initial = question.request.input!.initial
     return { ...(initial && typeof initial === 'object' ? initial : {}), ...values }
+  }
+
+  /**
+   * A question's edit form. A question restored before its tool's plugin loaded gets it later,
+   * on the engine's request of the same id: an edit is taken once the tool is there.
+   */
+  const editFormOf = (request: Readonly<PermissionRequest>) =>
+    request.input ?? (request.restored ? ctx.permissions.pending().find((pending) => pending.id === request.id)?.input : undefined)
+
+  /** Why an edit's arguments are refused, in the reply's language (`describeRevision`); `undefined` when they would be taken. */
+  const editRefusal = (input: Readonly<InputQuestion>, value: unknown, locales: readonly string[]): string | undefined => {
+    const resolved = input.resolve?.(value)
+    if (!resolved) return input.check(value)
+    if (!('error' in resolved)) return undefined
+    return resolved.refusal ? describeRevision(resolved.refusal, localeIn(locales)) : resolved.error
+  }
+
+  /**
+   * Why an edit reply cannot be taken, with an example from the approval it is for: the one it
+   * names, else the first that takes an edit (one that takes none says so).
+   */
+  const editProblem = (problem: EditProblem, questions: readonly Question[]): h[] => {
+    const question = questions.find((candidate) => candidate.number === problem.number)
+      ?? questions.find((candidate) => candidate.request.input)
+      ?? questions[0]
+    const { request, locales } = question
+    const input = editFormOf(request)
+    if (!input) return text(locales, 'edit-unavailable', { number: question.number })
+    const example = input.initial && typeof input.initial === 'object' ? editExample(input.initial as Record<string, unknown>) : '{}'
+    switch (problem.problem) {
+      case 'too-long': return text(locales, 'edit-problem.too-long', { max: problem.max })
+      case 'shape': return text(locales, 'edit-problem.shape', { example })
+      case 'scope': return text(locales, 'edit-problem.scope', { word: problem.word })
+      case 'object': return text(locales, 'edit-problem.object', { example, got: text(locales, `value-kind.${problem.got}`) })
+      case 'json': {
+        const { at } = problem
+        const where = text(locales, `json-place.${at ? (at.end ? 'end' : 'at') : 'unknown'}`, at ?? {})
+        return text(locales, 'edit-problem.json', { example, where })
+      }
+    }
   }
 
   // Prepended, so an answer is taken before any other plugin reads it as conversation.
@@ -349,7 +396,9 @@ export function chatApprovals(ctx: Context, config: ChatApprovalsConfig = {}): v
     // Dismissing and filling name forms only: an approval among them is not a candidate.
     const candidates = cancel || fill ? theirs.filter(isForm) : theirs
     if (!candidates.length) return next()
-    if (edit && 'problem' in edit) return text(theirs[0].locales, `edit-problem.${edit.problem}`, { detail: edit.detail ?? '', example: '{"limit": 5}' })
+    // An edit of an approval that cannot be taken says why; a form reads the reply as its own.
+    const editable = theirs.filter((question) => !isForm(question))
+    if (edit && 'problem' in edit && editable.length) return editProblem(edit, editable)
 
     const number = edit ? edit.number : answer ? answer.number : details ? details.number : cancel ? cancel.number : fill && 'values' in fill ? fill.number : undefined
     const forms = candidates === theirs ? undefined : candidates
@@ -381,16 +430,14 @@ export function chatApprovals(ctx: Context, config: ChatApprovalsConfig = {}): v
       }
       return settleForm(question, { decision: 'allow', value: formValue(question, reply.values) }, by, 'text') ?? next()
     }
-    if (edit) {
+    if (edit && !('problem' in edit)) {
       const { request, locales } = question
-      // A question restored before its tool's plugin loaded gets its edit form later, on the
-      // engine's request of the same id: the edit is taken once the tool is there.
-      const input = request.input ?? (request.restored ? ctx.permissions.pending().find((pending) => pending.id === request.id)?.input : undefined)
+      const input = editFormOf(request)
       if (!input) return text(locales, 'edit-unavailable', { number: question.number })
       // The changes go over the arguments as asked (secrets stay masked, and so keep their value).
       const value = { ...input.initial as object, ...edit.changes }
-      const problem = input.check(value)
-      if (problem) return text(locales, 'edit-invalid', { number: question.number, reason: problem })
+      const problem = editRefusal(input, value, locales)
+      if (problem !== undefined) return text(locales, 'edit-invalid', { number: question.number, reason: problem })
       return (await settle(question, { decision: 'allow', scope: edit.scope }, by, 'text', value)) ?? next()
     }
     // The whole preview; the question stays open.
@@ -448,7 +495,7 @@ export function chatApprovals(ctx: Context, config: ChatApprovalsConfig = {}): v
     const { locales } = target
     const reason = CLOSED_CAUSES.has(closed.cause) ? text(locales, `closed-cause.${closed.cause}`, { reason: closed.reason, tool: closed.record?.tool ?? '' }) : closed.reason
     const message = closed.record
-      ? text(locales, 'closed-restart', { summary: closed.record.summary, reason })
+      ? text(locales, 'closed-restart', { summary: summary(locales, closed.record), reason })
       : text(locales, 'closed-restart-unknown', { reason })
     await bot.sendMessage(target.channelId, message)
   }
@@ -484,11 +531,11 @@ export function chatApprovals(ctx: Context, config: ChatApprovalsConfig = {}): v
       if (isForm(question)) continue
       const { request, number, locales } = question
       const notice = source.kind === 'timeout'
-        ? text(locales, 'expired', { number, summary: request.summary })
+        ? text(locales, 'expired', { number, summary: summary(locales, request) })
         // Answered on another instance: the call runs there.
         : source.kind === 'elsewhere'
-          ? text(locales, source.by ? 'taken' : 'taken-unknown', { number, summary: request.summary, by: source.by ?? '' })
-          : text(locales, 'answered-by', { number, summary: request.summary, by: answererName(source.by), decision: text(locales, event.decision === 'allow' ? `scope.${source.scope ?? 'once'}` : 'decision-deny') })
+          ? text(locales, source.by ? 'taken' : 'taken-unknown', { number, summary: summary(locales, request), by: source.by ?? '' })
+          : text(locales, 'answered-by', { number, summary: summary(locales, request), by: answererName(source.by), decision: text(locales, event.decision === 'allow' ? `scope.${source.scope ?? 'once'}` : 'decision-deny') })
       bot.sendMessage(question.channelId, notice).catch((error: unknown) => {
         koishiLogger(ctx).warn('cannot close request %s in %s: %s', request.id, question.channel, error)
       })

@@ -1,9 +1,10 @@
-import { type Grant, isPermissionMode, PERMISSION_MODES, type Session, type Tool, type ToolResult, ToolSearchIndex } from '@dogu/core'
+import { describeResult, type Grant, isPermissionMode, PERMISSION_MODES, resultMessage, type Session, type Tool, type ToolResult, ToolSearchIndex } from '@dogu/core'
 import { type Argv, type Context, h, Schema, type Session as KoishiSession } from 'koishi'
 import { clipText } from './clip-text'
 import { durationIn, durationUpIn } from './format-duration'
 import { configDescriptions, defineLocales } from './locales'
 import { mcpCommand } from './mcp-command'
+import { commandLocale } from './person-locale'
 import { quotaCommand } from './quota-command'
 import { doguSession, toolsetFor } from './session'
 
@@ -126,14 +127,21 @@ export function commands(ctx: Context, config: CommandsConfig = {}): void {
       if (controller.signal.aborted) return
       if (result.status === 'background') return session!.text('.background', { tool, taskId: result.taskId })
       const status = session!.i18n(`.status.${result.status}`)
-      // A quota's refusal says, in the user's language, when to try again (rounded up).
-      const retry = result.status === 'rate_limited' && result.retryAfterMs !== undefined ? durationUpIn(result.retryAfterMs) : undefined
-      const lines = [retry
-        ? session!.text('.result-retry', { tool, status, after: session!.i18n(`.duration.${retry.unit}`, [retry.count]) })
+      const duration = ({ unit, count }: ReturnType<typeof durationIn>) => session!.i18n(`.duration.${unit}`, [count])
+      // A quota's refusal says, in the words of `dogu.quota`, which quota and when to try again (rounded up).
+      const message = resultMessage(result)
+      if (message?.code === 'rate_limited' && message.params.source === 'quota') {
+        const { quota, max, windowMs, retryAfterMs } = message.params
+        return session!.text('.result-quota', { tool, status, quota, max, window: duration(durationIn(windowMs)), after: duration(durationUpIn(retryAfterMs)) })
+      }
+      const lines = [result.status === 'rate_limited' && result.retryAfterMs !== undefined
+        ? session!.text('.result-retry', { tool, status, after: duration(durationUpIn(result.retryAfterMs)) })
         : session!.text('.result', { tool, status })]
-      const { text, cut } = clipText(result.content, maxOutput)
+      // The outcome in the reply's language, from the result's code and parameters (the model read `content`).
+      const shown = describeResult(result, commandLocale(session!))
+      const { text, cut } = clipText(shown, maxOutput)
       if (text) lines.push(h.escape(text))
-      if (cut) lines.push(session!.text('.truncated', { length: result.content.length }))
+      if (cut) lines.push(session!.text('.truncated', { length: shown.length }))
       if (result.images?.length) lines.push(session!.text('.images', { count: result.images.length }))
       return lines.join('\n')
     })

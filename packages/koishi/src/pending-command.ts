@@ -3,7 +3,9 @@ import type { Context } from 'koishi'
 import { approverOf } from './approver-of'
 import { durationLeftIn } from './format-duration'
 import { defineLocales } from './locales'
+import { commandLocale } from './person-locale'
 import type { QuestionBoard } from './question-board'
+import { summaryIn } from './summary-text'
 
 /**
  * `dogu.pending`: the questions open in this channel that the sender may answer, each
@@ -26,7 +28,7 @@ export function pendingCommand(ctx: Context, board: QuestionBoard): void {
         if (request.kind === 'elicitation') return session!.text('.form-item', { number, tool: request.tool, message: request.input?.message ?? request.reason, left })
         // Asked before the bot restarted, and kept, or by another instance on the shared database: marked so.
         const foreign = request.restored && request.restored.instance !== ctx.permissions.engine.instanceId
-        return session!.text(foreign ? '.item-foreign' : request.restored ? '.item-restored' : '.item', { number, tool: request.tool, summary: request.summary, left, instance: request.restored?.instance ?? '' })
+        return session!.text(foreign ? '.item-foreign' : request.restored ? '.item-restored' : '.item', { number, tool: request.tool, summary: summaryIn(request, commandLocale(session!)), left, instance: request.restored?.instance ?? '' })
       })
       return [session!.text('.header', { count: theirs.length, number: theirs[0].number }), ...lines].join('\n')
     })

@@ -1,8 +1,10 @@
-import { askedMessage, type FormField, formFields, type PermissionRequest, typedValue } from '@dogu/core'
+import { askedMessage, type FormField, formFields, messageTerms, type PermissionRequest, type RepairStep, typedValue } from '@dogu/core'
 import { type Context, h } from 'koishi'
 import type { ApprovalButton } from './approval-buttons'
 import { durationIn, durationLeftIn } from './format-duration'
+import { catalogueLocale } from './person-locale'
 import { previewMessages, shownPreview } from './preview-text'
+import { type SummarizedCall, summaryIn } from './summary-text'
 import type { Question } from './question-board'
 
 /**
@@ -22,6 +24,17 @@ export function questionTexts(ctx: Context) {
     if (!message) return request.reason
     const { effect, ...params } = message.params
     return text(locales, `reason.${message.key}`, effect ? { ...params, effect: text(locales, `effect.${effect}`) } : params)
+  }
+
+  /** The catalogue's locale beside the approvals' messages in `locales`. */
+  const localeIn = (locales: readonly string[]) => catalogueLocale(ctx, locales, 'dogu.approvals')
+  /** A call's summary in the question's language (its folds: `[已折叠 312 个字符]`). */
+  const summary = (locales: readonly string[], call: Readonly<SummarizedCall>) => summaryIn(call, localeIn(locales))
+
+  /** What the repair of the model's arguments did, in the question's language (`去掉了多余的逗号`). */
+  const repairSteps = (locales: readonly string[], steps: readonly RepairStep[]) => {
+    const words = messageTerms(localeIn(locales)).repairStep
+    return steps.map((step) => words[step] ?? step).join(plain(locales, 'list-separator'))
   }
 
   /** The preview as the question shows it: each field bounded, a hint when `d` has more. */
@@ -86,6 +99,8 @@ export function questionTexts(ctx: Context) {
 
   return {
     text,
+    summary,
+    localeIn,
 
     /**
      * The question: who asks and why, the preview, how to answer, then its buttons (if any).
@@ -100,10 +115,10 @@ export function questionTexts(ctx: Context) {
         ? durationLeftIn(request.expiresAt - Date.now())
         : durationIn(request.expiresAt - request.createdAt)
       return [
-        ...text(locales, 'question', { number, tool: request.tool, summary: request.summary, reason: reasonText(locales, request) }),
+        ...text(locales, 'question', { number, tool: request.tool, summary: summary(locales, request), reason: reasonText(locales, request) }),
         ...(request.restored ? [h.text('\n'), ...text(locales, buttons.length ? 'restored-buttons' : 'restored')] : []),
         ...(request.durable === false ? [h.text('\n'), ...text(locales, 'not-durable')] : []),
-        ...(request.repaired ? [h.text('\n'), ...text(locales, 'repaired', { steps: request.repaired.steps.join(', ') })] : []),
+        ...(request.repaired ? [h.text('\n'), ...text(locales, 'repaired', { steps: repairSteps(locales, request.repaired.steps) })] : []),
         ...previewText(question),
         ...editHint(question),
         h.text('\n'),
@@ -120,7 +135,7 @@ export function questionTexts(ctx: Context) {
       if (!request.preview) return text(locales, 'no-preview', { number })
       const bodies = previewMessages(request.preview, (field) => plain(locales, `preview.${field}`))
       return bodies.map((body, index) => h('message', [
-        ...text(locales, 'details', { number, summary: request.summary, index: index + 1, total: bodies.length }),
+        ...text(locales, 'details', { number, summary: summary(locales, request), index: index + 1, total: bodies.length }),
         h.text(`\n${body}`),
       ]))
     },
@@ -131,7 +146,7 @@ export function questionTexts(ctx: Context) {
         ...head,
         ...questions.flatMap(({ request, number }) => [h.text('\n'), ...(request.kind === 'elicitation'
           ? text(locales, 'form-item', { number, tool: request.tool, message: request.input?.message ?? request.reason })
-          : text(locales, 'item', { number, tool: request.tool, summary: request.summary }))]),
+          : text(locales, 'item', { number, tool: request.tool, summary: summary(locales, request) }))]),
       ]
     },
   }
@@ -140,7 +155,7 @@ export function questionTexts(ctx: Context) {
 export type QuestionTexts = ReturnType<typeof questionTexts>
 
 /** `{"limit": 5}`: the call's first field with its value, as the example of an edit. */
-function editExample(initial: Record<string, unknown>): string {
+export function editExample(initial: Record<string, unknown>): string {
   const [key] = Object.keys(initial)
   if (key === undefined) return '{}'
   const value = JSON.stringify(initial[key])

@@ -1,8 +1,9 @@
-import type { BackgroundTask } from '@dogu/core'
+import { type BackgroundTask, describeResult } from '@dogu/core'
 import { type Context, Schema } from 'koishi'
 import { chatTarget, onlineBot } from './chat-target'
 import { clipText } from './clip-text'
 import { configDescriptions, defineLocales } from './locales'
+import { catalogueLocale } from './person-locale'
 
 export interface TaskNoticesConfig {
   /** Post a notice when a background task ends. @default true */
@@ -53,7 +54,8 @@ export function taskNotices(ctx: Context, config: TaskNoticesConfig = {}, botWai
       logger.warn('bot %s was not online within %d ms: %s was not told that task %s ended', target.bot.sid, botWait, target.channel, task.id)
       return
     }
-    const content = task.result?.content.trim() ?? ''
+    // The outcome in the channel's language, from the result's code and parameters (the model read `content`).
+    const content = task.result ? describeResult(task.result, catalogueLocale(ctx, target.locales, 'dogu.notices')).trim() : ''
     const clipped = clipText(content, preview)
     const status = ctx.i18n.render(target.locales, [`dogu.notices.status.${task.status}`], {})
     const key = clipped.text ? 'settled-preview' : 'settled'

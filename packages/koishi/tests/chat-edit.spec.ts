@@ -60,20 +60,30 @@ describe('parseEdit', () => {
   })
 
   it.each([
-    ['e {limit: 5}', 'json'],
-    ['e [1, 2] {', 'shape'],
-    ['e "x" {"a": 1}', 'scope'],
-    ['e n {"a": 1}', 'scope'],
-    ['e 0 {"a": 1}', 'shape'],
-    ['e {"a": 1', 'shape'],
-    ['e {"a": "x…"} past the length limit'.replace('x…', 'x'.repeat(17_000)), 'too-long'],
+    ['e {limit: 5}', { problem: 'json', at: { line: 1, column: 2, before: '{', after: 'limit: 5}', end: false } }],
+    // Cut off: the JSON ends before it is complete.
+    ['e {"a":', { problem: 'json', at: { line: 1, column: 6, before: '{"a":', after: '', end: true } }],
+    ['e 2 {"a": 1', { problem: 'json', number: 2, at: { line: 1, column: 8, before: '{"a": 1', after: '', end: true } }],
+    ['e {"a": 1,\n  "b" 2}', { problem: 'json', at: { line: 2, column: 7, before: '"a": 1, "b" ', after: '2}', end: false } }],
+    ['e [1, 2] {', { problem: 'json', at: { line: 1, column: 8, before: '[1, 2] ', after: '{', end: false } }],
+    ['e ["x"]', { problem: 'object', got: 'array' }],
+    ['e', { problem: 'shape' }],
+    ['改', { problem: 'shape' }],
+    ['e 2', { problem: 'shape', number: 2 }],
+    ['e 2 a', { problem: 'shape', number: 2 }],
+    ['e "x" {"a": 1}', { problem: 'scope', word: '"x"' }],
+    ['e n {"a": 1}', { problem: 'scope', word: 'n' }],
+    ['e 0 {"a": 1}', { problem: 'shape' }],
+    ['e 2 a b {"a": 1}', { problem: 'shape' }],
+    ['e {"a": "x…"} past the length limit'.replace('x…', 'x'.repeat(17_000)), { problem: 'too-long', max: 16_384 }],
   ])('names the problem of edit %# (%s)', (text, problem) => {
-    expect(parseEdit(text)).toMatchObject({ problem })
+    expect(parseEdit(text)).toEqual(problem)
   })
 
-  it('leaves conversation alone: no edit word, or no `{`', () => {
-    expect(parseEdit('e')).toBeUndefined()
+  it('leaves conversation alone: no edit word, or words after it that are no number, scope or JSON', () => {
     expect(parseEdit('e la la')).toBeUndefined()
+    expect(parseEdit('e la')).toBeUndefined()
+    expect(parseEdit('e 3 "x"')).toBeUndefined()
     expect(parseEdit('easy {"a": 1}')).toBeUndefined()
     expect(parseEdit('y')).toBeUndefined()
   })
@@ -85,7 +95,7 @@ describe('chat approvals: a repaired call', () => {
     const sloppy = t!.app.tools.execute([{ id: 'c1', name: 'purge', arguments: `{table: 'logs', limit: 50, token: 'tok-123',}` }], { session: t!.session('alice') }).then(([result]) => result)
     const question = (await outbox.next()).text
     expect(question).toContain('purge(table=logs, limit=50, token="••••")')
-    expect(question).toContain('\n（模型发来的参数不是合法 JSON，Dogu 已修复：quotes, unquoted-keys, trailing-comma。上面显示的是修复后的参数。）\n')
+    expect(question).toContain('\n（模型发来的参数不是合法 JSON，Dogu 已修复：单引号改为双引号、给键名加上引号、去掉了多余的逗号。上面显示的是修复后的参数。）\n')
     expect(question).not.toContain('tok-123')
     expect(await t!.client('alice').receive('y')).toEqual([expect.stringContaining('已允许')])
     const done = await sloppy
@@ -116,7 +126,7 @@ describe('chat approvals: editing before approving', () => {
     const result = purge()
     await outbox.next()
     const alice = t!.client('alice')
-    expect(await alice.receive('e {"limit": 500}')).toEqual([expect.stringMatching(/^修改没有生效，请求 \[1\] 仍在等待：.*\$\.limit: expected a number <= 100, got 500/s)])
+    expect(await alice.receive('e {"limit": 500}')).toEqual(['修改没有生效，请求 [1] 仍在等待：参数无效：\n- $.limit：应为不大于 100 的数字，实际是 500'])
     expect(await alice.receive('e {limit: 5}')).toEqual([expect.stringMatching(/^修改不是有效的 JSON：/)])
     expect(await alice.receive('e x {"limit": 5}')).toEqual(['“x”不是有效的范围：可写 s（本会话）或 a（总是），不写即仅此一次。'])
     expect(app.permissions.pending()).toHaveLength(1)
@@ -130,8 +140,8 @@ describe('chat approvals: editing before approving', () => {
     const result = purge()
     await outbox.next()
     const [reply] = await t!.client('alice').receive('e {"table": "users"}')
-    expect(reply).toMatch(/^\[1\] purge\(table=logs, limit=50, token="••••"\) — db\.purge "logs"：修改后的调用被拒绝：mock:alice edited the arguments/)
-    expect(reply).toContain('never purge users')
+    // Why the edited call is denied, in the chat's language (the model reads it in English).
+    expect(reply).toBe('[1] purge(table=logs, limit=50, token="••••") — db.purge "logs"：修改后的调用被拒绝：来自 config.rules[0] 的规则 "never purge users"拒绝了它')
     const done = await result
     expect(done.status).toBe('denied')
     expect(runs).toEqual([])
@@ -168,7 +178,7 @@ describe('chat approvals: editing before approving', () => {
     await outbox.next()
     // `Limit` passes the schema (schemastery keeps unknown keys): approved, `limit: 50` would run.
     expect(await t!.client('alice').receive('e {"Limit": 5}')).toEqual([
-      '修改没有生效，请求 [1] 仍在等待：the edited arguments set `Limit` at $.Limit, which is not a field of this tool\'s arguments — did you mean `limit`? The fields there are: `table`, `limit`, `token`.',
+      '修改没有生效，请求 [1] 仍在等待：修改后的参数在 $.Limit 处设置了 `Limit`，这个工具的参数里没有这个字段——是不是想写 `limit`？那里的字段有：`table`、`limit`、`token`。',
     ])
     expect(app.permissions.pending()).toHaveLength(1)
     expect(await t!.client('alice').receive('e {"limit": 5}')).toEqual([expect.stringContaining('实际运行的参数：{"table":"logs","limit":5,"token":"••••"}')])

@@ -137,11 +137,11 @@ describe('dogu.quota', () => {
 })
 
 describe('a rate_limited call', () => {
-  it('dogu.run says the quota is used up and when to try again, then the model\'s text', async () => {
+  it('dogu.run says which quota is used up and when to try again, in the words of dogu.quota (the model reads its English)', async () => {
     const { send } = await setup()
     await send('alice', 'dogu.run echo {"text":"1"}', 'room')
     await send('alice', 'dogu.run echo {"text":"2"}', 'room')
-    expect(await send('alice', 'dogu.run echo {"text":"3"}', 'room')).toEqual([`echo：超出配额，50 分钟后可再试\n${refusal}`])
+    expect(await send('alice', 'dogu.run echo {"text":"3"}', 'room')).toEqual(['echo：超出配额，配额“echo per user”已用完（每 1 小时最多 2 次），50 分钟后可再试'])
     // Another user in the room is unaffected.
     expect(await send('bob', 'dogu.run echo {"text":"4"}', 'room')).toEqual(['echo：成功\n4'])
   })

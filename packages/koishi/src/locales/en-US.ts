@@ -2,6 +2,8 @@ import type { Locale } from './zh-CN'
 
 export const enUS: Locale = {
   approvals: {
+    // The locale of Dogu's catalogue that results and refusals are told with beside these messages (person-locale.ts).
+    locale: 'en-US',
     question: '[{number}] Tool {tool} asks for approval: {summary}\nWhy: {reason}',
     answer: '{choices}No answer within {timeout} denies it.',
     choices: 'Reply y to allow once · s for this session · a always · n to deny (also 允许 / 本会话 / 总是 / 拒绝; with several requests open, add the number: y {number}). ',
@@ -63,6 +65,8 @@ export const enUS: Locale = {
       corrupt: 'its stored record could not be read ({reason})',
       'undefined-tool': 'its tool {tool} is not defined here, and no plugin defined it after the restart',
     },
+    // Between the items of a list in a sentence (the repair's steps).
+    'list-separator': ', ',
     // The model's arguments were malformed and repaired before the question (docs/repair.md).
     repaired: '(The model\'s arguments were not valid JSON; Dogu repaired them: {steps}. Shown above are the repaired arguments.)',
     // Editing a call before approving it: `e {json}` / `改 {json}`.
@@ -73,11 +77,23 @@ export const enUS: Locale = {
     'edit-not-allowed': 'You may not approve request [{number}] as edited (it needs other approvers); it is still waiting.',
     'edit-unavailable': 'Request [{number}] cannot be edited: answer it with allow or deny.',
     'edit-problem': {
-      'too-long': 'That edit is too long (at most {detail} characters): edit it in the console.',
+      'too-long': 'That edit is too long (at most {max} characters): edit it in the console.',
       shape: 'Write the fields to change as a JSON object after e, like e {example}.',
-      scope: '"{detail}" is not a scope: write s (session) or a (always), or nothing for once.',
-      json: 'The edit is not valid JSON: {detail}',
-      object: 'The edit must be a JSON object of fields, like {example}.',
+      scope: '"{word}" is not a scope: write s (session) or a (always), or nothing for once.',
+      json: 'The edit is not valid JSON: {where}. Write the fields to change as a JSON object after e, like e {example}.',
+      object: 'The edit must be a JSON object of fields, not {got}, like e {example}.',
+    },
+    'json-place': {
+      at: 'it cannot be read at line {line}, column {column} ("{after}" after "{before}")',
+      end: 'it ends at line {line}, column {column} (after "{before}") before it is complete',
+      unknown: 'it cannot be read',
+    },
+    'value-kind': {
+      array: 'an array',
+      string: 'a string',
+      number: 'a number',
+      boolean: 'true or false',
+      null: 'null',
     },
     'form-question': '[{number}] Tool {tool} asks you to fill in: {message}',
     'form-field': '· {key} ({facts})',
@@ -141,6 +157,7 @@ export const enUS: Locale = {
   pending: {
     description: 'List the requests in this channel waiting for your approval',
     messages: {
+      locale: 'en-US',
       header: 'Requests in this channel waiting for you ({count}); reply y or n with the number, such as y {number}:',
       item: '[{number}] {tool}: {summary} (times out in {left})',
       // Asked before the bot restarted and kept (`permissions.durable`).
@@ -289,6 +306,7 @@ export const enUS: Locale = {
     },
   },
   notices: {
+    locale: 'en-US',
     settled: 'Background task {id} ({tool}) {status}.',
     'settled-preview': 'Background task {id} ({tool}) {status}: {preview}',
     status: {
@@ -317,8 +335,10 @@ export const enUS: Locale = {
     'dogu.run': {
       description: 'Call a tool as yourself (for debugging), through the usual permissions',
       messages: {
+        locale: 'en-US',
         result: '{tool}: {status}',
         'result-retry': '{tool}: {status}; try again in {after}',
+        'result-quota': '{tool}: {status}: quota "{quota}" is used up (at most {max} per {window}); try again in {after}',
         background: '{tool} continues as background task {taskId}; you will be told when it ends.',
         truncated: '… (cut, {length} characters in all)',
         images: '({count} images not shown)',

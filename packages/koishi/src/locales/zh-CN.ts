@@ -2,6 +2,8 @@
 // en-US.ts has the same shape, checked by its type.
 export const zhCN = {
   approvals: {
+    // The locale of Dogu's catalogue that results and refusals are told with beside these messages (person-locale.ts).
+    locale: 'zh-CN',
     question: '[{number}] 工具 {tool} 请求批准：{summary}\n原因：{reason}',
     answer: '{choices}{timeout}内无人回复即拒绝。',
     choices: '回复 y 允许一次 · s 本会话内允许 · a 总是允许 · n 拒绝（也可回复 允许 / 本会话 / 总是 / 拒绝；同时有多个请求时加上编号，如 y {number}）。',
@@ -65,6 +67,8 @@ export const zhCN = {
       corrupt: '保存的记录无法读取（{reason}）',
       'undefined-tool': '本实例上没有定义它的工具 {tool}，重启后也没有插件定义它',
     },
+    // Between the items of a list in a sentence (the repair's steps).
+    'list-separator': '、',
     // The model's arguments were malformed and repaired before the question (docs/repair.md).
     repaired: '（模型发来的参数不是合法 JSON，Dogu 已修复：{steps}。上面显示的是修复后的参数。）',
     // Editing a call before approving it: `e {json}` / `改 {json}`.
@@ -75,11 +79,24 @@ export const zhCN = {
     'edit-not-allowed': '你不能批准修改后的请求 [{number}]（它需要其他审批人），请求仍在等待。',
     'edit-unavailable': '请求 [{number}] 不能修改参数，只能回复允许或拒绝。',
     'edit-problem': {
-      'too-long': '修改太长了（最多 {detail} 个字符），请到控制台修改。',
+      'too-long': '修改太长了（最多 {max} 个字符），请到控制台修改。',
       shape: '请在 e 后面写要改的字段（JSON 对象），如 e {example}。',
-      scope: '“{detail}”不是有效的范围：可写 s（本会话）或 a（总是），不写即仅此一次。',
-      json: '修改不是有效的 JSON：{detail}',
-      object: '修改必须是由字段组成的 JSON 对象，如 {example}。',
+      scope: '“{word}”不是有效的范围：可写 s（本会话）或 a（总是），不写即仅此一次。',
+      json: '修改不是有效的 JSON：{where}。请在 e 后面写要改的字段（JSON 对象），如 e {example}。',
+      object: '修改必须是由字段组成的 JSON 对象，而不是{got}，如 e {example}。',
+    },
+    // Where an edit's JSON broke (`edit-problem.json`).
+    'json-place': {
+      at: '第 {line} 行第 {column} 列无法读取（“{before}”之后的“{after}”）',
+      end: '写到第 {line} 行第 {column} 列（“{before}”之后）就结束了，没有写完',
+      unknown: '无法读取',
+    },
+    'value-kind': {
+      array: '数组',
+      string: '字符串',
+      number: '数字',
+      boolean: '布尔值',
+      null: 'null',
     },
     // A tool's form (`call.elicit`): the tool asks the person for values; not an approval.
     'form-question': '[{number}] 工具 {tool} 请你填写：{message}',
@@ -146,6 +163,7 @@ export const zhCN = {
   pending: {
     description: '列出本频道中等你批准的请求',
     messages: {
+      locale: 'zh-CN',
       header: '本频道中等你批准的请求（{count} 个），回复 y 编号 允许、n 编号 拒绝，如 y {number}：',
       item: '[{number}] {tool}：{summary}（{left}后超时）',
       // Asked before the bot restarted and kept (`permissions.durable`).
@@ -296,6 +314,7 @@ export const zhCN = {
     },
   },
   notices: {
+    locale: 'zh-CN',
     settled: '后台任务 {id}（{tool}）{status}。',
     'settled-preview': '后台任务 {id}（{tool}）{status}：{preview}',
     status: {
@@ -324,8 +343,10 @@ export const zhCN = {
     'dogu.run': {
       description: '以你的身份调用一个工具（调试用），权限检查与平常相同',
       messages: {
+        locale: 'zh-CN',
         result: '{tool}：{status}',
         'result-retry': '{tool}：{status}，{after}后可再试',
+        'result-quota': '{tool}：{status}，配额“{quota}”已用完（每 {window}最多 {max} 次），{after}后可再试',
         background: '{tool} 已转入后台任务 {taskId}，完成后会通知。',
         truncated: '……（已截断，共 {length} 字）',
         images: '（另有 {count} 张图片）',
