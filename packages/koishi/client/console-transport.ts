@@ -2,7 +2,7 @@ import { send } from '@koishijs/client'
 import { type Transport, TransportError } from '../../webui/client/transport'
 
 /** What the plugin's console listeners answer (see src/console-page.ts). */
-type ConsoleReply = { value: unknown } | { error: { code: string; message: string } }
+type ConsoleReply = { value: unknown } | { error: { code: string; message: string; refusal?: TransportError['refusal'] } }
 
 /**
  * The page's transport over Koishi's console socket: each method is the console listener
@@ -20,7 +20,7 @@ export const consoleTransport: Transport = {
       throw error instanceof Error ? error : new TransportError('CONSOLE', String(error), 0)
     }
     if (!reply) throw new TransportError('OFFLINE', 'the console is not connected', 0)
-    if ('error' in reply) throw new TransportError(reply.error.code, reply.error.message, 0)
+    if ('error' in reply) throw new TransportError(reply.error.code, reply.error.message, 0, reply.error.refusal)
     return reply.value as any
   },
 }

@@ -1,5 +1,5 @@
 import type { Approver, CallInfo, DecisionEvent, ToolResult } from '@dogu/core'
-import { ConsoleApi, ConsoleAsker, ConsoleError, type ConsoleHost, ConsoleLog, type ConsoleMethod } from '@dogu/webui/console'
+import { ConsoleApi, ConsoleAsker, ConsoleError, type ConsoleHost, ConsoleLog, type ConsoleMethod, errorBody } from '@dogu/webui/console'
 import type { Client } from '@koishijs/console'
 import { type Context, Schema } from 'koishi'
 import { resolve } from 'node:path'
@@ -12,7 +12,7 @@ import type {} from '@koishijs/plugin-auth'
 const LISTENER_PREFIX = 'dogu/'
 
 /** What a console listener answers: the method's result, or the refusal as data. */
-export type ConsoleReply = { value: unknown } | { error: { code: string; message: string } }
+export type ConsoleReply = { value: unknown } | { error: ReturnType<typeof errorBody> }
 
 /** `ctx.console.addListener` for names outside the console's own event table. */
 type AddListener = (name: string, callback: (this: Client, payload?: unknown) => Promise<ConsoleReply>, options: { authority: number }) => void
@@ -61,7 +61,8 @@ export const ConsolePageConfig: Schema<ConsolePageConfig> = described(Schema.obj
 export function consolePage(ctx: Context, config: ConsolePageConfig = {}, dist = resolve(__dirname, '../dist')) {
   if (config.enabled === false) return
   const authority = config.authority ?? 4
-  const asker = new ConsoleAsker({ id: 'console', platform: 'console', authority })
+  // Without a login, the console's one operator, named once: `console` (not `console:console`).
+  const asker = new ConsoleAsker({ id: 'console', authority })
   const log = new ConsoleLog(config.logSize ?? 200)
   const api = new ConsoleApi({
     registry: ctx.tools.registry,
@@ -120,14 +121,14 @@ function operatorOf(client: Client | undefined, authority: number): Approver {
   const auth = client?.auth
   // A login without an authority gets none: never the page's default.
   if (auth) return { id: String(auth.name ?? auth.id), platform: 'console', authority: auth.authority ?? 0 }
-  return { id: 'console', platform: 'console', authority }
+  return { id: 'console', authority }
 }
 
 async function reply(api: ConsoleApi, method: ConsoleMethod, payload: unknown, operator: Approver): Promise<ConsoleReply> {
   try {
     return { value: await api.handle(method, payload, { operator }) }
   } catch (error) {
-    if (ConsoleError.is(error)) return { error: { code: error.code, message: error.message } }
+    if (ConsoleError.is(error)) return { error: errorBody(error) }
     throw error
   }
 }

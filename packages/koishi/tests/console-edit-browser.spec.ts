@@ -18,7 +18,7 @@ afterEach(async () => {
 })
 
 /**
- * With DOGU_SCREENSHOTS=1, the picture of the edit form in Koishi's console is taken from this run:
+ * With DOGU_SCREENSHOTS=1, the pictures of the edit form in Koishi's console (Chinese, and `.en-US`) are taken from this run:
  * `DOGU_SCREENSHOTS=1 yarn vitest run packages/koishi/tests/console-edit-browser.spec.ts`.
  */
 async function screenshot(page: Page, name: string) {
@@ -90,6 +90,23 @@ describe('editing a call before approving it on the Dogu page in Koishi\'s conso
     // Koishi's console is in Chinese unless its locale setting says otherwise; the page follows it.
     expect(await editor.locator('[data-test=edit-allow-once]').textContent()).toBe('批准修改，一次')
     await screenshot(page, 'koishi-console-approval-edit')
+    // The console set to English (its own language setting): the same question, edited there.
+    const english = await browser.context.newPage()
+    try {
+      await english.addInitScript(() => localStorage.setItem('koishi.console.config', JSON.stringify({ ...JSON.parse(localStorage.getItem('koishi.console.config') ?? '{}'), locale: 'en-US' })))
+      await english.goto(`${t!.base}/dogu`)
+      await english.click('.dogu-koishi [data-test=tab-approvals]')
+      const card = english.locator('.dogu-koishi [data-test=approval-tail]')
+      await card.locator('[data-test=edit]').click()
+      await field(english, 'limit').fill('5')
+      expect(await card.locator('[data-test=edit-allow-once]').textContent()).toBe('Approve edited, once')
+      await expect.poll(() => card.locator('[data-test=edit-change]').allInnerTexts()).toEqual(['$.limit: 50 → 5'])
+      await screenshot(english, 'koishi-console-approval-edit.en-US')
+    } finally {
+      // The setting is the origin's: back to Chinese for the page this test goes on with.
+      await english.evaluate(() => localStorage.setItem('koishi.console.config', JSON.stringify({ ...JSON.parse(localStorage.getItem('koishi.console.config') ?? '{}'), locale: 'zh-CN' })))
+      await english.close()
+    }
     await editor.locator('[data-test=edit-allow-once]').click()
     await page.waitForSelector('[data-test=approvals-empty]')
     const done = await result
@@ -108,7 +125,9 @@ describe('editing a call before approving it on the Dogu page in Koishi\'s conso
     const editor = card.locator('[data-test=edit-approval]')
     await field(page, 'limit').fill('500')
     await editor.locator('[data-test=edit-allow-once]').click()
-    await expect.poll(() => editor.locator('[data-test=edit-error]').innerText()).toContain('$.limit: expected a number <= 100, got 500')
+    // Why, in the console's language: the core's words for the problem at its path.
+    await expect.poll(() => editor.locator('[data-test=edit-error]').innerText()).toMatch(/^修改后的调用被拒绝，请求仍在等待：\s+参数无效：\n- \$\.limit：.*500/)
+    expect(await editor.locator('[data-test=edit-error]').innerText()).not.toContain('expected')
     await page.waitForTimeout(1_300)
     expect(await card.isVisible()).toBe(true)
     expect(await field(page, 'limit').inputValue()).toBe('500')

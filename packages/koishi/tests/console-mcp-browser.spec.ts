@@ -32,7 +32,7 @@ afterEach(async () => {
 })
 
 /**
- * With DOGU_SCREENSHOTS=1, the picture of the view in docs/ is taken from this run:
+ * With DOGU_SCREENSHOTS=1, the pictures of the view in docs/ (Chinese, and `.en-US`) are taken from this run:
  * `DOGU_SCREENSHOTS=1 yarn vitest run packages/koishi/tests/console-mcp-browser.spec.ts`.
  */
 async function screenshot(page: Page, name: string) {
@@ -80,6 +80,20 @@ describe('the MCP servers view in Koishi\'s console, in Chromium', () => {
     expect(await docs.locator('[data-test=authorize]').textContent()).toBe('授权')
     expect(t!.app.tools.get('docs_whoami')).toBeUndefined()
     await screenshot(page, 'koishi-console-mcp-servers')
+    // The console set to English (its own language setting): the same view.
+    const english = await browser.context.newPage()
+    try {
+      await english.addInitScript(() => localStorage.setItem('koishi.console.config', JSON.stringify({ ...JSON.parse(localStorage.getItem('koishi.console.config') ?? '{}'), locale: 'en-US' })))
+      await openMcpView(english)
+      const docsInEnglish = row(english, 'docs')
+      await expect.poll(() => docsInEnglish.locator('[data-test=mcp-status]').textContent()).toBe('needs authorization')
+      expect(await docsInEnglish.locator('[data-test=authorize]').textContent()).toBe('Authorize')
+      await screenshot(english, 'koishi-console-mcp-servers.en-US')
+    } finally {
+      // The setting is the origin's: back to Chinese for the page this test goes on with.
+      await english.evaluate(() => localStorage.setItem('koishi.console.config', JSON.stringify({ ...JSON.parse(localStorage.getItem('koishi.console.config') ?? '{}'), locale: 'zh-CN' })))
+      await english.close()
+    }
 
     // The fixture's authorization page sends the browser straight back with code and state,
     // to the default redirect: Koishi's own server, which answers with its small page.

@@ -1,4 +1,3 @@
-import { join } from 'node:path'
 import type { Page } from 'playwright-core'
 import { afterEach, describe, expect, it } from 'vitest'
 import { defineTool } from '@dogu/core'
@@ -17,13 +16,7 @@ afterEach(async () => {
   t = undefined
 })
 
-/**
- * With DOGU_SCREENSHOTS=1, the pictures of docs/koishi.md are taken from these runs:
- * `DOGU_SCREENSHOTS=1 yarn vitest run packages/koishi/tests/console-page-browser.spec.ts`.
- */
-async function screenshot(page: Page, name: string) {
-  if (process.env.DOGU_SCREENSHOTS === '1') await page.screenshot({ path: join(__dirname, `../../../docs/images/${name}.png`) })
-}
+// docs/koishi.md's pictures of the page are taken by console-locale-browser.spec.ts, in both languages.
 
 /** The input of a form field, found by the key the form shows. */
 const field = (page: Page, key: string) =>
@@ -53,7 +46,6 @@ describe('the Dogu page in Koishi\'s console, in Chromium', () => {
     await expect.poll(() => page.textContent('[data-test=result-content]')).toBe('hello (as authority 4)')
     // Koishi's console is in Chinese unless its locale setting says otherwise; the page follows it.
     expect(await page.textContent('[data-test=result-status]')).toBe('成功')
-    await screenshot(page, 'koishi-console-tools')
   })
 
   it('approves a question while a chat user waits; the chat question closes', async () => {
@@ -65,7 +57,6 @@ describe('the Dogu page in Koishi\'s console, in Chromium', () => {
     await page.click('[data-test=tab-approvals]')
     const card = page.locator('[data-test=approval-deploy]')
     expect(await card.textContent()).toContain('deploy(env=prod)')
-    await screenshot(page, 'koishi-console-approvals')
     await card.locator('[data-test=allow-once]').click()
     await page.waitForSelector('[data-test=approvals-empty]')
     expect((await result).content).toBe('deployed prod')

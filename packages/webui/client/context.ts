@@ -10,6 +10,12 @@ export const TRANSPORT: InjectionKey<Transport> = Symbol('dogu transport')
  */
 export const LOGIN: InjectionKey<() => void> = Symbol('dogu login')
 
+/**
+ * The host chooses the page's language with a setting of its own (Koishi's console): the
+ * page shows no language switch, which the host's setting would not follow.
+ */
+export const HOST_LOCALE: InjectionKey<true> = Symbol('dogu host locale')
+
 /** The questions waiting, polled once by the console for its badge and its panel alike. */
 export const APPROVALS: InjectionKey<Poll<any[]>> = Symbol('dogu approvals')
 

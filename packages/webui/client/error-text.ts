@@ -1,4 +1,5 @@
 import { useI18n } from 'vue-i18n'
+import { useMessages } from './messages'
 import { TransportError } from './transport'
 
 /**
@@ -27,5 +28,11 @@ const DETAILED = new Set(['INVALID_EDIT', 'INVALID_FORM'])
  */
 export function useRefusalText() {
   const errorText = useErrorText()
-  return (error: unknown): string => error instanceof TransportError && DETAILED.has(error.code) && error.message ? error.message : errorText(error)
+  const messages = useMessages()
+  return (error: unknown): string => {
+    if (!(error instanceof TransportError) || !DETAILED.has(error.code)) return errorText(error)
+    // In the page's language when the console sent why in its structured form.
+    if (error.refusal) return messages.revision(error.refusal)
+    return error.message || errorText(error)
+  }
 }

@@ -1,5 +1,6 @@
 import { compileValidator, type ValidationIssue, type Validator } from '@dogu/schema'
 import Schema from 'schemastery'
+import type { ArgumentsRefusal } from '../../core/src/result-params'
 
 /**
  * What schemastery-vue renders for a schema, and what the form checks it with.
@@ -39,6 +40,8 @@ export interface FormState {
   violations: ValidationIssue[]
   /** The form lists `violations` under itself: after an edit, or once the caller revealed them. */
   shown: boolean
+  /** JSON mode: why the pipeline's parser refuses the text (it is the `$` violation). */
+  refusal?: ArgumentsRefusal
 }
 
 // A slider's range is its track: it cannot be typed past, so it keeps its bounds.

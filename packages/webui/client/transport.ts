@@ -1,3 +1,5 @@
+import type { RevisionRefusal } from '../../core/src/result-params'
+
 /**
  * How the page's components reach Dogu. The standalone page sends HTTP requests; a host
  * with its own channel (Koishi's console) passes another implementation.
@@ -7,9 +9,12 @@ export interface Transport {
   send<T = any>(method: string, payload?: unknown): Promise<T>
 }
 
-/** An error the console answered with: `code` is a `ConsoleError` code. */
+/**
+ * An error the console answered with: `code` is a `ConsoleError` code; `refusal`, for a
+ * refused edit, why in the structured form the page words in its locale.
+ */
 export class TransportError extends Error {
-  constructor(readonly code: string, message: string, readonly status: number) {
+  constructor(readonly code: string, message: string, readonly status: number, readonly refusal?: RevisionRefusal) {
     super(message)
   }
 }
@@ -23,7 +28,7 @@ export function httpTransport(base: string, token: () => string | undefined): Tr
       if (secret) headers['x-dogu-token'] = secret
       const response = await fetch(`${base}/api/${method}`, { method: 'POST', headers, body: JSON.stringify(payload) })
       const body = await response.json().catch(() => null)
-      if (!response.ok) throw new TransportError(body?.error?.code ?? 'HTTP', body?.error?.message ?? `HTTP ${response.status}`, response.status)
+      if (!response.ok) throw new TransportError(body?.error?.code ?? 'HTTP', body?.error?.message ?? `HTTP ${response.status}`, response.status, body?.error?.refusal)
       return body
     },
   }

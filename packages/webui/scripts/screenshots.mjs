@@ -1,7 +1,9 @@
 // `yarn screenshots`: a screenshot of each view of the console into docs/images/, for
 // docs/webui.md, in English (`webui-<view>.png`) and in Chinese (`webui-<view>.zh-CN.png`),
-// the form listing its violations among them, and an approval card with its diff preview expanded
-// (`webui-approval-preview`). Runs the built packages (`yarn build` first)
+// the form listing its violations among them (after an edit: an untouched form lists none),
+// the quotas of a user who used some, and an approval card with its diff preview expanded
+// (`webui-approval-preview`). The audit log, the edit form and the MCP servers view are taken
+// by their browser tests with DOGU_SCREENSHOTS=1 (docs/webui.md says which). Runs the built packages (`yarn build` first)
 // in a throwaway app with the playground's plugins, the file tools and a few calls made, then
 // drives Debian's Chromium. The Chinese shots need a CJK font (Debian: fonts-noto-cjk).
 import { spawnSync } from 'node:child_process'
@@ -43,6 +45,10 @@ try {
   await ctx.plugin(Dogu, {
     audit: { storePath: join(dir, 'audit.jsonl') }, permissions: { storePath: join(dir, 'permissions.json') },
     background: { storePath: join(dir, 'background.json') },
+    tools: { quotas: [
+      { name: 'notes per user', tools: 'notes', per: 'user', max: 5, window: '1h' },
+      { name: 'everything per session', per: 'session', max: 50, window: '1d' },
+    ] },
   })
   await ctx.plugin(Lookup, {})
   await ctx.plugin(Notes, {})
@@ -104,6 +110,8 @@ try {
   await until(() => webui.asker.list().length)
   await api('approvals.answer', { id: webui.asker.list()[0].id, decision: 'allow', scope: 'session' })
   await granted
+  // Used twice by alice: the Quotas view shows what is left.
+  await api('call', { tool: 'notes', args: { action: 'list' }, sessionId: 'dm-alice', userId: 'alice' })
   // Left waiting for the approvals view.
   void api('call', { tool: 'deploy', args: { env: 'prod', version: '1.4.2' }, sessionId: 'dm-bob', userId: 'bob' })
   await until(() => webui.asker.list().length)
@@ -139,11 +147,16 @@ try {
     await page.click('[data-test=run]')
     await page.waitForSelector('[data-test=result]')
     await shot(page, 'result', locale)
-    for (const view of ['approvals', 'tasks', 'grants', 'modes', 'log', 'changes']) {
+    for (const view of ['approvals', 'tasks', 'grants', 'modes', 'quotas', 'log', 'changes']) {
       await page.click(`[data-test=tab-${view}]`)
       if (view === 'modes') {
         await page.fill('[data-test=mode-session]', 'group-42')
         await page.press('[data-test=mode-session]', 'Enter')
+      }
+      if (view === 'quotas') {
+        await page.fill('[data-test=quota-session]', 'dm-alice')
+        await page.fill('[data-test=quota-user]', 'alice')
+        await page.waitForSelector('[data-test=quota-row]')
       }
       await page.waitForTimeout(300)
       await shot(page, view, locale)

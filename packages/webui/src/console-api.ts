@@ -15,6 +15,7 @@ import {
   type PermissionMode,
   type PermissionRequest,
   type QuotaStatus,
+  type RevisionRefusal,
   type Session,
   type Tool,
   type ToolRegistry,
@@ -27,7 +28,7 @@ import {
 import type { ChangeLog, FileChange, UndoOutcome } from '@dogu/fs'
 import Schema from 'schemastery'
 import type { ConsoleAsker } from './console-asker'
-import { ConsoleError } from './console-error'
+import { ConsoleError, refusedEdit } from './console-error'
 import type { ConsoleLog, LogEntry } from './console-log'
 
 /** The platform of every session the console calls as: rules and answers can tell it apart. */
@@ -244,7 +245,7 @@ const METHODS = {
       if (restored?.restored) {
         if (value !== undefined) {
           const why = restored.input ? restored.input.check(value) : `question ${id} offers no edit: approve or deny the call as it is`
-          if (why !== undefined) throw new ConsoleError('INVALID_EDIT', why)
+          if (why !== undefined) throw refusedEdit(why, restored.input && refusalOf(restored.input, value))
         }
         return host.asker.carryOut(id, decision, scope, reason, operator, value).then((result) => restoredAnswer(result, closed))
       }
@@ -259,7 +260,7 @@ const METHODS = {
       if (decision !== 'allow') throw new ConsoleError('INVALID_EDIT', 'edited arguments go with an approval (allow), not a denial')
       if (!request.input) throw new ConsoleError('INVALID_EDIT', `question ${id} offers no edit: approve or deny the call as it is`)
       const why = request.input.check(value)
-      if (why !== undefined) throw new ConsoleError('INVALID_EDIT', why)
+      if (why !== undefined) throw refusedEdit(why, refusalOf(request.input, value))
       const status = host.asker.answer(id, decision, scope, reason, operator, value)
       if (status === 'closed') throw closed()
       if (status === 'invalid') throw new ConsoleError('INVALID_EDIT', 'the edited arguments do not pass the tool\'s validation')
@@ -280,7 +281,7 @@ const METHODS = {
       if (!request) throw new ConsoleError('NOT_FOUND', `question ${id} is not waiting: it was answered elsewhere, timed out or never existed`)
       if (!request.input?.resolve) throw new ConsoleError('INVALID_EDIT', `question ${id} offers no edit: approve or deny the call as it is`)
       const resolved = request.input.resolve(value)
-      if ('error' in resolved) throw new ConsoleError('INVALID_EDIT', resolved.error)
+      if ('error' in resolved) throw refusedEdit(resolved.error, resolved.refusal)
       return { args: resolved.args, changes: [...resolved.changes] }
     },
   }),
@@ -541,6 +542,12 @@ function operatorId(operator: Approver | undefined): string {
   if (!operator) return CONSOLE_PLATFORM
   // `console:admin`, as the chat's `dogu.mcp.auth` binds `discord:42`: one namespace, no clash.
   return operator.platform ? `${operator.platform}:${operator.id}` : operator.id
+}
+
+/** Why an edit is refused, in the structured form a page renders in its locale (`InputQuestion.resolve`'s refusal). */
+function refusalOf(input: InputQuestion, value: unknown): RevisionRefusal | undefined {
+  const resolved = input.resolve?.(value)
+  return resolved && 'error' in resolved ? resolved.refusal : undefined
 }
 
 /** What `approvals.answer` says of an answer to a restored question: the started task, or why it did not count. */

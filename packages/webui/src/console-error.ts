@@ -1,4 +1,4 @@
-import { codedError } from '@dogu/core'
+import { codedError, type RevisionRefusal } from '@dogu/core'
 
 /** What the console's API refuses, with the HTTP status each code answers with. */
 export class ConsoleError extends codedError('ConsoleError', {
@@ -19,6 +19,21 @@ export class ConsoleError extends codedError('ConsoleError', {
 
 export namespace ConsoleError {
   export type Code = keyof typeof ConsoleError.Code
+}
+
+/**
+ * An edit the console refused, with why in the structured form (`refusal`) a page renders in
+ * its locale (`describeRevision`); `message` is the same in English. Sent as the error's
+ * `refusal`.
+ */
+export function refusedEdit(why: string, refusal?: RevisionRefusal): ConsoleError & { refusal?: RevisionRefusal } {
+  return Object.assign(new ConsoleError('INVALID_EDIT', why), refusal ? { refusal } : {})
+}
+
+/** The error as the console's transports send it: its code, message and, for a refused edit, its refusal. */
+export function errorBody(error: ConsoleError): { code: string; message: string; refusal?: RevisionRefusal } {
+  const { refusal } = error as { refusal?: RevisionRefusal }
+  return { code: error.code, message: error.message, ...(refusal ? { refusal } : {}) }
 }
 
 /** HTTP status per code. */

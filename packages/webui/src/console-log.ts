@@ -5,7 +5,25 @@ export type LogEntry =
   | { seq: number; at: number; kind: 'call-start'; callId: string; tool: string; sessionId: string; args: unknown }
   | { seq: number; at: number; kind: 'call-progress'; callId: string; tool: string; sessionId: string; message: string }
   | { seq: number; at: number; kind: 'call-end'; callId: string; tool: string; sessionId: string; status: ToolResult['status']; durationMs: number; retryAfterMs?: number }
-  | { seq: number; at: number; kind: 'decision'; phase: DecisionEvent['phase']; decision: DecisionEvent['decision']; tool: string; sessionId: string; reason?: string; source: string }
+  | { seq: number; at: number; kind: 'decision'; phase: DecisionEvent['phase']; decision: DecisionEvent['decision']; tool: string; sessionId: string; reason?: string; source: string; detail?: DecisionDetail }
+
+/**
+ * What decided, as the page words it in its language (the `reason` is the engine's English,
+ * as the model and the logs have it): the rule, grant, mode or effect default, who answered
+ * and how, how long nobody did, the middleware or quota.
+ */
+export interface DecisionDetail {
+  /** A rule's name (or its id), where it came from, and the permission it names. */
+  rule?: { name: string; origin: string; permission: string }
+  grant?: string
+  mode?: string
+  effect?: string
+  /** Who answered (`platform:id`) and for how long. */
+  answer?: { by: string; scope: string }
+  timeoutMs?: number
+  /** The middleware or quota that refused the call. */
+  name?: string
+}
 
 type NewEntry = LogEntry extends infer E ? E extends LogEntry ? Omit<E, 'seq' | 'at'> : never : never
 
@@ -43,6 +61,7 @@ export class ConsoleLog {
       sessionId: event.request.session.id,
       reason: event.reason,
       source: event.source.kind,
+      ...(detailOf(event.source) ? { detail: detailOf(event.source) } : {}),
     })
   }
 
@@ -54,5 +73,19 @@ export class ConsoleLog {
   private push(entry: NewEntry) {
     this.entries.push({ ...entry, seq: ++this.seq, at: Date.now() } as LogEntry)
     if (this.entries.length > this.size) this.entries.splice(0, this.entries.length - this.size)
+  }
+}
+
+function detailOf(source: DecisionEvent['source']): DecisionDetail | undefined {
+  switch (source.kind) {
+    case 'rule': return { rule: { name: source.rule.name ?? source.id, origin: source.origin, permission: source.rule.permission } }
+    case 'grant': return { grant: source.grant.id }
+    case 'mode': return { mode: source.mode }
+    case 'default': return { effect: source.effect }
+    case 'answer': return { answer: { by: source.by.platform && source.by.platform !== source.by.id ? `${source.by.platform}:${source.by.id}` : source.by.id, scope: source.scope } }
+    case 'timeout': return { timeoutMs: source.timeout }
+    case 'middleware':
+    case 'quota': return { name: source.name }
+    default: return undefined
   }
 }

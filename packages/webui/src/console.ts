@@ -4,5 +4,5 @@
 // alone; `@dogu/webui`'s own entry adds the Cordis 4 service and its HTTP transport.
 export { type CallOutcome, CONSOLE_PLATFORM, ConsoleApi, type ConsoleHost, type ConsoleMethod, type ConsoleRequestOptions, type FileChangeSummary, type SessionQuotas, type SourceSummary, type ToolSummary } from './console-api'
 export { ConsoleAsker, type FormAnswer } from './console-asker'
-export { ConsoleError } from './console-error'
-export { ConsoleLog, type LogEntry } from './console-log'
+export { ConsoleError, errorBody } from './console-error'
+export { ConsoleLog, type DecisionDetail, type LogEntry } from './console-log'

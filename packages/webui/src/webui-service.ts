@@ -7,7 +7,7 @@ import { type Context, Service } from 'cordis'
 import Schema from 'schemastery'
 import { ConsoleApi } from './console-api'
 import { ConsoleAsker } from './console-asker'
-import { ConsoleError, HTTP_STATUS } from './console-error'
+import { ConsoleError, errorBody, HTTP_STATUS } from './console-error'
 import { ConsoleLog } from './console-log'
 import { checkRequest, isLoopback } from './http-guard'
 import { DIST, readStatic } from './static-files'
@@ -72,7 +72,8 @@ export class WebUI extends Service {
     }
     // A tool that echoes a request's headers must not show the console's token to the model.
     if (this.config.token) ctx.tools.redact([this.config.token])
-    this.asker = new ConsoleAsker({ id: 'webui', platform: 'webui', authority: this.config.authority })
+    // The console's one operator, named once: `webui` in answers, grants and the audit log (not `webui:webui`).
+    this.asker = new ConsoleAsker({ id: 'webui', authority: this.config.authority })
     this.log = new ConsoleLog(this.config.logSize)
     this.api = new ConsoleApi({
       registry: ctx.tools.registry,
@@ -160,7 +161,7 @@ export class WebUI extends Service {
         respond(200, await this.api.handle(name, payload, { signal: controller.signal }))
       } catch (error) {
         if (!ConsoleError.is(error)) throw error
-        respond(HTTP_STATUS[error.code as ConsoleError.Code], { error: { code: error.code, message: error.message } })
+        respond(HTTP_STATUS[error.code as ConsoleError.Code], { error: errorBody(error) })
       } finally {
         res._res.off('close', onClose)
       }

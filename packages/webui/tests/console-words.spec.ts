@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import { parse } from 'yaml'
 import { describe, expect, it } from 'vitest'
 import { createI18n } from 'vue-i18n'
+import { messageTerms } from '@dogu/core'
 import { dateTimeText, timeText } from '../client/format-date'
 import { elapsedText, spanText, timeLeftText, type Translate } from '../client/format-duration'
 
@@ -27,16 +28,19 @@ describe('the console\'s messages', () => {
     expect(keys(messages('zh-CN')).sort()).toEqual(keys(messages('en-US')).sort())
   })
 
-  it('name every permission mode, result code and console refusal in both languages', () => {
-    for (const locale of ['zh-CN', 'en-US'] as const) {
-      const t = translate(locale)
-      for (const mode of ['default', 'readOnly', 'acceptEdits', 'trust']) expect(t(`modes.names.${mode}`, {})).not.toBe(`modes.names.${mode}`)
-      for (const code of ['unknown_tool', 'invalid_arguments', 'tool_error', 'permission_denied', 'no_permission_service', 'timed_out', 'cancelled', 'background', 'middleware_error', 'rate_limited', 'quota_unavailable', 'output_invalid']) {
-        expect(t(`codes.${code}`, {})).not.toBe(`codes.${code}`)
-      }
+  it('leave the words for statuses, codes, modes, effects and scopes to the core\'s terms, shared with the chat', () => {
+    // One term per thing: the page reads them from messageTerms (client/labels.ts), never from its own copy.
+    for (const locale of ['zh-CN', 'en-US']) {
+      const tree = messages(locale) as Record<string, any>
+      expect(tree.codes).toBeUndefined()
+      expect(tree.effects).toBeUndefined()
+      expect(tree.modes.names).toBeUndefined()
+      expect(tree.grants.scopes).toBeUndefined()
+      expect(tree.audit.scopes).toBeUndefined()
+      // Only the statuses the core has no term for: a task's, a shell's.
+      expect(Object.keys(tree.statuses).filter((status) => Object.hasOwn(messageTerms(locale).status, status))).toEqual([])
+      for (const mode of ['default', 'readOnly', 'acceptEdits', 'trust']) expect(tree.modes.hints[mode]).toEqual(expect.any(String))
     }
-    expect(translate('zh-CN')('codes.permission_denied', {})).toBe('未获许可')
-    expect(translate('zh-CN')('grants.scopes.always', {})).toBe('总是')
   })
 })
 
@@ -56,18 +60,18 @@ describe('durations', () => {
   })
 
   it('read a span in its largest whole unit and a time left rounded up, never early', () => {
-    expect(spanText(3_600_000, zh)).toBe('1 小时')
-    expect(spanText(90_000, zh)).toBe('1 分钟')
-    expect(spanText(86_400_000 * 2, en)).toBe('2 d')
-    expect(timeLeftText(840_001, zh)).toBe('15 分钟后')
-    expect(timeLeftText(5_400_000, zh)).toBe('2 小时后')
-    expect(timeLeftText(0, zh)).toBe('1 秒后')
-    expect(timeLeftText(572_000, en)).toBe('in 10 min')
+    expect(spanText(3_600_000, 'zh-CN')).toBe('1 小时')
+    expect(spanText(90_000, 'zh-CN')).toBe('1 分钟')
+    expect(spanText(86_400_000 * 2, 'en-US')).toBe('2 d')
+    expect(timeLeftText(840_001, zh, 'zh-CN')).toBe('15 分钟后')
+    expect(timeLeftText(5_400_000, zh, 'zh-CN')).toBe('2 小时后')
+    expect(timeLeftText(0, zh, 'zh-CN')).toBe('1 秒后')
+    expect(timeLeftText(572_000, en, 'en-US')).toBe('in 10 min')
   })
 
   it('fill a quota\'s window with a space, as the chat does: 每 1 小时', () => {
-    expect(zh('quotas.usedOf', { used: 2, max: 3, window: spanText(3_600_000, zh) })).toBe('2 / 3（每 1 小时）')
-    expect(en('quotas.usedOf', { used: 2, max: 3, window: spanText(3_600_000, en) })).toBe('2 of 3 per 1 h')
+    expect(zh('quotas.usedOf', { used: 2, max: 3, window: spanText(3_600_000, 'zh-CN') })).toBe('2 / 3（每 1 小时）')
+    expect(en('quotas.usedOf', { used: 2, max: 3, window: spanText(3_600_000, 'en-US') })).toBe('2 of 3 per 1 h')
   })
 })
 

@@ -39,7 +39,7 @@ afterEach(async () => {
 })
 
 /**
- * With DOGU_SCREENSHOTS=1, docs/mcp.md's pictures of the view are taken from this run:
+ * With DOGU_SCREENSHOTS=1, docs/mcp.md's pictures of the view (English, and `.zh-CN`) are taken from this run:
  * `DOGU_SCREENSHOTS=1 yarn vitest run packages/webui/tests/mcp-servers-view.spec.ts`.
  */
 async function screenshot(page: Page, name: string) {
@@ -76,6 +76,12 @@ describe('the MCP servers view, in Chromium', () => {
     await expect.poll(() => tracker.locator('[data-test=mcp-status]').textContent()).toBe('needs authorization')
     expect(await tracker.locator('[data-test=mcp-tools]').textContent()).toBe('0')
     await screenshot(page, 'mcp-servers-view-needs-authorization')
+    // The page's language switch: the same view in Chinese.
+    await page.selectOption('[data-test=language]', 'zh-CN')
+    await expect.poll(() => tracker.locator('[data-test=mcp-status]').textContent()).toBe('需要授权')
+    expect(await tracker.locator('[data-test=authorize]').textContent()).toBe('授权')
+    await screenshot(page, 'mcp-servers-view-needs-authorization.zh-CN')
+    await page.selectOption('[data-test=language]', 'en-US')
 
     // The fixture's authorization page sends the browser straight back with code and state.
     await page.click('[data-test=authorize]')
@@ -92,6 +98,10 @@ describe('the MCP servers view, in Chromium', () => {
     expect(await tracker.locator('[data-test=mcp-last-error]').textContent()).toBe('')
     expect(server!.counts.codeExchanges).toBe(1)
     await screenshot(page, 'mcp-servers-view')
+    await page.selectOption('[data-test=language]', 'zh-CN')
+    await expect.poll(() => tracker.locator('[data-test=mcp-status]').textContent()).toBe('已连接')
+    await screenshot(page, 'mcp-servers-view.zh-CN')
+    await page.selectOption('[data-test=language]', 'en-US')
   })
 
   it('a callback with a forged state shows the error and authorizes nothing', async () => {

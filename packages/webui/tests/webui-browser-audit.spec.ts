@@ -126,7 +126,7 @@ describe('the Log view reads the audit trail', () => {
         ['echo', 'error', 'webui:bob', 'ended before any permission check (invalid_arguments)', ''],
         ['purge', 'denied', 'webui:alice', 'rule "never purge" from config.rules[0]: deny', ''],
         ['deploy', 'denied', 'webui:carol', 'default for write tools', 'deny by webui · via console · once'],
-        ['deploy', 'ok', 'webui:bob', 'default for write tools', 'allow by webui · via console · for the session'],
+        ['deploy', 'ok', 'webui:bob', 'default for write tools', 'allow by webui · via console · this session'],
         ['echo', 'ok', 'webui:alice', 'default for read tools', ''],
       ]
       await expectRows(page, all)
@@ -134,7 +134,7 @@ describe('the Log view reads the audit trail', () => {
       // Why a call failed or was denied: its code in words (the code itself in data-code), and a denial's reason.
       expect(await page.locator('[data-test=audit-code]').allInnerTexts()).toEqual(['invalid arguments', 'permission denied', 'permission denied'])
       expect(await page.locator('[data-test=audit-code]').evaluateAll((cells) => cells.map((cell) => cell.getAttribute('data-code')))).toEqual(['invalid_arguments', 'permission_denied', 'permission_denied'])
-      expect(await page.locator('[data-test=audit-reason]').allInnerTexts()).toEqual(['rule "never purge" from config.rules[0] denies it', 'webui:webui declined it'])
+      expect(await page.locator('[data-test=audit-reason]').allInnerTexts()).toEqual(['rule "never purge" from config.rules[0] denies it', 'webui declined it'])
       // Whose session it was, under the caller.
       expect(await page.locator('[data-test=audit-caller]').first().innerText()).toBe('webui:bob\nsession chan-bob')
       // Each row says when, how long, and keeps its arguments folded until asked.

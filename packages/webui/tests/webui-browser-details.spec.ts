@@ -185,7 +185,7 @@ describe('the console in Chinese', () => {
     try {
       const page = await chinese.context.newPage()
       await page.goto(app.base)
-      expect(await page.innerText('[data-test=tool-echo] [data-test=tool-effect]')).toBe('读取')
+      expect(await page.innerText('[data-test=tool-echo] [data-test=tool-effect]')).toBe('只读')
       expect(await page.innerText('[data-test=tool-deploy] [data-test=tool-effect]')).toBe('写入')
       await page.click('[data-test=tab-grants]')
       const row = page.locator('[data-test="grant-tool:deploy"]')

@@ -32,7 +32,7 @@ afterEach(async () => {
 })
 
 /**
- * With DOGU_SCREENSHOTS=1, the picture of docs/webui.md's edit section is taken from this run:
+ * With DOGU_SCREENSHOTS=1, the pictures of docs/webui.md's edit section (English, and `.zh-CN`) are taken from this run:
  * `DOGU_SCREENSHOTS=1 yarn vitest run packages/webui/tests/webui-browser-edit.spec.ts`.
  */
 async function screenshot(page: Page, name: string) {
@@ -108,6 +108,12 @@ describe('an approver edits a call on its card before approving it', () => {
     await page.waitForTimeout(1_300)
     expect(await field(page, 'limit').inputValue()).toBe('5')
     await screenshot(page, 'webui-approval-edit')
+    // The page's language switch: the same form in Chinese, the edit kept.
+    await page.selectOption('[data-test=language]', 'zh-CN')
+    await expect.poll(() => card.locator('[data-test=edit-allow-once]').textContent()).toBe('批准修改，一次')
+    expect(await field(page, 'limit').inputValue()).toBe('5')
+    await screenshot(page, 'webui-approval-edit.zh-CN')
+    await page.selectOption('[data-test=language]', 'en-US')
 
     await editor.locator('[data-test=edit-allow-once]').click()
     await page.waitForSelector('[data-test=approvals-empty]')
@@ -136,6 +142,10 @@ describe('an approver edits a call on its card before approving it', () => {
     expect(await card.isVisible()).toBe(true)
     expect(runs).toEqual([])
     await screenshot(page, 'webui-approval-edit-refused')
+    await page.selectOption('[data-test=language]', 'zh-CN')
+    await expect.poll(() => refusal.innerText()).toContain('修改后的调用被拒绝，请求仍在等待：')
+    await screenshot(page, 'webui-approval-edit-refused.zh-CN')
+    await page.selectOption('[data-test=language]', 'en-US')
 
     await field(page, 'limit').fill('20')
     await editor.locator('[data-test=edit-allow-session]').click()

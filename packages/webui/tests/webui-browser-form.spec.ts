@@ -189,8 +189,9 @@ describe('the Tasks and Log views in Chinese', () => {
       ...RESULT_STATUSES.map((status) => line({ kind: 'call-end', status, durationMs: 1, ...(status === 'rate_limited' ? { retryAfterMs: 840_000 } : {}) })),
       ...PHASES.flatMap((phase) => DECISIONS.map((decision) => line({ kind: 'decision', phase, decision, source: 'rule' }))),
       ...SOURCES.map((source) => line({ kind: 'decision', phase: 'approve', decision: 'deny', source })),
-      // A quota's refusal as the pipeline reports it: the reason is the model's text, in English.
-      line({ kind: 'decision', phase: 'quota', decision: 'deny', source: 'quota', reason: 'try again in 14 min' }),
+      // A quota's refusal as the pipeline reports it: the reason is the model's text, in English; what decided, in the page's words.
+      line({ kind: 'decision', phase: 'quota', decision: 'deny', source: 'quota', reason: 'try again in 14 min', detail: { name: 'echo per user' } }),
+      line({ kind: 'decision', phase: 'authorize', decision: 'allow', source: 'default', reason: 'no rule matches; read tools are allowed by default', detail: { effect: 'read' } }),
     ]
     await page.route('**/dogu/api/tasks.list', (route) => route.fulfill({ json: tasks }))
     await page.route('**/dogu/api/log.list', (route) => {
@@ -215,9 +216,12 @@ describe('the Tasks and Log views in Chinese', () => {
     for (const text of outcomes) expect(text).not.toMatch(RAW)
     // Durations in the chat's words: 1 毫秒, 14 分钟后.
     expect(outcomes).toContain('成功 · 1 毫秒')
-    expect(outcomes).toContain('授权判定 → 询问 (规则)')
+    expect(outcomes).toContain('授权判定 → 询问（规则）')
     expect(outcomes).toContain('超出配额 · 1 毫秒 · 14 分钟后可重试')
-    expect(outcomes).toContain('配额 → 拒绝 (配额): try again in 14 min')
+    expect(outcomes).toContain('配额 → 拒绝（配额）：配额“echo per user”：已用完')
+    expect(outcomes).toContain('授权判定 → 允许（默认）：没有匹配的规则，只读类工具默认允许')
+    // No English left but the names quoted (“echo per user”).
+    for (const text of outcomes) expect(text.replace(/“[^”]*”/g, '')).not.toMatch(/[A-Za-z]{3,}/)
     expect(await page.innerText('.log')).not.toMatch(RAW)
   })
 })

@@ -20,9 +20,11 @@ afterEach(async () => {
 const WORDS = {
   'zh-CN': {
     refuses: '表单拒绝了这些值：',
+    issues: ['$.text：缺少必填的属性', '$.times：应为不大于 5 的数字，实际是 9'],
+    said: ['权限被拒绝：webui 拒绝了'],
     ok: '成功',
     denied: '被拒绝',
-    permissionDenied: '未获许可',
+    permissionDenied: '权限被拒绝',
     background: '转入后台',
     ms: /^\d+ 毫秒$/,
     waited: /^\d+ 毫秒$|^\d+(\.\d)? 秒$/,
@@ -34,22 +36,28 @@ const WORDS = {
     time: /^\d{2}:\d{2}:\d{2}$/,
     answered: 'webui 允许 · 通过控制台 · 总是',
     timing: /^运行 \d+ 毫秒 · 等待 (\d+ 毫秒|\d+(\.\d)? 秒)$/,
+    // The live log: what decided, in the page's words.
+    decided: ['授权判定 → 允许（默认）：没有匹配的规则，只读类工具默认允许', '审批 → 允许（回答）：webui 允许 · 总是'],
   },
   'en-US': {
     refuses: 'The form refuses these values:',
+    issues: ['$.text: missing required property', '$.times: expected a number <= 5, got 9'],
+    said: [],
     ok: 'ok',
     denied: 'denied',
     permissionDenied: 'permission denied',
-    background: 'background',
+    background: 'moved to the background',
     ms: /^\d+ ms$/,
     waited: /^\d+ ms$|^\d+(\.\d)? s$/,
-    modes: ['default', 'read only', 'accept edits', 'trust'],
-    readOnly: ['read only', 'Only reads are allowed; writes and execs are denied.'],
+    modes: ['default', 'read-only', 'accept edits', 'trust'],
+    readOnly: ['read-only', 'Only reads are allowed; writes and execs are denied.'],
     always: 'always',
     date: /^\d{1,2}\/\d{1,2}\/\d{2}, \d{1,2}:\d{2}:\d{2}\s[AP]M$/,
     time: /^\d{1,2}:\d{2}:\d{2}\s[AP]M$/,
     answered: 'allow by webui · via console · always',
     timing: /^ran \d+ ms · waited (\d+ ms|\d+(\.\d)? s)$/,
+    // The live log: what decided, in the page's words.
+    decided: ['authorize → allow (default): no rule matches; read tools are allowed by default', 'approve → allow (answer): allow by webui · always'],
   },
 } as const
 
@@ -92,6 +100,8 @@ for (const locale of ['zh-CN', 'en-US'] as const) {
       await field(page, 'times').fill('9')
       await expect.poll(() => page.locator('[data-test=form-error] p').textContent()).toBe(words.refuses)
       expect(await page.locator('[data-test=form-issue] code').allInnerTexts()).toEqual(['$.text', '$.times'])
+      // The core's catalogue; in English, the pipeline's own words, as the model reads them.
+      expect(await page.locator('[data-test=form-issue]').allInnerTexts()).toEqual(words.issues)
       expect(await page.isDisabled('[data-test=run]')).toBe(true)
       await field(page, 'times').fill('2')
       await field(page, 'text').fill('hi')
@@ -105,6 +115,8 @@ for (const locale of ['zh-CN', 'en-US'] as const) {
       expect(await page.textContent('[data-test=result-code]')).toBe(words.permissionDenied)
       expect(await page.getAttribute('[data-test=result-code]', 'data-code')).toBe('permission_denied')
       expect(await page.textContent('[data-test=result-wait]')).toMatch(words.waited)
+      // What a person reads of it, in the page's words; in English that is the model's content, shown once.
+      expect(await page.locator('[data-test=result-said]').allInnerTexts()).toEqual(words.said)
 
       // Allowed always: the wait in the chat's words, the grant's scope as the chat names it.
       await deployFromPage(page, 'allow-always')
@@ -149,6 +161,8 @@ for (const locale of ['zh-CN', 'en-US'] as const) {
       expect(await allowed.locator('[data-test=audit-answer]').innerText()).toBe(words.answered)
       expect(await allowed.locator('[data-test=audit-timing]').innerText()).toMatch(words.timing)
       for (const text of await page.locator('[data-test=log-time]').allInnerTexts()) expect(text).toMatch(words.time)
+      const live = await page.locator('[data-test=live-log] [data-test=log-outcome]').allInnerTexts()
+      for (const line of words.decided) expect(live).toContain(line)
     })
   })
 }

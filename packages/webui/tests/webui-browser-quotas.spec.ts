@@ -52,7 +52,7 @@ describe('quotas in the console, in Chromium', () => {
 
     await page.click('[data-test=run]')
     await expect.poll(() => page!.getAttribute('[data-test=result-status]', 'data-status')).toBe('rate_limited')
-    expect(await page.textContent('[data-test=result-status]')).toBe('rate limited')
+    expect(await page.textContent('[data-test=result-status]')).toBe('over a quota')
     expect(await page.textContent('[data-test=result-content]')).toMatch(/^Rate limited: quota 'echo per user' used: 2 per 1 h; try again in \d+ (min|s|h)\.$/)
     // When it may run again, in the chat's words, counted from the answer's retryAfterMs.
     expect(await page.textContent('[data-test=result-retry]')).toMatch(/^in \d+ (min|s|h)$/)
@@ -92,11 +92,11 @@ describe('quotas in the console, in Chromium', () => {
     await expect.poll(() => page!.locator('[data-test=audit-row]').count()).toBe(1)
     const refused = page.locator('[data-test=audit-row]')
     expect(await refused.getAttribute('data-outcome')).toBe('rate_limited')
-    expect(await refused.locator('[data-test=audit-status]').textContent()).toBe('rate limited')
+    expect(await refused.locator('[data-test=audit-status]').textContent()).toBe('over a quota')
     expect(await refused.locator('[data-test=audit-decided]').textContent()).toBe('quota "echo per user": used up')
     // The live log gives the retry time beside the call's end.
     const ends = await page.locator('tr.log-call-end [data-test=log-outcome]').allInnerTexts()
-    expect(ends[0]).toMatch(/^rate limited · \d+ ms · try again in \d+ (min|s|h)$/)
+    expect(ends[0]).toMatch(/^over a quota · \d+ ms · try again in \d+ (min|s|h)$/)
   })
 
   it('in Chinese: the status, the retry time and the quota table in Chinese words', async () => {

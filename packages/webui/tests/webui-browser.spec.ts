@@ -103,7 +103,7 @@ describe('the console page in Chromium', () => {
     const page = await open()
     await page.click('[data-test=tool-wait]')
     await page.click('[data-test=run]')
-    await expect.poll(() => page.textContent('[data-test=result-status]')).toBe('background')
+    await expect.poll(() => page.textContent('[data-test=result-status]')).toBe('moved to the background')
     await page.click('[data-test=tab-tasks]')
     await expect.poll(() => page.textContent('[data-test=task-status]')).toBe('running')
     await page.click('[data-test=task-cancel]')
