@@ -31,6 +31,8 @@ export default defineConfig({
     exclude: missing ? [...configDefaults.exclude, '**/*.corpus.spec.ts'] : configDefaults.exclude,
     // scripts/test.sh names its own reporters and prints the notice before its closing line.
     reporters: missing ? ['default', { onTestRunEnd: () => console.log(`\n${notice}`) }] : ['default'],
+    // Fails a test that opens the checkout's data/ (or DOGU_DATA): test-support/data-guard.ts.
+    setupFiles: ['test-support/data-guard.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     // expect.poll waits for what a user would see (a page that polls every 2 s, a loaded

@@ -5,7 +5,7 @@
 // `with input "…"`); a page that defines a plugin also loads it; getting-started's tsconfig.json
 // compiles that page's Cordis blocks, and NodeNext fails on them as the page quotes.
 import { spawn } from 'node:child_process'
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmdirSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { transformSync } from 'esbuild'
@@ -110,12 +110,22 @@ function collect() {
 
 const { blocks, runnableJs, all } = collect()
 
+/**
+ * A folder of this run's own under `parent` (inside the checkout, where the blocks' imports
+ * resolve): a second run at the same time, or a block's default data/ folder, stays apart.
+ */
+function runFolder(parent: string): string {
+  mkdirSync(parent, { recursive: true })
+  return mkdtempSync(join(parent, 'run-'))
+}
+
+const nodenext = runFolder(join(root, '.docs-check'))
 const dirs: Record<Group, string> = {
-  nodenext: join(root, '.docs-check'),
-  bundler: join(root, '.docs-check/bundler'),
+  nodenext,
+  bundler: join(nodenext, 'bundler'),
   // koishi 4 is installed in packages/koishi/node_modules only; koishi-plugin-dogu resolves
   // there as the package's own name (packages/koishi/package.json is the nearest manifest).
-  koishi: join(root, 'packages/koishi/.docs-check'),
+  koishi: runFolder(join(root, 'packages/koishi/.docs-check')),
 }
 
 const userOptions: ts.CompilerOptions = {
@@ -143,8 +153,6 @@ function where(block: Block) {
 }
 
 function writeBlocks() {
-  for (const dir of [dirs.nodenext, dirs.koishi]) rmSync(dir, { recursive: true, force: true })
-  mkdirSync(dirs.nodenext, { recursive: true })
   // A user's Node ESM project: "type": "module" (packages/koishi's own manifest says the same).
   writeFileSync(join(dirs.nodenext, 'package.json'), '{ "type": "module", "private": true }\n')
   for (const block of [...blocks, ...runnableJs]) {
@@ -238,7 +246,13 @@ function run(block: Block): Promise<{ code: number | null; stdout: string; stder
 
 beforeAll(() => writeBlocks())
 afterAll(() => {
-  for (const dir of [dirs.nodenext, dirs.koishi]) rmSync(dir, { recursive: true, force: true })
+  for (const dir of [dirs.nodenext, dirs.koishi]) {
+    rmSync(dir, { recursive: true, force: true })
+    // The parent too, once no other run's folder is in it.
+    try {
+      rmdirSync(dirname(dir))
+    } catch {}
+  }
 })
 
 describe('the docs\' TypeScript blocks', () => {

@@ -1,6 +1,7 @@
 import type { PermissionRule } from '@dogu/core'
 import fc from 'fast-check'
 import { type Answer, BAD_SECRET_PREFIX, type CallSpec, type HostName, type HostSpec, type SandboxSpec, type Scenario, SECRET_PREFIX } from './scenario'
+import { ABSOLUTE_TARGET } from './workspace-tree'
 
 // fast-check generators of scenarios. Each dimension is one arbitrary; a failure shrinks
 // each towards its first (simplest) choice: fewer calls, no rules, default mode.
@@ -55,7 +56,7 @@ const noteCall = fc.record({ text: word, count: fc.constantFrom(1, 2, 3, 7) })
 const peekCall = fc.record({ q: word }).map((args) => ({ tool: 'peek', arguments: args as Record<string, unknown> | string }))
 
 /** Paths inside the workspace, protected ones at any depth, and outside it. */
-export const PATHS = ['a.txt', 'sub/b.txt', '.git/config', '.git/hooks/pre-commit', '.env', 'sub/.env.local', 'sub/.git/config', '../outside/x.txt', '/tmp/dogu-invariants-abs.txt']
+export const PATHS = ['a.txt', 'sub/b.txt', '.git/config', '.git/hooks/pre-commit', '.env', 'sub/.env.local', 'sub/.git/config', '../outside/x.txt', ABSOLUTE_TARGET]
 const writeCall = fc.record({ path: fc.constantFrom(...PATHS), content: word })
   .map((args) => ({ tool: 'write', arguments: args as Record<string, unknown> | string }))
 

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto'
 import { lstat, readdir, readFile, readlink } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
 import { join, relative } from 'node:path'
 import type { Workspace } from './instrumented-tools'
 
@@ -8,8 +9,11 @@ import type { Workspace } from './instrumented-tools'
 
 export type Tree = Map<string, string>
 
-/** An absolute path outside every workspace that a call may try to write. */
-export const ABSOLUTE_TARGET = '/tmp/dogu-invariants-abs.txt'
+/**
+ * An absolute path outside every workspace that a call may try to write: this process's own,
+ * so a run beside this one (another checkout, another worker) never sees or removes it.
+ */
+export const ABSOLUTE_TARGET = join(tmpdir(), `dogu-invariants-abs-${process.pid}.txt`)
 
 async function walk(root: string, dir: string, tree: Tree): Promise<void> {
   let names: string[]

@@ -49,7 +49,8 @@ async function bundleApp(): Promise<string> {
 describe('BackgroundService: a killed process', () => {
   it('a task running when the process gets SIGKILL comes back interrupted in the next app on the same store', async () => {
     const entry = await bundleApp()
-    const started = child = spawn(process.execPath, [entry, dir], { stdio: ['ignore', 'pipe', 'pipe'] })
+    // Its cwd is the test's folder too: a default path of the app's would land there, not in the checkout.
+    const started = child = spawn(process.execPath, [entry, dir], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] })
     // What the app prints on stderr before it is killed is a warning or an error.
     guardOutput(started.stderr!, 'killed-app')
     const exited = once(started, 'exit')

@@ -8,7 +8,7 @@ import { App, type Context, Logger } from 'koishi'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import * as Dogu from '../src'
 import { guardLogs, logGuard } from '../../../test-support/log-guard'
-import { koishiApp, settle } from './koishi-app'
+import { koishiApp as harnessApp, type KoishiAppOptions, settle } from './koishi-app'
 
 const alice = { id: 'discord:9', platform: 'discord', channelId: '9', userId: 'alice' }
 // Polls and heartbeats are driven by hand (refresh) unless a test fakes the timers.
@@ -48,6 +48,17 @@ afterEach(async () => {
 
 const db = (app: App) => app.get('database') as unknown as MinatoDatabase
 
+/**
+ * The harness's app with Koishi's base directory in its temp dir: Dogu loaded again without
+ * store paths (a restart) keeps its files there. Under the cwd's data/dogu/ it would read a
+ * playground's audit.jsonl, and the database's migration would rename it (issue 48).
+ */
+async function koishiApp(options: KoishiAppOptions) {
+  const setup = await harnessApp(options)
+  setup.app.baseDir = setup.dir
+  return setup
+}
+
 /** A write tool (asks) and a slow read tool (goes to the background after 1 s), in a plugin of their own. */
 function tools(app: App) {
   const slow: { call: ToolCall; finish: (text: string) => void }[] = []
@@ -78,6 +89,7 @@ async function first(dogu: Dogu.Config = {}) {
 /** Another Koishi app on the same database object: a second instance of the bot. */
 async function second(database: MinatoDatabase, dir: string, instanceId = 'b') {
   const app = new App()
+  app.baseDir = dir
   others.push(app)
   // Its errors and warnings fail the test too, unless the test declares them.
   guardLogs(app)
@@ -88,6 +100,7 @@ async function second(database: MinatoDatabase, dir: string, instanceId = 'b') {
     notices: { enabled: false },
     permissions: { ...quiet.permissions, storePath: join(dir, 'b-permissions.json') },
     background: { ...quiet.background, instanceId, storePath: join(dir, 'b-background.json') },
+    audit: { storePath: join(dir, 'b-audit.jsonl') },
   })
   const slow = tools(app)
   await settle(app)
@@ -437,6 +450,7 @@ describe('on SQLite (@minatojs/driver-sqlite)', () => {
   /** A Koishi app with Dogu on the SQLite file `path`, as instance `instanceId`. */
   async function start(dir: string, instanceId: string) {
     const app = new App()
+    app.baseDir = dir
     others.push(app)
     // Its errors and warnings fail the test too, unless the test declares them.
     guardLogs(app)
@@ -447,6 +461,7 @@ describe('on SQLite (@minatojs/driver-sqlite)', () => {
       notices: { enabled: false },
       permissions: { ...quiet.permissions, storePath: join(dir, `${instanceId}-permissions.json`) },
       background: { ...quiet.background, instanceId, storePath: join(dir, `${instanceId}-background.json`) },
+      audit: { storePath: join(dir, `${instanceId}-audit.jsonl`) },
     })
     const slow = tools(app)
     await settle(app)

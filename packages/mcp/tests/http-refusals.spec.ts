@@ -96,7 +96,7 @@ describe.each(MOUNTS)('%s: refusals leave nothing, foreign origins are refused',
     dir = await mkdtemp(join(tmpdir(), 'dogu-mcp-refusals-'))
     ctx = new Context()
     guardLogs(ctx)
-    await ctx.plugin(DoguPlugin, { audit: { storePath: join(dir, 'audit.jsonl') }, permissions: { storePath: join(dir, 'permissions.json') } })
+    await ctx.plugin(DoguPlugin, { audit: { storePath: join(dir, 'audit.jsonl') }, permissions: { storePath: join(dir, 'permissions.json') }, background: { storePath: join(dir, 'background.json') } })
     await ctx.plugin(demoTools as any)
     server = contextMcpServer(ctx as any, {})
     endpoint = await mount(server, ctx, { tokens: [{ token: TOKEN }], origins: [APP] })
@@ -234,7 +234,7 @@ describe('http.origins: configuration', () => {
     dir = await mkdtemp(join(tmpdir(), 'dogu-mcp-origins-'))
     ctx = new Context()
     guardLogs(ctx)
-    await ctx.plugin(DoguPlugin, { audit: { storePath: join(dir, 'audit.jsonl') }, permissions: { storePath: join(dir, 'permissions.json') } })
+    await ctx.plugin(DoguPlugin, { audit: { storePath: join(dir, 'audit.jsonl') }, permissions: { storePath: join(dir, 'permissions.json') }, background: { storePath: join(dir, 'background.json') } })
     await ctx.plugin(demoTools as any)
   })
   afterEach(async () => {

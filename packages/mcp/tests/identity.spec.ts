@@ -36,7 +36,7 @@ class Rig {
   async start() {
     this.ctx = new Context()
     guardLogs(this.ctx)
-    await this.ctx.plugin(DoguPlugin, { audit: { storePath: `${this.store}.audit.jsonl` }, permissions: { storePath: this.store, rules: this.rules } })
+    await this.ctx.plugin(DoguPlugin, { audit: { storePath: `${this.store}.audit.jsonl` }, permissions: { storePath: this.store, rules: this.rules }, background: { storePath: `${this.store}.background.json` } })
     await this.ctx.plugin(demoTools as any)
     this.server = contextMcpServer(this.ctx as any, { user: this.user })
     this.endpoint = await serveHttp(this.server, { tokens: this.tokens })
@@ -196,7 +196,7 @@ describe('MCP identity: the subject is what was authenticated, the client name o
   it('configurations that would blur subjects are refused', async () => {
     const ctx = new Context()
     guardLogs(ctx)
-    await ctx.plugin(DoguPlugin, { audit: { storePath: `${store}.audit.jsonl` }, permissions: { storePath: store } })
+    await ctx.plugin(DoguPlugin, { audit: { storePath: `${store}.audit.jsonl` }, permissions: { storePath: store }, background: { storePath: `${store}.background.json` } })
     const server = contextMcpServer(ctx as any, {})
     try {
       const refused = async (tokens: McpToken[], message: string) => {

@@ -64,6 +64,7 @@ async function app(server: OAuthMcpServer, dir: string): Promise<App> {
     audit: { storePath: join(dir, 'audit.jsonl') },
     // The server is untrusted, so its tools ask; here they are allowed by rule.
     permissions: { storePath: join(dir, 'permissions.json'), rules: [{ permission: `tool:${NAME}_*`, decision: 'allow' }] },
+    background: { storePath: join(dir, 'background.json') },
   })
   await ctx.plugin(McpClientPlugin as any, {
     servers: { [NAME]: { url: server.url, auth: 'oauth' } },
@@ -309,7 +310,7 @@ describe('MCP import behind OAuth: config refused at load', () => {
     // Cordis reports the refused plugin as well as rejecting its load.
     guardLogs(ctx).expect(message)
     closers.push(() => ctx.fiber.dispose())
-    await ctx.plugin(DoguPlugin, { audit: { storePath: join(dir, 'audit.jsonl') }, permissions: { storePath: join(dir, 'permissions.json') } })
+    await ctx.plugin(DoguPlugin, { audit: { storePath: join(dir, 'audit.jsonl') }, permissions: { storePath: join(dir, 'permissions.json') }, background: { storePath: join(dir, 'background.json') } })
     const loading = ctx.plugin(McpClientPlugin as any, {
       servers: { [NAME]: { url: 'http://127.0.0.1:1/mcp', auth } },
       oauth: { storePath: join(dir, 'mcp-oauth.json'), redirectUrl: REDIRECT },
@@ -326,7 +327,7 @@ describe('MCP import behind OAuth without a redirect URL or a console server', (
     const guard = guardLogs(ctx)
     guard.expect(`MCP server "${NAME}": cannot connect: MCP server "${NAME}": no OAuth redirect URL (no console server is loaded, or it is not listening yet)`)
     closers.push(() => ctx.fiber.dispose())
-    await ctx.plugin(DoguPlugin, { audit: { storePath: join(dir, 'audit.jsonl') }, permissions: { storePath: join(dir, 'permissions.json') } })
+    await ctx.plugin(DoguPlugin, { audit: { storePath: join(dir, 'audit.jsonl') }, permissions: { storePath: join(dir, 'permissions.json') }, background: { storePath: join(dir, 'background.json') } })
     await ctx.plugin(McpClientPlugin as any, {
       servers: { [NAME]: { url: server.url, auth: 'oauth' } },
       // Long enough that a test run sees the first attempt only: a loop would show as a second.

@@ -22,7 +22,7 @@ describe('the MCP server\'s asker: plural askers, first answer wins', () => {
     dir = await mkdtemp(join(tmpdir(), 'dogu-mcp-askers-'))
     ctx = new Context()
     guardLogs(ctx)
-    await ctx.plugin(DoguPlugin, { audit: { storePath: join(dir, 'audit.jsonl') }, permissions: { storePath: join(dir, 'permissions.json') } })
+    await ctx.plugin(DoguPlugin, { audit: { storePath: join(dir, 'audit.jsonl') }, permissions: { storePath: join(dir, 'permissions.json') }, background: { storePath: join(dir, 'background.json') } })
     await ctx.plugin(demoTools as any)
     server = contextMcpServer(ctx as any, {})
   })

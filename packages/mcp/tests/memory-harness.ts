@@ -26,7 +26,7 @@ export async function startMemoryHarness(define: (ctx: Context) => void, dogu: R
   const dir = await mkdtemp(join(tmpdir(), 'dogu-mcp-memory-'))
   const ctx = new Context()
   const guard = guardLogs(ctx)
-  await ctx.plugin(DoguPlugin, { audit: { storePath: join(dir, 'audit.jsonl') }, permissions: { storePath: join(dir, 'permissions.json') }, ...dogu })
+  await ctx.plugin(DoguPlugin, { audit: { storePath: join(dir, 'audit.jsonl') }, permissions: { storePath: join(dir, 'permissions.json') }, background: { storePath: join(dir, 'background.json') }, ...dogu })
   define(ctx)
   const server = contextMcpServer(ctx as any, {})
   const clients: Client[] = []

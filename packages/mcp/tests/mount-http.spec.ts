@@ -45,7 +45,7 @@ describe('McpServerPlugin with http.via "server": a route of @cordisjs/plugin-se
     dir = await mkdtemp(join(tmpdir(), 'dogu-mcp-mount-'))
     ctx = new Context()
     guardLogs(ctx)
-    await ctx.plugin(DoguPlugin, { audit: { storePath: join(dir, 'audit.jsonl') }, permissions: { storePath: join(dir, 'permissions.json') } })
+    await ctx.plugin(DoguPlugin, { audit: { storePath: join(dir, 'audit.jsonl') }, permissions: { storePath: join(dir, 'permissions.json') }, background: { storePath: join(dir, 'background.json') } })
     await ctx.plugin(demoTools as any)
     serverFiber = ctx.plugin(Server, { host: '127.0.0.1', port: 0 })
     await serverFiber
@@ -143,7 +143,7 @@ describe('McpServerPlugin with http.via "server" on a non-loopback server', () =
     const ctx = new Context()
     guardLogs(ctx)
     try {
-      await ctx.plugin(DoguPlugin, { audit: { storePath: join(dir, 'audit.jsonl') }, permissions: { storePath: join(dir, 'permissions.json') } })
+      await ctx.plugin(DoguPlugin, { audit: { storePath: join(dir, 'audit.jsonl') }, permissions: { storePath: join(dir, 'permissions.json') }, background: { storePath: join(dir, 'background.json') } })
       await ctx.plugin(demoTools as any)
       await ctx.plugin(Server, { host: '0.0.0.0', port: 0 })
       const server = ctx.get('server')!
@@ -167,7 +167,7 @@ describe('McpServerPlugin with http.via "server" on a non-loopback server', () =
     // Reported twice: when the plugin fails, and again when the app is disposed.
     guardLogs(ctx).expect('[dogu-mcp-server] McpError: MCP over HTTP on 0.0.0.0 needs at least one bearer token (http.tokens); only loopback may go without')
     try {
-      await ctx.plugin(DoguPlugin, { audit: { storePath: join(dir, 'audit.jsonl') }, permissions: { storePath: join(dir, 'permissions.json') } })
+      await ctx.plugin(DoguPlugin, { audit: { storePath: join(dir, 'audit.jsonl') }, permissions: { storePath: join(dir, 'permissions.json') }, background: { storePath: join(dir, 'background.json') } })
       await ctx.plugin(demoTools as any)
       await ctx.plugin(Server, { host: '0.0.0.0', port: 0 })
       const server = ctx.get('server')!

@@ -35,7 +35,7 @@ describe('Dogu → MCP → Dogu: elicitation, logging, output, audio and resourc
     dir = await mkdtemp(join(tmpdir(), 'dogu-mcp-round-features-'))
     inner = new Context()
     guardLogs(inner)
-    await inner.plugin(DoguPlugin, { audit: { storePath: join(dir, 'audit.jsonl') }, permissions: { storePath: join(dir, 'inner.json'), rules: [{ permission: 'tool:*', decision: 'allow' }] } })
+    await inner.plugin(DoguPlugin, { audit: { storePath: join(dir, 'audit.jsonl') }, background: { storePath: join(dir, 'inner-background.json') }, permissions: { storePath: join(dir, 'inner.json'), rules: [{ permission: 'tool:*', decision: 'allow' }] } })
     inner.tools.define({
       name: 'signup',
       description: 'Signs someone up',

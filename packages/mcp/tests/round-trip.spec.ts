@@ -34,7 +34,7 @@ describe('Dogu → MCP → Dogu, the server trusted', () => {
     dir = await mkdtemp(join(tmpdir(), 'dogu-mcp-round-'))
     inner = new Context()
     guardLogs(inner)
-    await inner.plugin(DoguPlugin, { audit: { storePath: join(dir, 'audit.jsonl') }, permissions: { storePath: join(dir, 'inner.json'), rules: [{ permission: 'tool:deploy', target: undefined, decision: 'deny', name: 'no deploys' }] } })
+    await inner.plugin(DoguPlugin, { audit: { storePath: join(dir, 'audit.jsonl') }, background: { storePath: join(dir, 'inner-background.json') }, permissions: { storePath: join(dir, 'inner.json'), rules: [{ permission: 'tool:deploy', target: undefined, decision: 'deny', name: 'no deploys' }] } })
     await inner.plugin(demoTools as any)
     // The inner app's own asker answers only its direct calls; MCP sessions are asked by elicitation.
     inner.permissions.asker(asker('inner', 'direct'))

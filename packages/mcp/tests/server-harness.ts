@@ -54,7 +54,7 @@ function bundleCli(dir: string): Promise<string> {
 export async function startHarness(kind: TransportKind, dir?: string): Promise<Harness> {
   const root = dir ?? await mkdtemp(join(tmpdir(), 'dogu-mcp-'))
   const clients: Client[] = []
-  const dogu = { audit: { storePath: join(root, 'audit.jsonl') }, permissions: { storePath: join(root, 'permissions.json'), askTimeout: 20_000 } }
+  const dogu = { audit: { storePath: join(root, 'audit.jsonl') }, permissions: { storePath: join(root, 'permissions.json'), askTimeout: 20_000 }, background: { storePath: join(root, 'background.json') } }
   const connectClient = async (transport: any, options: Parameters<Harness['connect']>[0] = {}) => {
     const client = new Client({ name: options.name ?? 'test-client', version: '1.0.0' }, { capabilities: options.elicit ? { elicitation: { form: {} } } : {} })
     if (options.elicit) {
@@ -71,7 +71,8 @@ export async function startHarness(kind: TransportKind, dir?: string): Promise<H
     await writeFile(config, JSON.stringify({ dogu, plugins: { [FIXTURE]: {} } }))
     return {
       connect: (options) => {
-        const transport = new StdioClientTransport({ command: process.execPath, args: [cli, config], stderr: 'pipe' })
+        // Its cwd is the test's folder: a default path of the child's would land there, not in the checkout.
+        const transport = new StdioClientTransport({ command: process.execPath, args: [cli, config], cwd: root, stderr: 'pipe' })
         // Whatever dogu-mcp prints there is a warning or an error (stdout carries the protocol).
         guardOutput(transport.stderr!, 'dogu-mcp')
         return connectClient(transport, options)

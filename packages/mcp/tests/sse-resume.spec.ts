@@ -35,7 +35,7 @@ describe('Streamable HTTP resumability (SEP-1699): priming events, sseCloseAfter
     dir = await mkdtemp(join(tmpdir(), 'dogu-mcp-sse-'))
     ctx = new Context()
     guardLogs(ctx)
-    await ctx.plugin(DoguPlugin, { audit: { storePath: join(dir, 'audit.jsonl') }, permissions: { storePath: join(dir, 'permissions.json') } })
+    await ctx.plugin(DoguPlugin, { audit: { storePath: join(dir, 'audit.jsonl') }, permissions: { storePath: join(dir, 'permissions.json') }, background: { storePath: join(dir, 'background.json') } })
     ctx.tools.define({
       name: 'wait',
       description: 'Waits until the test releases it, reports a step, then answers',

@@ -162,7 +162,7 @@ describe('yarn demo', () => {
       encoding: 'utf8',
       timeout: 20_000,
       cwd: dir,
-      env: { ...process.env, DOGU_BASE_URL: '', DOGU_MODEL: '', DOGU_API_KEY: '' },
+      env: { ...process.env, DOGU_BASE_URL: '', DOGU_MODEL: '', DOGU_API_KEY: '', DOGU_DATA: '' },
     })
     guardOutput(child.stdout, 'playground', { marker: '! ' })
     guardOutput(child.stderr, 'playground')
@@ -178,7 +178,7 @@ describe('yarn demo', () => {
       encoding: 'utf8',
       timeout: 20_000,
       cwd: dir,
-      env: { ...process.env, DOGU_BASE_URL: '', DOGU_MODEL: '', DOGU_API_KEY: '' },
+      env: { ...process.env, DOGU_BASE_URL: '', DOGU_MODEL: '', DOGU_API_KEY: '', DOGU_DATA: '' },
     })
     guardOutput(child.stdout, 'playground', { marker: '! ' })
     guardOutput(child.stderr, 'playground')

@@ -574,8 +574,9 @@ describe('yarn start', () => {
       encoding: 'utf8',
       timeout: 20_000,
       cwd: dir,
-      // A model configured in the developer's shell would turn these lines into chat.
-      env: { ...process.env, DOGU_BASE_URL: '', DOGU_MODEL: '', DOGU_API_KEY: '' },
+      // A model configured in the developer's shell would turn these lines into chat, and a
+      // DOGU_DATA there would be the data folder instead of the cwd's.
+      env: { ...process.env, DOGU_BASE_URL: '', DOGU_MODEL: '', DOGU_API_KEY: '', DOGU_DATA: '' },
     })
     guardOutput(child.stdout, 'playground', { marker: '! ' })
     guardOutput(child.stderr, 'playground')
