@@ -19,7 +19,7 @@ it('writes data/dogu/audit.jsonl under the cwd, as a default storePath does', as
 
 it('opens a write stream in DOGU_DATA', async () => {
   const stream = createWriteStream(join(playground, 'background.json'))
-  await new Promise((resolve) => stream.end('{}', resolve))
+  await new Promise<void>((resolve) => stream.end('{}', () => resolve()))
 })
 
 it('writes in a folder of its own', () => {
