@@ -57,6 +57,8 @@ const WORDS = {
  */
 async function screenshot(page: Page, view: string, locale: string) {
   if (process.env.DOGU_SCREENSHOTS !== '1') return
+  // Without plugin-auth's greeting toast, which would cover the page's header.
+  await page.addStyleTag({ content: '.el-message { display: none !important; }' })
   await page.screenshot({ path: join(__dirname, `../../../docs/images/koishi-console-${view}${locale === 'zh-CN' ? '' : `.${locale}`}.png`) })
 }
 
@@ -129,6 +131,8 @@ for (const locale of ['zh-CN', 'en-US'] as const) {
       await page.locator('[data-test=approval-deploy]').waitFor()
       await screenshot(page, 'approvals', locale)
       await page.click('[data-test=approval-deploy] [data-test=allow-once]')
+      // Gone from the list before the next question comes: a click then answers that one.
+      await page.waitForSelector('[data-test=approvals-empty]')
       expect((await result).status).toBe('ok')
       expect((await t.outbox.next()).text).toBe('[1] deploy(env=prod)：已由 console:admin 处理（仅此一次）。')
       // Allowed always this time: a grant, its scope named as the chat names it.
