@@ -171,7 +171,13 @@ describe.each(Object.keys(stores))('a restart, on the %s store', (name) => {
     const { handler, resumed } = tools()
     second.engine.onResume(handler)
     const result = await second.shown[0].context.answer!({ decision: 'allow', by: alice })
-    expect(result).toEqual({ status: 'refused', reason: 'mock:u1 approved it, but it is denied now: rule "no saving" from config.rules[0] denies it', open: false })
+    expect(result).toEqual({
+      status: 'refused',
+      reason: 'mock:u1 approved it, but it is denied now: rule "no saving" from config.rules[0] denies it',
+      // The reason's structured form, for a person's locale (describeDenial).
+      denial: { cause: 'rule', decided: { kind: 'rule', decision: 'deny', name: 'no saving', permission: 'tool:save', origin: 'config.rules[0]' } },
+      open: false,
+    })
     await second.engine.stop()
     expect(resumed).toEqual([])
     expect(second.shown[0].context.signal.aborted).toBe(true)
@@ -249,7 +255,12 @@ describe('a restored request, answered', () => {
     const { handler, resumed } = tools()
     engine.onResume(handler)
     engine.setMode(caller.id, 'readOnly')
-    expect(await question.context.answer!({ decision: 'allow', by: alice })).toEqual({ status: 'refused', reason: 'mock:u1 approved it, but it is denied now: the session is in readOnly mode, which denies write tools', open: false })
+    expect(await question.context.answer!({ decision: 'allow', by: alice })).toEqual({
+      status: 'refused',
+      reason: 'mock:u1 approved it, but it is denied now: the session is in readOnly mode, which denies write tools',
+      denial: { cause: 'rule', decided: { kind: 'mode', decision: 'deny', mode: 'readOnly', effect: 'write' } },
+      open: false,
+    })
     expect(resumed).toEqual([])
   })
 
@@ -257,7 +268,7 @@ describe('a restored request, answered', () => {
     const { question, engine } = await restoredOn({ rules: [{ permission: 'tool:save', decision: 'ask', approvers: { users: ['mock:op'], caller: false } }] })
     const { handler, resumed } = tools()
     engine.onResume(handler)
-    expect(await question.context.answer!({ decision: 'allow', by: alice })).toEqual({ status: 'not-allowed', reason: 'it now needs the approval of users mock:op', open: true })
+    expect(await question.context.answer!({ decision: 'allow', by: alice })).toEqual({ status: 'not-allowed', reason: 'it now needs the approval of users mock:op', approvers: { platform: 'mock', users: ['mock:op'] }, open: true })
     expect(await question.context.answer!({ decision: 'allow', scope: 'always', by: admin })).toMatchObject({ status: 'accepted', reason: 'approved by mock:op (once) after a restart' })
     expect(resumed).toHaveLength(1)
     expect(engine.grants()).toEqual([])
@@ -266,6 +277,7 @@ describe('a restored request, answered', () => {
   it('an edit is validated by the tools host and authorized on its own permission, then runs with the edited arguments', async () => {
     const schema = Schema.object({ file: Schema.string().required() })
     const check: ResumeHandler['check'] = (_, value) => {
+      if (!value || typeof value !== 'object' || Array.isArray(value)) return { error: 'the edited arguments must be a JSON object', refusal: { kind: 'not_object' } }
       const file = (value as { file?: unknown })?.file
       if (typeof file !== 'string') return { error: 'file: expected a string' }
       return { args: { file }, changes: [`$.file: "notes.txt" → ${JSON.stringify(file)}`], permission: { name: 'tool:save', target: file } }
@@ -280,7 +292,16 @@ describe('a restored request, answered', () => {
     expect(listed.input?.schema).toBe(schema)
     expect(listed.input?.check({ file: 3 })).toBe('file: expected a string')
     expect(await question.context.answer!({ decision: 'allow', by: alice, value: { file: 3 } })).toEqual({ status: 'invalid', reason: 'file: expected a string', open: true })
-    expect(await question.context.answer!({ decision: 'allow', by: alice, value: { file: 'secret/keys' } })).toEqual({ status: 'refused', reason: 'mock:u1 approved it, but it is denied now: rule "no secrets" from config.rules[0] denies it', open: false })
+    // The host's structured refusal reaches the asker, for a person's locale (describeRevision).
+    const notObject = { error: 'the edited arguments must be a JSON object', refusal: { kind: 'not_object' } }
+    expect(listed.input?.resolve?.(['x'])).toEqual(notObject)
+    expect(await question.context.answer!({ decision: 'allow', by: alice, value: ['x'] })).toEqual({ status: 'invalid', reason: notObject.error, refusal: notObject.refusal, open: true })
+    expect(await question.context.answer!({ decision: 'allow', by: alice, value: { file: 'secret/keys' } })).toEqual({
+      status: 'refused',
+      reason: 'mock:u1 approved it, but it is denied now: rule "no secrets" from config.rules[0] denies it',
+      denial: { cause: 'rule', decided: { kind: 'rule', decision: 'deny', name: 'no secrets', permission: 'tool:save', target: 'secret/**', origin: 'config.rules[0]' } },
+      open: false,
+    })
     expect(resumed).toEqual([])
 
     const again = await restoredOn({}, {})
@@ -295,7 +316,7 @@ describe('a restored request, answered', () => {
   it('a call that cannot be started is reported as failed, and its request is closed', async () => {
     const { question, engine, store, warnings } = await restoredOn()
     engine.onResume({ defines: () => true, resume: async () => { throw new Error('the session is gone') } })
-    expect(await question.context.answer!({ decision: 'allow', by: alice })).toEqual({ status: 'failed', reason: 'approved by mock:u1 (once) after a restart, but it could not be run: the session is gone', open: false })
+    expect(await question.context.answer!({ decision: 'allow', by: alice })).toEqual({ status: 'failed', reason: 'approved by mock:u1 (once) after a restart, but it could not be run: the session is gone', error: 'the session is gone', open: false })
     expect((await store.load()).records).toEqual([])
     expect(warnings).toEqual([expect.stringContaining('it could not be run: the session is gone')])
   })
@@ -449,7 +470,12 @@ describe('what is closed after a restart instead of asked again', () => {
     const broken = engineOn(new JsonFilePendingStore(path))
     await broken.engine.ready
     expect(broken.shown).toEqual([])
-    expect(broken.closed).toEqual([{ cause: 'corrupt', reason: expect.stringMatching(new RegExp(`^a permission request kept from before could not be read, and was closed \\(the pending store ${path} is corrupt: it is not valid JSON`)) }])
+    expect(broken.closed).toEqual([{
+      cause: 'corrupt',
+      reason: expect.stringMatching(new RegExp(`^a permission request kept from before could not be read, and was closed \\(the pending store ${path} is corrupt: it is not valid JSON`)),
+      // The store's own words, for a host that frames them in a person's locale.
+      detail: expect.stringMatching(new RegExp(`^the pending store ${path} is corrupt: it is not valid JSON`)),
+    }])
     expect(broken.warnings).toEqual([expect.stringMatching(/^a kept permission request could not be read, and is closed: the pending store .* is corrupt/)])
 
     const first = engineOn(new JsonFilePendingStore(path))
@@ -462,7 +488,7 @@ describe('what is closed after a restart instead of asked again', () => {
     const second = engineOn(new JsonFilePendingStore(path))
     await second.engine.ready
     expect(second.shown.map((shown) => shown.request.args)).toEqual([{ file: 'other.txt' }])
-    expect(second.closed).toEqual([{ cause: 'corrupt', id: data.requests[0].id, session: caller, reason: `a permission request kept from before could not be read, and was closed (requests[0] in ${path} has no approvers)` }])
+    expect(second.closed).toEqual([{ cause: 'corrupt', id: data.requests[0].id, session: caller, reason: `a permission request kept from before could not be read, and was closed (requests[0] in ${path} has no approvers)`, detail: `requests[0] in ${path} has no approvers` }])
     expect(JSON.parse(await readFile(path, 'utf8')).requests.map((record: PendingRecord) => record.id)).toEqual([data.requests[1].id])
   })
 })

@@ -1,4 +1,4 @@
-import { type AnswerResult, type Approver, type AskAnswer, type ClosedRequest, type DecisionEvent, describeDenial, describeRevision, formFields, type InputQuestion, jsonChanges, mayAnswer, parseFormReply, type PermissionRequest } from '@dogu/core'
+import { type AnswerResult, type Approver, type ApproverPolicy, type AskAnswer, type ClosedRequest, type DecisionEvent, describeDenial, describeRevision, formFields, type InputQuestion, jsonChanges, mayAnswer, parseFormReply, type PermissionRequest } from '@dogu/core'
 import { type Context, type Fragment, h, type Next, Schema, type Session as KoishiSession } from 'koishi'
 import { type EditProblem, type ParsedAnswer, parseAnswer, parseCancel, parseDetails, parseEdit } from './answer-parser'
 import { ApprovalButtons, BUTTON_PREFIX, type ButtonAction } from './approval-buttons'
@@ -240,15 +240,20 @@ export function chatApprovals(ctx: Context, config: ChatApprovalsConfig = {}): v
     // Another answer (here or on another instance) claimed it first.
     if (status === 'taken') return text(locales, result.by ? 'taken' : 'taken-unknown', { ...params, by: result.by ?? '' })
     // Still open: this instance cannot run the tool; closed: the rules deny the call now.
-    if (status === 'refused') return result.open ? text(locales, 'refused-no-tool', { number, tool: request.tool }) : text(locales, 'refused-denied', { ...params, reason: result.reason ?? '' })
-    if (status === 'failed') return text(locales, 'resume-failed', { ...params, reason: result.reason ?? '' })
+    if (status === 'refused') {
+      if (result.open) return text(locales, 'refused-no-tool', { number, tool: request.tool })
+      return text(locales, 'refused-denied', { ...params, reason: result.denial ? describeDenial(result.denial, localeIn(locales)) : result.reason ?? '' })
+    }
+    // The tools host's own words, after the chat's: it was approved, and could not start.
+    if (status === 'failed') return text(locales, 'resume-failed', { ...params, reason: result.error ?? result.reason ?? '' })
     // An edit the engine refused: the person hears why (`check` passed, so it is who may approve the edited call).
     if (value !== undefined && status !== 'accepted') {
       const reason = result.refusal ? describeRevision(result.refusal, localeIn(locales)) : result.reason ?? (request.input && editRefusal(request.input, value, locales))
       return text(locales, status === 'not-allowed' ? 'edit-not-allowed' : 'edit-invalid', { number, reason: reason ?? '' })
     }
     // A restored request's rules changed meanwhile, and now name other approvers.
-    if (status === 'not-allowed' && request.restored && result.reason) return text(locales, 'not-allowed-now', { number, reason: result.reason })
+    if (status === 'not-allowed' && request.restored && result.approvers) return text(locales, 'not-allowed-now', { number, approvers: approversIn(locales, result.approvers) })
+    if (status === 'not-allowed' && request.restored && result.reason) return text(locales, 'not-allowed-unknown', { number, reason: result.reason })
     // The engine turned it down after all (its own check of who may answer): not an answer.
     if (status !== 'accepted') return undefined
     // A restored request's call runs as a background task; its notice brings the result.
@@ -269,6 +274,17 @@ export function chatApprovals(ctx: Context, config: ChatApprovalsConfig = {}): v
     const answered = request.restored && decided?.source.kind === 'answer' ? decided.source.scope : answer.scope
     const scope = request.confirm === 'always' ? 'once' : answered
     return [...text(locales, 'allowed', { ...params, scope: text(locales, `scope.${scope ?? 'once'}`) }), ...task]
+  }
+
+  /** Who may answer a request now, in the reply's language: `用户 mock:bob 或权限等级不低于 4 的用户`. */
+  const approversIn = (locales: readonly string[], policy: Readonly<ApproverPolicy>): h[] => {
+    const who: h[][] = []
+    if (policy.userId !== undefined) who.push(text(locales, 'approvers.caller', { user: `${policy.platform ? `${policy.platform}:` : ''}${policy.userId}` }))
+    if (policy.users?.length) who.push(text(locales, 'approvers.users', { users: policy.users.join(', ') }))
+    if (policy.permissions?.length) who.push(text(locales, 'approvers.permissions', { permissions: policy.permissions.join(', ') }))
+    if (policy.authority !== undefined) who.push(text(locales, 'approvers.authority', { authority: policy.authority }))
+    if (!who.length) return text(locales, 'approvers.nobody')
+    return who.flatMap((part, index) => index ? [...text(locales, 'approvers.or'), ...part] : part)
   }
 
   /** Hands an answer to a form to the engine; the reply to post, or `undefined` when the engine turned it down. */
@@ -493,7 +509,7 @@ export function chatApprovals(ctx: Context, config: ChatApprovalsConfig = {}): v
     if (unloaded.signal.aborted) return
     if (!bot) return koishiLogger(ctx).warn('no bot of platform %s to tell %s that request %s was closed: %s', target.platform, target.channel, closed.id ?? closed.record?.id, closed.reason)
     const { locales } = target
-    const reason = CLOSED_CAUSES.has(closed.cause) ? text(locales, `closed-cause.${closed.cause}`, { reason: closed.reason, tool: closed.record?.tool ?? '' }) : closed.reason
+    const reason = CLOSED_CAUSES.has(closed.cause) ? text(locales, `closed-cause.${closed.cause}`, { reason: closed.reason, detail: closed.detail ?? closed.reason, tool: closed.record?.tool ?? '' }) : closed.reason
     const message = closed.record
       ? text(locales, 'closed-restart', { summary: summary(locales, closed.record), reason })
       : text(locales, 'closed-restart-unknown', { reason })

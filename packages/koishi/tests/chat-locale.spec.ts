@@ -4,16 +4,24 @@
 // notice of a request closed at a restart. In zh-CN no English word is left outside code
 // identifiers, tool names and argument values; the same replies in en-US read in English.
 // What the model reads (`content`) is the English of the same result, unchanged.
-import { type ClosedRequest, defineTool } from '@dogu/core'
-import { Schema } from 'koishi'
+import { readFile, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { type ClosedRequest, defineTool, type PermissionRule } from '@dogu/core'
+import { App, Schema } from 'koishi'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { englishWords } from '../../../test-support/english-words'
+import { guardLogs } from '../../../test-support/log-guard'
+import { within } from '../../../test-support/within'
+import * as Dogu from '../src'
 import { closedRequestsOf } from '../src/closed-requests'
 import { Outbox } from './chat-harness'
 import { koishiApp, settle } from './koishi-app'
+import { MockAdapter, noteTools, tempDir, until } from './owner-app'
 
-afterEach(() => {
+const cleanups: (() => Promise<unknown> | unknown)[] = []
+afterEach(async () => {
   vi.useRealTimers()
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
 })
 
 /** 10 minutes into an hour-long window (windows start at multiples of their length since the epoch). */
@@ -166,6 +174,84 @@ async function replies(locale: Locale): Promise<Record<string, string>> {
   return shown
 }
 
+/**
+ * One start of a bot in `dir` whose channel speaks `locale` (as durable-chat.spec.ts starts
+ * them: pending.json beside the grants, the next start on the same folder), with `rules`.
+ */
+async function start(dir: string, locale: Locale, rules: PermissionRule[] = []) {
+  const app = new App({ baseDir: dir, i18n: { locales: [locale] } } as never)
+  app.baseDir = dir
+  const guard = guardLogs(app)
+  let outbox: Outbox | undefined
+  app.on('bot-added', (bot) => { outbox ??= new Outbox(bot) })
+  const mock = app.plugin(MockAdapter, { selfId: '514' })
+  const notes: string[] = []
+  app.plugin(Dogu, {
+    defaultAuthority: 3,
+    permissions: { storePath: join(dir, 'permissions.json'), askTimeout: 600_000, rules },
+    background: { storePath: join(dir, 'background.json') },
+    audit: { storePath: join(dir, 'audit.jsonl') },
+  })
+  app.plugin(noteTools(notes))
+  await app.start()
+  let stopped = false
+  const stop = async () => {
+    if (stopped) return
+    stopped = true
+    const { engine: permissions } = app.permissions
+    const { engine: background } = app.background
+    await app.parallel('exit', 'SIGINT')
+    mock.dispose()
+    await app.stop()
+    await Promise.all([permissions.stop(), background.dispose()])
+  }
+  cleanups.push(stop)
+  await until(app, () => !!app.get('background') && !!app.tools.get('save_note'), 'the background service and the notes tool')
+  if (!outbox) throw new Error('the mock bot was never added')
+  const posted = outbox
+  return { app, guard, notes, stop, next: (what: string) => within(posted.next(), what), say: async (text: string, user = 'alice') => (await app.mock.client(user, 'room').receive(text)).join('\n') }
+}
+
+/**
+ * The replies to answers after a restart: an edit the tool refuses and one that names a field
+ * it lacks, an answer from someone the rules changed meanwhile no longer let answer, an
+ * answer the rules deny now; and the notice of a kept request the store could not read.
+ */
+async function restartReplies(locale: Locale): Promise<{ shown: Record<string, string>; detail: string }> {
+  const { dir, remove } = await tempDir('dogu-chat-locale-')
+  cleanups.push(remove)
+  const shown: Record<string, string> = {}
+  const first = await start(dir, locale)
+  for (const text of ['one', 'two']) {
+    void first.say(`dogu.run save_note {"text":"${text}"}`)
+    await first.next('the question')
+  }
+  await first.stop()
+  // A third request the store cannot read: an effect no tool has (it names its channel still).
+  const path = join(dir, 'pending.json')
+  const store = JSON.parse(await readFile(path, 'utf8')) as { requests: Record<string, unknown>[] }
+  store.requests.push({ ...store.requests[0], id: 'perm_bad', effect: 'bogus' })
+  await writeFile(path, JSON.stringify(store))
+
+  // Now only admin may approve notes.
+  const second = await start(dir, locale, [{ permission: 'tool:save_note', decision: 'ask', approvers: { users: ['mock:admin'], caller: false }, name: 'admin notes' }])
+  second.guard.expect(/a kept permission request could not be read, and is closed: requests\[2\] in .*pending\.json has an unknown effect "bogus"/)
+  const posts = [await second.next('a notice or a question'), await second.next('a notice or a question'), await second.next('a notice or a question')].map((post) => post.text)
+  shown.corrupt = posts.find((text) => !text.startsWith('[')) ?? ''
+  shown['not-allowed'] = await second.say('y 1')
+  shown['edit-invalid'] = await second.say('e 2 {"text": 5}')
+  shown['edit-unknown'] = await second.say('e 2 {"txt": "x"}')
+  await second.stop()
+
+  // Now notes are denied.
+  const third = await start(dir, locale, [{ permission: 'tool:save_note', decision: 'deny', name: 'no notes' }])
+  await third.next('a question')
+  await third.next('a question')
+  shown['refused-denied'] = await third.say('y 1')
+  expect(third.notes).toEqual([])
+  return { shown, detail: `requests[2] in ${path} has an unknown effect "bogus"` }
+}
+
 describe('englishWords, the check the zh-CN test makes', () => {
   it('finds the English left in a text, outside identifiers, JSON and the names given', () => {
     expect(englishWords('deploy：被拒绝\nPermission denied: mock:alice declined it', ['deploy'])).toEqual(['Permission', 'denied', 'declined', 'it'])
@@ -210,7 +296,32 @@ describe('the chat in zh-CN', () => {
   })
 })
 
+describe('the chat in zh-CN, after a restart', () => {
+  it('tells an edit refused, an answer refused and a record the store could not read in Chinese; the store\'s own words are framed, not translated', async () => {
+    const { shown, detail } = await restartReplies('zh-CN')
+    expect(shown).toEqual({
+      corrupt: `机器人重启后，一个保存的请求已关闭，没有运行：保存的记录无法读取，已关闭（存储给出的原因：${detail}）`,
+      'not-allowed': '你现在不能回答请求 [1]：规则变了，它现在需要 用户 mock:admin 批准。',
+      'edit-invalid': '修改没有生效，请求 [2] 仍在等待：参数无效：\n- $.text：应为字符串，实际是数字 5',
+      'edit-unknown': expect.stringMatching(/^修改没有生效，请求 \[2\] 仍在等待：修改后的参数在 \$\.txt 处设置了 `txt`，这个工具的参数里没有这个字段——是不是想写 `text`？/),
+      'refused-denied': '[1] save_note(text=one)：这个回答没有生效，现在的规则不允许这次调用：来自 config.rules[0] 的规则 "no notes"拒绝了它',
+    })
+    for (const [kind, text] of Object.entries(shown)) expect(englishWords(text.replace(detail, ''), [...NAMES, 'save_note', 'one', 'text', 'txt', 'notes', 'no']), `${kind}: ${text}`).toEqual([])
+  })
+})
+
 describe('the chat in en-US', () => {
+  it('tells the same replies after a restart in English', async () => {
+    const { shown, detail } = await restartReplies('en-US')
+    expect(shown).toEqual({
+      corrupt: `After the bot restarted, a stored request was closed and did not run: its stored record could not be read, and was closed (the store said: ${detail})`,
+      'not-allowed': 'You may not answer request [1] now: the rules changed, and it now needs the approval of users mock:admin.',
+      'edit-invalid': 'The edit did not apply; request [2] is still waiting: Invalid arguments:\n- $.text: expected a string, got number 5',
+      'edit-unknown': expect.stringMatching(/^The edit did not apply; request \[2\] is still waiting: the edited arguments set `txt` at \$\.txt, which is not a field of this tool's arguments — did you mean `text`\?/),
+      'refused-denied': '[1] save_note(text=one): that answer did not count, the rules deny this call now: rule "no notes" from config.rules[0] denies it',
+    })
+  })
+
   it('tells the same results, refusals and notices in English', async () => {
     const shown = await replies('en-US')
     const task = /task_\w+/.exec(shown.background)![0]

@@ -183,7 +183,7 @@ describe('a question across a restart: what refuses or closes it', () => {
     const second = await start(dir, { store: 'sqlite-after', permissions: { rules: [{ permission: 'tool:save_note', decision: 'deny', name: 'no notes' }] } })
     await next(second.outbox, 'the question posted again')
     const [reply] = await second.say('y')
-    expect(reply).toMatch(/^\[1\] save_note\(text="the plan"\)：这个回答没有生效，现在的规则不允许这次调用：.*denied now.*no notes/)
+    expect(reply).toBe('[1] save_note(text="the plan")：这个回答没有生效，现在的规则不允许这次调用：来自 config.rules[0] 的规则 "no notes"拒绝了它')
     expect(second.notes).toEqual([])
     expect(second.app.permissions.pending()).toEqual([])
   })

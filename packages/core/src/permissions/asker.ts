@@ -5,6 +5,7 @@ import type { Session } from '../session'
 import type { AnswerVia, Approver, AskScope } from '../types/approver'
 import type { Effect, PermissionSpec } from '../types/effect'
 import type { ToolPreview } from '../types/tool-preview'
+import type { Denial } from '../types/denial'
 import type { RuleSource } from './permission-rule'
 import type { ElicitationJsonSchema } from '../elicitation/elicitation'
 
@@ -185,6 +186,15 @@ export interface AnswerResult {
   reason?: string
   /** For an edit refused (`invalid`, `not-allowed`): `reason`'s structured form, for a person's locale (`describeRevision`). */
   refusal?: RevisionRefusal
+  /**
+   * For a restored request the rules deny now (`refused`, closed): `reason`'s structured form,
+   * for a person's locale (`describeDenial`): the rule, mode or default that denies the call.
+   */
+  denial?: Denial
+  /** For a restored request that now needs other approvers (`not-allowed`): who may answer it now. */
+  approvers?: Readonly<ApproverPolicy>
+  /** For `failed`: why the tools host could not start the call, in its own words (`reason` says it whole). */
+  error?: string
   /** For `taken`: who answered first (`mock:alice`), when the store knows. */
   by?: string
   /** For an accepted `allow` of a restored request: the background task the call runs as. */

@@ -222,7 +222,7 @@ export class DurableRequests implements RestoredHost {
     let changes: readonly string[] | undefined
     if (answer.value !== undefined) {
       const checked = checkEdit(handler, record, answer.value)
-      if ('error' in checked) return { status: 'invalid', reason: checked.error, open: true }
+      if ('error' in checked) return { status: 'invalid', reason: checked.error, open: true, ...(checked.refusal ? { refusal: checked.refusal } : {}) }
       if (checked.changes.length) {
         args = checked.args
         changes = checked.changes
@@ -236,7 +236,7 @@ export class DurableRequests implements RestoredHost {
       const reason = `${label(by)} approved it, but it is denied now: ${result.reason ?? 'a permission rule denies it'}`
       this.drop(restored, reason)
       void this.close(record, 'denied', reason, { decision: 'deny', reason, rule: result.rule }, { ended: true })
-      return { status: 'refused', reason, open: false }
+      return { status: 'refused', reason, open: false, denial: { cause: 'rule', ...(result.cause ? { decided: result.cause } : {}) } }
     }
     let once = record.confirm === 'always' || decided.confirm === 'always'
     if (result.decision === 'ask') {
@@ -244,7 +244,7 @@ export class DurableRequests implements RestoredHost {
       const asked = result.rule as PermissionRequest['asked']
       const approvers = asked?.kind === 'rule' ? asked.rule.approvers : undefined
       const policy = approverPolicy(record.session, approvers, this.host.defaultApprovers)
-      if (!mayAnswer(policy, by)) return { status: 'not-allowed', reason: `it now needs the approval of ${describeApprovers(policy)}`, open: true }
+      if (!mayAnswer(policy, by)) return { status: 'not-allowed', reason: `it now needs the approval of ${describeApprovers(policy)}`, open: true, approvers: policy }
       if (namesApprovers(approvers)) once = true
     }
     const scope: AskScope = once ? 'once' : answer.scope ?? 'once'
@@ -260,7 +260,7 @@ export class DurableRequests implements RestoredHost {
         const failed = `${reason}, but it could not be run: ${messageOf(error)}`
         this.logger.warn('restored permission request %s (%s): %s', record.id, record.summary, failed)
         this.host.reportRestored(record, decided, { decision: 'deny', reason: failed, rule: source })
-        return { status: 'failed', reason: failed, open: false }
+        return { status: 'failed', reason: failed, error: messageOf(error), open: false }
       }
       this.host.reportRestored(record, decided, { decision: 'allow', reason, rule: source })
       return { status: 'accepted', reason, taskId, open: false }
@@ -482,7 +482,7 @@ export class DurableRequests implements RestoredHost {
     const closing: Promise<void>[] = []
     for (const bad of loaded.bad ?? []) {
       this.logger.warn('a kept permission request could not be read, and is closed: %s', bad.why)
-      this.tell({ cause: 'corrupt', reason: `a permission request kept from before could not be read, and was closed (${bad.why})`, ...(bad.id !== undefined ? { id: bad.id } : {}), ...(bad.session ? { session: bad.session } : {}) })
+      this.tell({ cause: 'corrupt', reason: `a permission request kept from before could not be read, and was closed (${bad.why})`, detail: bad.why, ...(bad.id !== undefined ? { id: bad.id } : {}), ...(bad.session ? { session: bad.session } : {}) })
       if (bad.id !== undefined) closing.push(this.remove(bad.id, store))
     }
     const now = Date.now()

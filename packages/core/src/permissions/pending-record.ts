@@ -1,5 +1,6 @@
 import type Schema from 'schemastery'
 import type { RepairRecord } from '../repair/repair-step'
+import type { RevisionRefusal } from '../result-params'
 import type { Effect, PermissionSpec } from '../types/effect'
 import type { ToolPreview } from '../types/tool-preview'
 import type { Approver, ApproverPolicy, AnswerVia, AskScope, PermissionRequest } from './asker'
@@ -124,6 +125,11 @@ export interface ClosedRequest {
   cause: 'expired' | 'evicted' | 'in-run' | 'masked' | 'undefined-tool' | 'corrupt'
   /** One line saying why, for the channel. */
   reason: string
+  /**
+   * For `corrupt`: what the store said of the entry it could not read, in its own words
+   * (English, naming the file or row), for a host that frames it in a person's locale.
+   */
+  detail?: string
   record?: Readonly<PendingRecord>
   id?: string
   session?: Readonly<StoredSession>
@@ -162,7 +168,7 @@ export interface ResumeHandler {
    * worked out for and its changes counted from (a `ToolRegistry`'s handler gives no
    * permission without it, and the call is then held to the record's).
    */
-  check?(tool: string, args: unknown, record?: Readonly<PendingRecord>): { args: unknown; changes: readonly string[]; permission?: PermissionSpec } | { error: string }
+  check?(tool: string, args: unknown, record?: Readonly<PendingRecord>): { args: unknown; changes: readonly string[]; permission?: PermissionSpec } | { error: string; refusal?: RevisionRefusal }
   /**
    * Optional: the tool's arguments schema, for the edit form of a restored question
    * (`PermissionRequest.input`, with `check`). Without it a restored question shows no form;

@@ -11,8 +11,11 @@ const MAX_TIMEOUT = 2 ** 31 - 1
 
 /** What the engine made of an answer to a restored request that passed the checks of form and approver. */
 export type RestoredVerdict =
-  /** Refused at once: `respond`'s status, and why. `open`: the request waits on. */
-  | { status: Exclude<RespondStatus, 'accepted'>; reason: string; open: boolean }
+  /**
+   * Refused at once: `respond`'s status, and why. `open`: the request waits on. `refusal`,
+   * `denial`, `approvers`: the reason's structured form (`AnswerResult`'s).
+   */
+  | { status: Exclude<RespondStatus, 'accepted'>; reason: string; open: boolean } & Pick<AnswerResult, 'refusal' | 'denial' | 'approvers'>
   /** Being carried out (a claim in the store, then the call): `result` says how it ended. */
   | { status: 'accepted'; result: Promise<AnswerResult> }
 
@@ -92,11 +95,11 @@ export class RestoredApproval {
     // Answered on another instance while this answer was read: it hears whose answer counted.
     if (this.takenElsewhere) return Promise.resolve(takenResult(this.takenElsewhere))
     if (this.answering) return Promise.resolve(this.done ? { status: 'closed', open: false } : { status: 'taken', by: this.answering.by, open: false })
-    const taken = this.take(answer)
-    return taken.result ?? Promise.resolve({ status: taken.status, open: taken.open, ...(taken.reason ? { reason: taken.reason } : {}) })
+    const { result, ...taken } = this.take(answer)
+    return result ?? Promise.resolve(taken)
   }
 
-  private take(answer: AskAnswer): { status: RespondStatus; reason?: string; open: boolean; result?: Promise<AnswerResult> } {
+  private take(answer: AskAnswer): AnswerResult & { status: RespondStatus; result?: Promise<AnswerResult> } {
     if (this.done || this.answering) return { status: 'closed', open: false }
     const by = answerAuthor(answer)
     if (!by) {

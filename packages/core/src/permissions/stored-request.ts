@@ -4,6 +4,8 @@ import type { Session } from '../session'
 import type { InputQuestion, PermissionRequest } from './asker'
 import type { PendingRecord, ResumeHandler, StoredSession } from './pending-record'
 import { messageOf } from '../error-message'
+import { enUS } from '../messages/en-us'
+import type { RevisionRefusal } from '../result-params'
 
 /** Deeper than any arguments a call carries; stops a cyclic value. */
 const MAX_DEPTH = 64
@@ -116,18 +118,20 @@ function editForm(record: Readonly<PendingRecord>, handler: ResumeHandler): Read
     },
     resolve(value: unknown) {
       const checked = checkEdit(handler, record, value)
-      return 'error' in checked ? { error: checked.error } : { args: checked.args, changes: checked.changes }
+      if (!('error' in checked)) return { args: checked.args, changes: checked.changes }
+      return checked.refusal ? { error: checked.error, refusal: checked.refusal } : { error: checked.error }
     },
   })
 }
 
 /** `handler.check` of an edit to `record`'s call, with a throw as the edit's error. */
 export function checkEdit(handler: ResumeHandler, record: Readonly<PendingRecord>, value: unknown): ReturnType<NonNullable<ResumeHandler['check']>> {
-  if (typeof handler.check !== 'function') return { error: 'edited arguments cannot be checked on this instance' }
+  if (typeof handler.check !== 'function') return { error: 'edited arguments cannot be checked on this instance', refusal: { kind: 'not_editable' } }
   try {
     return handler.check(record.tool, value, record)
   } catch (error) {
-    return { error: `the edited arguments could not be checked: ${messageOf(error)}` }
+    const refusal: RevisionRefusal = { kind: 'check_failed', error: messageOf(error) }
+    return { error: enUS.revision(refusal, 'edit'), refusal }
   }
 }
 

@@ -10,6 +10,8 @@ import type { Session } from '../session'
 import { ToolDenial } from '../tool-denial'
 import type { ToolEntry } from '../tool-entry'
 import type { PermissionSpec } from '../types/effect'
+import type { RevisionRefusal } from '../result-params'
+import { enUS } from '../messages/en-us'
 import type { PipelineHost, PipelineLimits } from './pipeline-host'
 import { preApprove } from './pre-approval'
 
@@ -77,19 +79,20 @@ export class ResumeCalls implements ResumeHandler {
    * given (the engine then authorizes the record's, and a call that needs another is denied
    * when it runs).
    */
-  check(tool: string, args: unknown, record?: Readonly<PendingRecord>): { args: unknown; changes: readonly string[]; permission?: PermissionSpec } | { error: string } {
+  check(tool: string, args: unknown, record?: Readonly<PendingRecord>): { args: unknown; changes: readonly string[]; permission?: PermissionSpec } | { error: string; refusal?: RevisionRefusal } {
     const entry = typeof tool === 'string' ? this.host.entry(tool) : undefined
-    if (!entry) return { error: `the tool "${tool}" is not defined on this instance` }
+    if (!entry) return { error: `the tool "${tool}" is not defined on this instance`, refusal: { kind: 'not_editable' } }
     const call = new ActiveCall(record?.callId ?? '', entry, sessionOf(record?.session ?? { id: '' }), record?.args ?? {}, CHECK_HOOKS)
     const editor = editorFor(call, this.host.limits.maxArgumentsLength, this.revised)
-    if (!editor) return { error: `the tool "${entry.tool.name}" takes no arguments to edit` }
+    if (!editor) return { error: `the tool "${entry.tool.name}" takes no arguments to edit`, refusal: { kind: 'not_editable' } }
     let revised: ReturnType<typeof editor.revise>
     try {
       revised = editor.revise(args)
     } catch (error) {
-      return { error: `the edited arguments could not be checked: ${messageOf(error)}` }
+      const refusal: RevisionRefusal = { kind: 'check_failed', error: messageOf(error) }
+      return { error: enUS.revision(refusal, 'edit'), refusal }
     }
-    if ('error' in revised) return { error: revised.error }
+    if ('error' in revised) return revised.refusal ? { error: revised.error, refusal: revised.refusal } : { error: revised.error }
     if (!record) return { args: revised.input, changes: revised.changes }
     const permission = revised.request.permission
     if (revised.input && typeof revised.input === 'object') this.checked.set(revised.input, permission)

@@ -48,7 +48,18 @@ export const enUS: Locale = {
     'button-old': 'This button is from before the bot restarted and no longer works: use the buttons of request [{number}], posted again, or reply y {number} / n {number}.',
     resumed: 'It runs as background task {taskId}; its result will be posted here.',
     'not-kept': '[{number}] Note: this request could not be saved; it will be lost if the bot restarts.',
-    'not-allowed-now': 'You may not answer request [{number}] now: {reason}',
+    'not-allowed-now': 'You may not answer request [{number}] now: the rules changed, and it now needs the approval of {approvers}.',
+    // A host that gave no approvers: its own reason.
+    'not-allowed-unknown': 'You may not answer request [{number}] now: {reason}',
+    // Who may answer a request now (`not-allowed-now`), the parts joined by `or`.
+    approvers: {
+      caller: 'the caller ({user})',
+      users: 'users {users}',
+      permissions: 'holders of the Koishi permission {permissions}',
+      authority: 'users with authority ≥ {authority}',
+      nobody: 'nobody',
+      or: ' or ',
+    },
     'button-old-many': 'This button is from before the bot restarted and no longer works: use the buttons of the requests posted again, or reply with the number, such as y {number}:',
     'resume-failed': '[{number}] {summary} was approved, but its call could not start: {reason}',
     taken: 'Request [{number}] {summary} was already answered by {by}.',
@@ -62,7 +73,8 @@ export const enUS: Locale = {
       evicted: 'too many requests were open, and the oldest were closed',
       'in-run': 'a running tool asked it, and the restart ended that run, which cannot go on',
       masked: 'its arguments had secret fields, which are never stored, so it cannot run again',
-      corrupt: 'its stored record could not be read ({reason})',
+      // `detail`: the store's own words (they name the file or row).
+      corrupt: 'its stored record could not be read, and was closed (the store said: {detail})',
       'undefined-tool': 'its tool {tool} is not defined here, and no plugin defined it after the restart',
     },
     // Between the items of a list in a sentence (the repair's steps).

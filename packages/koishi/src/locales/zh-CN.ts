@@ -50,7 +50,18 @@ export const zhCN = {
     'button-old': '这个按钮来自机器人重启之前，已失效：请用重新发出的请求 [{number}] 上的按钮，或回复 y {number} / n {number}。',
     resumed: '它作为后台任务 {taskId} 运行，结果会发到这里。',
     'not-kept': '[{number}] 注意：这个请求没能保存，机器人重启后它会丢失。',
-    'not-allowed-now': '你现在不能回答请求 [{number}]：{reason}',
+    'not-allowed-now': '你现在不能回答请求 [{number}]：规则变了，它现在需要 {approvers} 批准。',
+    // A host that gave no approvers: its own reason.
+    'not-allowed-unknown': '你现在不能回答请求 [{number}]：{reason}',
+    // Who may answer a request now (`not-allowed-now`), the parts joined by `or`.
+    approvers: {
+      caller: '发起调用的人（{user}）',
+      users: '用户 {users}',
+      permissions: '拥有 Koishi 权限 {permissions} 的人',
+      authority: '权限等级不低于 {authority} 的用户',
+      nobody: '没有人',
+      or: '或',
+    },
     'button-old-many': '这个按钮来自机器人重启之前，已失效：请用重新发出的请求上的按钮，或加上编号回复，如 y {number}：',
     'resume-failed': '[{number}] {summary} 已获批准，但调用没能启动：{reason}',
     taken: '请求 [{number}] {summary} 已由 {by} 回答过了。',
@@ -64,7 +75,8 @@ export const zhCN = {
       evicted: '同时等待的请求太多，最早的请求被关闭',
       'in-run': '它是工具运行中自己提出的询问，重启后那次运行已经结束，无法继续',
       masked: '它的参数含有密钥字段，密钥从不保存，所以无法再次运行',
-      corrupt: '保存的记录无法读取（{reason}）',
+      // `detail`: the store's own words (they name the file or row).
+      corrupt: '保存的记录无法读取，已关闭（存储给出的原因：{detail}）',
       'undefined-tool': '本实例上没有定义它的工具 {tool}，重启后也没有插件定义它',
     },
     // Between the items of a list in a sentence (the repair's steps).
