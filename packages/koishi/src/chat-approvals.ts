@@ -287,13 +287,20 @@ export function chatApprovals(ctx: Context, config: ChatApprovalsConfig = {}): v
     return who.flatMap((part, index) => index ? [...text(locales, 'approvers.or'), ...part] : part)
   }
 
+  /** Why a tool's form refuses `value`, in the reply's language (its problems by path); `undefined` when it takes it. */
+  const formRefusal = (input: Readonly<InputQuestion>, value: unknown, locales: readonly string[]): string | undefined => {
+    const resolved = input.resolve?.(value)
+    if (resolved && 'error' in resolved && resolved.refusal) return describeRevision(resolved.refusal, localeIn(locales))
+    return input.check(value)
+  }
+
   /** Hands an answer to a form to the engine; the reply to post, or `undefined` when the engine turned it down. */
   const settleForm = (question: Question, answer: FormAnswer, by: Approver, via: 'text' | 'button'): Fragment | undefined => {
     const { request, number, locales } = question
     const params = { number, tool: request.tool }
     if (answer.decision === 'allow') {
       // Checked first, so a refusal says why; the form keeps waiting.
-      const problem = request.input!.check(answer.value)
+      const problem = formRefusal(request.input!, answer.value, locales)
       if (problem) return text(locales, 'form-invalid', { ...params, reason: problem })
     }
     answeredIn.set(keyOf(request), question)
@@ -303,7 +310,7 @@ export function chatApprovals(ctx: Context, config: ChatApprovalsConfig = {}): v
     if (status !== 'accepted' && answeredIn.get(keyOf(request)) === question) answeredIn.delete(keyOf(request))
     if (status === 'closed') return text(locales, 'closed', { number })
     if (answer.decision === 'allow' && status !== 'accepted') {
-      return text(locales, status === 'not-allowed' ? 'form-not-allowed' : 'form-invalid', { ...params, reason: request.input!.check(answer.value) ?? '' })
+      return text(locales, status === 'not-allowed' ? 'form-not-allowed' : 'form-invalid', { ...params, reason: formRefusal(request.input!, answer.value, locales) ?? '' })
     }
     if (status !== 'accepted') return undefined
     if (answer.decision === 'allow') return text(locales, 'form-accepted', params)

@@ -28,7 +28,7 @@ afterEach(async () => {
 const TEN_PAST = 500_000 * 3_600_000 + 600_000
 
 /** The names a reply may show as they are: the tools, the quota, what the tools say. */
-const NAMES = ['deploy', 'echo', 'ech', 'build', 'echo-hourly', 'no-test', 'staging', 'prod', 'test', 'dev', 'enb', 'env', 'note']
+const NAMES = ['profile', 'age', 'deploy', 'echo', 'ech', 'build', 'echo-hourly', 'no-test', 'staging', 'prod', 'test', 'dev', 'enb', 'env', 'note']
 
 type Locale = 'zh-CN' | 'en-US'
 
@@ -69,6 +69,16 @@ async function setup(locale: Locale) {
         args: Schema.object({ text: Schema.string().required() }),
         traits: { effect: 'read' },
         run: (args: { text: string }) => args.text,
+      }))
+      ctx.tools.define(defineTool({
+        name: 'profile',
+        description: 'Ask for an age',
+        args: Schema.object({}),
+        traits: { effect: 'read' },
+        run: async (_args, call) => {
+          const answer = await call.elicit(Schema.object({ age: Schema.natural().max(150).required() }), '年龄？')
+          return answer.action === 'accept' ? `年龄 ${(answer.value as { age: number }).age}` : '没有回答'
+        },
       }))
       ctx.tools.define(defineTool({
         name: 'build',
@@ -141,6 +151,12 @@ async function replies(locale: Locale): Promise<Record<string, string>> {
   const denied = await t.asked('dogu.run deploy {"env":"prod"}')
   ;[shown['edit-denied']] = await t.send('e {"env": "test"}')
   ;[shown['edited-denied']] = await denied.run
+
+  // A tool's form refuses a value.
+  const form = await t.asked('dogu.run profile {}')
+  ;[shown['form-invalid']] = await t.send('age=500')
+  await t.send('age=30')
+  ;[shown.form] = await form.run
 
   // A long argument is folded in the question; the model's JSON was repaired (a trailing comma).
   const folded = await t.asked(`dogu.run deploy {"env":"prod","note":"${'测试'.repeat(150)}",}`)
@@ -285,6 +301,8 @@ describe('the chat in zh-CN', () => {
       'edit-denied': '[1] deploy(env=prod) — deploy:run "prod"：修改后的调用被拒绝：来自 config.rules[0] 的规则 "no-test"拒绝了它',
       'edited-denied': 'deploy：被拒绝\n权限被拒绝：mock:alice 修改了参数，修改后的调用被拒绝：来自 config.rules[0] 的规则 "no-test"拒绝了它',
       edited: 'deploy：成功\n有人在批准前修改了参数，调用按这些改动运行：\n$.env: "prod" → "staging"\n\n已部署到 staging',
+      'form-invalid': '表单没有提交，[1] 仍在等待：参数无效：\n- $.age：应为不大于 150 的数字，实际是 500',
+      form: 'profile：成功\n年龄 30',
       fold: expect.stringMatching(/^\[1\] 工具 deploy 请求批准：deploy\(env=prod, note="(测试)+ … \[已折叠 \d+ 个字符\] … (测试)+"\) — deploy:run "prod"\n.*\n（模型发来的参数不是合法 JSON，Dogu 已修复：去掉了多余的逗号。上面显示的是修复后的参数。）\n/),
       quota: 'echo：超出配额，配额“echo-hourly”已用完（每 1 小时最多 1 次），50 分钟后可再试',
       background: `build 已转入后台任务 ${task}，完成后会通知。`,
@@ -344,6 +362,8 @@ describe('the chat in en-US', () => {
       'edit-denied': '[1] deploy(env=prod) — deploy:run "prod": the edited call is denied: rule "no-test" from config.rules[0] denies it',
       'edited-denied': 'deploy: denied\nPermission denied: mock:alice edited the arguments, and the edited call is denied: rule "no-test" from config.rules[0] denies it',
       edited: 'deploy: ok\nA person changed your arguments before approving this call; it ran with these changes:\n$.env: "prod" → "staging"\n\n已部署到 staging',
+      'form-invalid': 'The form was not sent; [1] is still waiting: Invalid arguments:\n- $.age: expected a number <= 150, got 500',
+      form: 'profile: ok\n年龄 30',
       fold: expect.stringMatching(/^\[1\] Tool deploy asks for approval: deploy\(env=prod, note="(测试)+ … \[\d+ characters folded\] … (测试)+"\) — deploy:run "prod"\n.*\n\(The model's arguments were not valid JSON; Dogu repaired them: a trailing comma removed\. Shown above are the repaired arguments\.\)\n/),
       quota: 'echo: over a quota: quota "echo-hourly" is used up (at most 1 per 1 h); try again in 50 min',
       background: `build continues as background task ${task}; you will be told when it ends.`,

@@ -2,6 +2,7 @@ import { compileValidator, formatIssues, fromJsonSchema, isSchema, type JsonSche
 import type Schema from 'schemastery'
 import { DoguError } from '../errors'
 import type { ElicitQuestion } from '../permission-gate'
+import type { ArgumentProblem, RevisionRefusal } from '../result-params'
 import type { ElicitationJsonSchema, ElicitationSchema, ElicitOptions } from './elicitation'
 import { requestedSchemaOf } from './requested-schema'
 
@@ -49,8 +50,18 @@ export function elicitQuestion(form: ElicitationSchema, message: string, options
 
 /** Why `question` refuses `value`, in a line a person can act on; `undefined` when it accepts it. */
 export function answerProblem(question: ElicitQuestion, value: unknown): string | undefined {
+  return answerRefusal(question, value)?.error
+}
+
+/**
+ * Why `question` refuses `value`: `answerProblem`'s English and its structured form, the
+ * form's problems by path, for a person's locale (`describeRevision`); `undefined` when it accepts it.
+ */
+export function answerRefusal(question: ElicitQuestion, value: unknown): { error: string; refusal: RevisionRefusal } | undefined {
   const result = question.validate(value)
-  return result.ok ? undefined : formatIssues(result.issues)
+  if (result.ok) return undefined
+  const problems = result.issues.map(({ message: _, ...problem }) => problem as ArgumentProblem)
+  return { error: formatIssues(result.issues), refusal: { kind: 'validation', problems } }
 }
 
 /** The form's fields that have a default, with it. */

@@ -1,4 +1,4 @@
-import { answerProblem } from '../elicitation/elicit-question'
+import { answerProblem, answerRefusal } from '../elicitation/elicit-question'
 import type { ApprovalRequest, ElicitQuestion } from '../permission-gate'
 import { inputQuestion } from './argument-edit'
 import type { PermissionRequest } from './asker'
@@ -58,6 +58,13 @@ export function elicitationQuestion(
       ...(defaults.ok ? { initial: defaults.value } : {}),
       requestedSchema: question.requestedSchema,
       check: (value: unknown) => answerProblem(question, value),
+      // The values as the tool gets them (its defaults filled in), or why the form refuses them.
+      resolve: (value: unknown) => {
+        const refused = answerRefusal(question, value)
+        if (refused) return refused
+        const result = question.validate(value)
+        return { args: result.ok ? result.value : value, changes: [] }
+      },
     }),
     confirm: 'always' as const,
     createdAt: now,

@@ -59,7 +59,9 @@ export interface InputQuestion {
    * after the tool's validation (defaults filled in, secret fields `••••`) and what changed,
    * or why it cannot run (`check`'s reason, and its `refusal` for a person's locale:
    * `describeRevision(refusal, locale)`). What an asker shows the person as the edit is
-   * accepted, so they see what runs, not only what they typed.
+   * accepted, so they see what runs, not only what they typed. On a tool's form (an
+   * elicitation): the values as the tool gets them (its defaults filled in, `changes` empty),
+   * or why the form refuses them (`check`'s reason, its `refusal` a `validation`).
    */
   resolve?(value: unknown): EditedArguments | { error: string; refusal?: RevisionRefusal }
   /**
