@@ -44,7 +44,7 @@ export function toolsConformance(host: ConformanceHost) {
       expect(results.map(({ durationMs, ...rest }) => rest)).toEqual([
         { id: 'c1', name: 'echo', status: 'ok', content: 'hi hi' },
         { id: 'c2', name: 'echo', status: 'ok', content: 'yo' },
-        { id: 'c3', name: 'ecko', status: 'error', code: 'unknown_tool', content: 'Unknown tool "ecko". Did you mean "echo"? Available tools: echo.' },
+        { id: 'c3', name: 'ecko', status: 'error', code: 'unknown_tool', content: 'Unknown tool "ecko". Did you mean "echo"? Available tools: echo.', params: { name: 'ecko', suggestions: ['echo'], available: ['echo'], more: false } },
         expect.objectContaining({ id: 'c4', status: 'error', code: 'invalid_arguments' }),
       ])
       expect(await call(app, 'echo', { text: 'x' })).toMatchObject({ id: 'c-echo', status: 'ok', content: 'x' })

@@ -163,7 +163,8 @@ describe('Koishi 4, asked in chat: the edit kinds through `e {json}`', () => {
       calls: [{ id: 'c0', tool: 'deploy', arguments: { env: 'prod', token: 'sk-live-0123456789', ref: 'main' } }],
     }, (outcome) => [...checkWhatRan(outcome), ...checkSecrets(outcome)])
     expect(outcome.observations.approver).toMatchObject([{ answer: 'edit', verdict: 'refused' }])
-    expect(outcome.observations.chat.join('\n')).toContain('did you mean `env`?')
+    // The harness's chat is zh-CN (Koishi's default locale): the refusal reads in it.
+    expect(outcome.observations.chat.join('\n')).toContain('是不是想写 `env`？')
     expect(outcome.observations.results[0]).toMatchObject({ status: 'denied' })
     expect(outcome.runs).toEqual([])
     expect(violations).toEqual([])
