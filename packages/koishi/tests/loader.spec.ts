@@ -81,7 +81,8 @@ describe('Koishi\'s loader from koishi.yml', () => {
     expect(quota).toMatch(/^适用于你的配额（1 项）：\nnotes per user（save_note，每人每 30 天 最多 4 次）：已用 3\/4，剩余 1 次，\d+ (天|小时|分钟|秒)后重置$|^Quotas that apply to you \(1\):\nnotes per user \(save_note, 4 per 30 d for each user\): used 3\/4, 1 left, resets in \d+ (d|h|min|s)$/)
     expect((await runNote(instance, 'one more')).replies.join('\n')).toContain('saved “one more”')
     const over = await runNote(instance, 'one too many')
-    expect(over.replies.join('\n')).toMatch(/^save_note(：超出配额，\d+ (天|小时|分钟|秒)后可再试|: over a quota; try again in \d+ (d|h|min|s))\nRate limited: quota 'notes per user' used: 4 per 30 d; try again in \d+ (d|h|min|s)\.$/)
+    // In the reader's words and units (dogu.quota's), not the model's English.
+    expect(over.replies.join('\n')).toMatch(/^save_note(：超出配额，配额“notes per user”已用完（每 30 天最多 4 次），\d+ (天|小时|分钟|秒)后可再试|: [^:]+: quota "notes per user" is used up \(at most 4 per 30 d\); try again in \d+ (d|h|min|s))$/)
     expect(instance.problems()).toEqual([])
   })
 })
