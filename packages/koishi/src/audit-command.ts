@@ -1,8 +1,9 @@
 import { mkdir, writeFile } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
-import { type AuditFilter, type AuditRecord, TOOL_STATUSES, type ToolStatus } from '@dogu/core'
+import { type AuditFilter, type AuditRecord, messageTerms, TOOL_STATUSES, type ToolStatus } from '@dogu/core'
 import type { Context, Session as KoishiSession } from 'koishi'
 import { defineLocales } from './locales'
+import { commandLocale } from './person-locale'
 // For the `ctx.audit` declaration this command reads.
 import type {} from './audit-service'
 
@@ -91,7 +92,7 @@ function line(session: KoishiSession, record: AuditRecord): string {
     if (ask.ended === 'answer') {
       const by = ask.by ? (ask.by.platform ? `${ask.by.platform}:${ask.by.id}` : ask.by.id) : '?'
       const decision = session.i18n(`.decision.${ask.decision}`)
-      const answered = ask.via ? session.text('.answered-via', { by, decision, via: ask.via }) : session.text('.answered', { by, decision })
+      const answered = ask.via ? session.text('.answered-via', { by, decision, via: viaText(session, ask.via) }) : session.text('.answered', { by, decision })
       parts.push(ask.edited ? answered + session.text('.edited') : answered)
     } else if (ask.ended === 'elsewhere' && ask.elsewhere?.by && ask.elsewhere.instance) {
       // Answered on another instance, which ran the call: its record has the answer in full.
@@ -111,18 +112,33 @@ function line(session: KoishiSession, record: AuditRecord): string {
 /** How the engine words a call whose kept request the stop cut off (`PermissionEngine.stop`). */
 const INTERRUPTED = 'interrupted while waiting for approval'
 
+/** What decided, in the reply's language: decisions, scopes, modes and effects by the chat's terms; a rule's name as written. */
 function decidedText(session: KoishiSession, record: AuditRecord): string {
   const decided = record.decided
+  const terms = messageTerms(commandLocale(session))
   switch (decided?.kind) {
-    case 'rule': return session.text('.decided.rule', { rule: decided.name ?? decided.permission, decision: decided.decision, origin: decided.origin })
-    case 'grant': return session.text('.decided.grant', { id: decided.id, scope: decided.scope })
-    case 'mode': return session.text('.decided.mode', { mode: decided.mode })
-    case 'default': return session.text('.decided.default', { effect: decided.effect })
+    case 'rule': return session.text('.decided.rule', { rule: decided.name ?? decided.permission, decision: session.text(`.decision.${decided.decision}`), origin: decided.origin })
+    case 'grant': return session.text('.decided.grant', { id: decided.id, scope: termOf(terms.scope, decided.scope) })
+    case 'mode': return session.text('.decided.mode', { mode: termOf(terms.mode, decided.mode) })
+    case 'default': return session.text('.decided.default', { effect: termOf(terms.effect, decided.effect) })
     case 'middleware': return session.text('.decided.middleware', { name: decided.name })
     case 'quota': return session.text('.decided.quota', { name: decided.name })
     default: return session.text('.decided.none')
   }
 }
+
+/** A term of the catalogue, or the word as recorded when it names none (a record from another version). */
+function termOf<K extends string>(words: Readonly<Record<K, string>>, word: string): string {
+  return Object.hasOwn(words, word) ? words[word as K] : word
+}
+
+/** Where an answer came from (`text`: 文字消息); a channel the locale does not name, as the asker gave it. */
+function viaText(session: KoishiSession, via: string): string {
+  return VIAS.has(via) ? session.text(`.via.${via}`) : via
+}
+
+/** The answer channels the locales word (`via.*`). */
+const VIAS: ReadonlySet<string> = new Set(['text', 'button', 'console', 'mcp', 'terminal'])
 
 function durationText(session: KoishiSession, ms: number): string {
   return ms < 1000 ? session.text('.ms', [Math.round(ms)]) : session.text('.s', [(ms / 1000).toFixed(1)])

@@ -234,9 +234,10 @@ describe('dogu.audit', () => {
     const reply = await send('ops', 'dogu.audit')
     expect(reply).toEqual([[
       '审计记录，最新的在前（3 条）：',
-      `${time(save.at)} mock:bob save：成功 · write 工具的默认 · mock:bob 经 text 答复允许 · 等待 ${ms(save.waitMs!)}，运行 ${ms(save.durationMs)}`,
-      `${time(deploy.at)} mock:alice deploy：被拒绝 · 规则 no deploys（deny） · 运行 ${ms(deploy.durationMs)}`,
-      `${time(echo.at)} mock:alice echo：成功 · read 工具的默认 · 运行 ${ms(echo.durationMs)}`,
+      // The effect, the decision and the answer's channel in the chat's terms; the rule's name as written.
+      `${time(save.at)} mock:bob save：成功 · 写入类工具的默认 · mock:bob 通过文字消息答复允许 · 等待 ${ms(save.waitMs!)}，运行 ${ms(save.durationMs)}`,
+      `${time(deploy.at)} mock:alice deploy：被拒绝 · 规则 no deploys（拒绝） · 运行 ${ms(deploy.durationMs)}`,
+      `${time(echo.at)} mock:alice echo：成功 · 只读类工具的默认 · 运行 ${ms(echo.durationMs)}`,
     ].join('\n')])
     expect(save).toMatchObject({ ask: { ended: 'answer', decision: 'allow', by: { id: 'bob', platform: 'mock' }, via: 'text' }, waitMs: expect.any(Number) })
   })
@@ -275,6 +276,39 @@ describe('dogu.audit', () => {
     expect((await send('ops', 'dogu.audit'))[0].split('\n')[1]).toBe(`${time(at)} mock:bob save: denied · no permission check · mock:alice answered on instance b, where the call runs · waited 2.0 s, ran 0 ms`)
   })
 
+  it('words a grant\'s scope, a mode and a console answer in the chat\'s terms (both languages)', async () => {
+    await setup()
+    const at = Date.now()
+    const caller = { sessionId: 'mock:room', platform: 'mock', userId: 'bob' }
+    t.app.audit.log!.record({
+      at, endedAt: at + 1, tool: 'save', callId: 'call-1', args: {}, caller, outcome: 'ok', durationMs: 1,
+      decided: { kind: 'grant', id: 'grant_1', scope: 'always', by: 'mock:ops' },
+    } as AuditRecord)
+    t.app.audit.log!.record({
+      at: at + 2, endedAt: at + 3, tool: 'save', callId: 'call-2', args: {}, caller, outcome: 'denied', durationMs: 1,
+      decided: { kind: 'mode', mode: 'readOnly' },
+    } as AuditRecord)
+    t.app.audit.log!.record({
+      at: at + 4, endedAt: at + 1_504, tool: 'save', callId: 'call-3', args: {}, caller, outcome: 'ok', durationMs: 4, waitMs: 1_500,
+      decided: { kind: 'default', effect: 'exec' },
+      ask: { requestId: 'a-3', ended: 'answer', decision: 'allow', by: { id: 'admin', platform: 'console' }, via: 'console' },
+    } as AuditRecord)
+    await t.app.audit.log!.flush()
+    expect(await send('ops', 'dogu.audit')).toEqual([[
+      '审计记录，最新的在前（3 条）：',
+      `${time(at + 4)} mock:bob save：成功 · 执行类工具的默认 · console:admin 通过控制台答复允许 · 等待 1.5 秒，运行 4 毫秒`,
+      `${time(at + 2)} mock:bob save：被拒绝 · 只读模式 · 运行 1 毫秒`,
+      `${time(at)} mock:bob save：成功 · 授权 grant_1（总是） · 运行 1 毫秒`,
+    ].join('\n')])
+    await t.app.database.set('channel', { platform: 'mock', id: 'room' }, { locales: ['en-US'] })
+    expect(await send('ops', 'dogu.audit')).toEqual([[
+      'Audit records, newest first (3):',
+      `${time(at + 4)} mock:bob save: ok · default for exec tools · console:admin answered allow via console · waited 1.5 s, ran 4 ms`,
+      `${time(at + 2)} mock:bob save: denied · read-only mode · ran 1 ms`,
+      `${time(at)} mock:bob save: ok · grant grant_1 (always) · ran 1 ms`,
+    ].join('\n')])
+  })
+
   it('filters by user, tool and outcome, and shows at most -n records', async () => {
     await setup()
     const { save, deploy, echo } = await history()
@@ -282,7 +316,7 @@ describe('dogu.audit', () => {
     expect(await lines('dogu.audit -u alice')).toEqual(['审计记录，最新的在前（2 条）：', expect.stringContaining(' mock:alice deploy：被拒绝'), expect.stringContaining(' mock:alice echo：成功')])
     expect(await lines('dogu.audit -u mock:bob')).toEqual(['审计记录，最新的在前（1 条）：', expect.stringContaining(`${time(save.at)} mock:bob save：成功`)])
     expect(await lines('dogu.audit -t echo')).toEqual(['审计记录，最新的在前（1 条）：', expect.stringContaining(`${time(echo.at)} mock:alice echo：成功`)])
-    expect(await lines('dogu.audit -o denied')).toEqual(['审计记录，最新的在前（1 条）：', expect.stringContaining(`${time(deploy.at)} mock:alice deploy：被拒绝 · 规则 no deploys（deny）`)])
+    expect(await lines('dogu.audit -o denied')).toEqual(['审计记录，最新的在前（1 条）：', expect.stringContaining(`${time(deploy.at)} mock:alice deploy：被拒绝 · 规则 no deploys（拒绝）`)])
     expect(await lines('dogu.audit -u alice -o ok')).toEqual(['审计记录，最新的在前（1 条）：', expect.stringContaining(' mock:alice echo：成功')])
     expect(await lines('dogu.audit -n 1')).toEqual(['审计记录，最新的在前（1 条）：', expect.stringContaining(' mock:bob save：成功')])
     expect(await send('ops', 'dogu.audit -u carol')).toEqual(['没有匹配的审计记录。'])

@@ -141,7 +141,7 @@ describe('the Dogu page in Koishi\'s console', () => {
     expect((await t.outbox.next()).text).toBe('[1] deploy(env=prod)：已由 console:op 处理（仅此一次）。')
     const [line] = await t.client('admin').receive('dogu.audit -n 1')
     expect(line).toContain('mock:alice deploy：成功')
-    expect(line).toContain('console:op 经 console 答复允许')
+    expect(line).toContain('console:op 通过控制台答复允许')
     expect(line).not.toContain('console:console')
     // The chat question is closed: alice's "y" now goes on to the bot.
     expect(await t.client('alice').receive('y')).toEqual([])

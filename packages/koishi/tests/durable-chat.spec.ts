@@ -129,7 +129,7 @@ describe.each<Store>(['sqlite-before', 'sqlite-after', 'file'])('a question acro
     const audit = (await second.say('dogu.audit -t save_note')).join('\n').split('\n')
     expect(audit[0]).toBe('审计记录，最新的在前（3 条）：')
     expect(audit[1]).toMatch(/ mock:alice save_note：成功 · /)
-    expect(audit[2]).toMatch(new RegExp(` mock:alice save_note：转入后台 · 重启后答复（\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d 提出的请求） · mock:alice 经 text 答复允许 · `))
+    expect(audit[2]).toMatch(new RegExp(` mock:alice save_note：转入后台 · 重启后答复（\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d 提出的请求） · mock:alice 通过文字消息答复允许 · `))
     expect(audit[3]).toMatch(/ mock:alice save_note：被拒绝 · .* · 等待批准时机器人停止，请求已保留，重启后再问 · /)
     expect(audit).toHaveLength(4)
     await second.stop()

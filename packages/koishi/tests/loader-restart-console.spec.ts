@@ -102,7 +102,7 @@ describe('a question across a restart of koishi start, answered from Koishi\'s c
     const audit = (await instance.receive('dogu.audit -t save_note')).join('\n').split('\n').slice(1)
     expect(audit).toHaveLength(3)
     expect(audit[0]).toMatch(/ mock:alice save_note(：|: )(成功|ok) · /)
-    expect(audit[1]).toMatch(/(重启后答复|answered after a restart).* · console:admin (经 console 答复允许|answered allow)/)
+    expect(audit[1]).toMatch(/(重启后答复|answered after a restart).* · console:admin (通过控制台答复允许|answered allow)/)
     expect(audit.join('\n')).not.toContain('console:console')
     expect(audit[2]).toMatch(/(等待批准时机器人停止，请求已保留，重启后再问|stopped while waiting; the request was kept)/)
     expect(instance.sent).toHaveLength(3)

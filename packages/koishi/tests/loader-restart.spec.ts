@@ -69,7 +69,7 @@ describe('a question across a restart of koishi start', () => {
     const audit = (await instance.receive('dogu.audit -t save_note')).join('\n').split('\n').slice(1)
     expect(audit).toHaveLength(3)
     expect(audit[0]).toMatch(/ mock:alice save_note(：|: )(成功|ok) · /)
-    expect(audit[1]).toMatch(/(重启后答复|answered after a restart).* · mock:alice (经 text 答复允许|answered allow)/)
+    expect(audit[1]).toMatch(/(重启后答复|answered after a restart).* · mock:alice (通过文字消息答复允许|answered allow)/)
     expect(audit[2]).toMatch(/(等待批准时机器人停止，请求已保留，重启后再问|stopped while waiting; the request was kept)/)
     expect(instance.sent).toHaveLength(2)
     await instance.stop()

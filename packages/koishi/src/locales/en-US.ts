@@ -196,6 +196,8 @@ export const enUS: Locale = {
       export: 'Write the matching records to a JSONL file in the data directory',
     },
     messages: {
+      // The catalogue's terms (scopes, modes, effects) come in this locale.
+      locale: 'en-US',
       header: 'Audit records, newest first ({count}):',
       item: '{time} {user} {tool}: {outcome}',
       none: 'No audit records match.',
@@ -213,9 +215,11 @@ export const enUS: Locale = {
         rate_limited: 'over a quota',
       },
       decided: {
+        // A rule's own name stays as written; `decision` is one of `decision.*`.
         rule: 'rule {rule} ({decision})',
+        // `scope`, `mode`, `effect`: the catalogue's terms (always, read-only, write).
         grant: 'grant {id} ({scope})',
-        mode: 'mode {mode}',
+        mode: '{mode} mode',
         default: 'default for {effect} tools',
         middleware: 'middleware {name} (deny)',
         quota: 'quota {name} (used up)',
@@ -230,9 +234,18 @@ export const enUS: Locale = {
       decision: {
         allow: 'allow',
         deny: 'deny',
+        ask: 'ask',
       },
       answered: '{by} answered {decision}',
       'answered-via': '{by} answered {decision} via {via}',
+      // Where an answer came from (`AnswerVia`); another channel is named as the asker gave it.
+      via: {
+        text: 'text',
+        button: 'button',
+        console: 'console',
+        mcp: 'MCP',
+        terminal: 'terminal',
+      },
       edited: ' with edited arguments',
       ended: {
         answer: 'answered',

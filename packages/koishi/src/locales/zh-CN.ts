@@ -202,6 +202,8 @@ export const zhCN = {
       export: '把匹配的记录写入数据目录下的 JSONL 文件',
     },
     messages: {
+      // The catalogue's terms (scopes, modes, effects) come in this locale.
+      locale: 'zh-CN',
       header: '审计记录，最新的在前（{count} 条）：',
       item: '{time} {user} {tool}：{outcome}',
       none: '没有匹配的审计记录。',
@@ -219,10 +221,12 @@ export const zhCN = {
         rate_limited: '超出配额',
       },
       decided: {
+        // A rule's own name stays as written; `decision` is one of `decision.*`.
         rule: '规则 {rule}（{decision}）',
+        // `scope`, `mode`, `effect`: the chat's terms (总是, 只读, 写入).
         grant: '授权 {id}（{scope}）',
-        mode: '模式 {mode}',
-        default: '{effect} 工具的默认',
+        mode: '{mode}模式',
+        default: '{effect}类工具的默认',
         middleware: '中间件 {name}（拒绝）',
         quota: '配额 {name}（已用完）',
         none: '未经权限检查',
@@ -236,9 +240,18 @@ export const zhCN = {
       decision: {
         allow: '允许',
         deny: '拒绝',
+        ask: '要求审批',
       },
       answered: '{by} 答复{decision}',
-      'answered-via': '{by} 经 {via} 答复{decision}',
+      'answered-via': '{by} 通过{via}答复{decision}',
+      // Where an answer came from (`AnswerVia`); another channel is named as the asker gave it.
+      via: {
+        text: '文字消息',
+        button: '按钮',
+        console: '控制台',
+        mcp: 'MCP',
+        terminal: '终端',
+      },
       edited: '（改过参数）',
       ended: {
         answer: '已答复',
