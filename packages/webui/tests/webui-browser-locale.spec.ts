@@ -35,6 +35,8 @@ const WORDS = {
     date: /^\d{4}\/\d{1,2}\/\d{1,2} \d{2}:\d{2}:\d{2}$/,
     time: /^\d{2}:\d{2}:\d{2}$/,
     answered: 'webui 允许 · 通过控制台 · 总是',
+    declined: 'webui 拒绝 · 通过控制台 · 仅此一次',
+    denialReason: [],
     timing: /^运行 \d+ 毫秒 · 等待 (\d+ 毫秒|\d+(\.\d)? 秒)$/,
     // The live log: what decided, in the page's words.
     decided: ['授权判定 → 允许（默认）：没有匹配的规则，只读类工具默认允许', '审批 → 允许（回答）：webui 允许 · 总是'],
@@ -55,6 +57,8 @@ const WORDS = {
     date: /^\d{1,2}\/\d{1,2}\/\d{2}, \d{1,2}:\d{2}:\d{2}\s[AP]M$/,
     time: /^\d{1,2}:\d{2}:\d{2}\s[AP]M$/,
     answered: 'allow by webui · via console · always',
+    declined: 'deny by webui · via console · once',
+    denialReason: ['webui declined it'],
     timing: /^ran \d+ ms · waited (\d+ ms|\d+(\.\d)? s)$/,
     // The live log: what decided, in the page's words.
     decided: ['authorize → allow (default): no rule matches; read tools are allowed by default', 'approve → allow (answer): allow by webui · always'],
@@ -157,6 +161,10 @@ for (const locale of ['zh-CN', 'en-US'] as const) {
       expect(await rows.evaluateAll((all) => all.map((row) => `${row.getAttribute('data-tool')} ${row.getAttribute('data-outcome')}`))).toEqual([
         'wait background', 'deploy ok', 'echo ok', 'deploy denied', 'echo ok', 'echo ok',
       ])
+      // A denial's reason is the model's English: shown in English; in Chinese the row's own columns say who declined.
+      const declined = page.locator('[data-test=audit-row][data-tool=deploy][data-outcome=denied]')
+      expect(await declined.locator('[data-test=audit-reason]').allInnerTexts()).toEqual(words.denialReason)
+      expect(await declined.locator('[data-test=audit-answer]').innerText()).toBe(words.declined)
       const allowed = page.locator('[data-test=audit-row][data-tool=deploy][data-outcome=ok]')
       expect(await allowed.locator('[data-test=audit-answer]').innerText()).toBe(words.answered)
       expect(await allowed.locator('[data-test=audit-timing]').innerText()).toMatch(words.timing)
