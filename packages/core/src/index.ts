@@ -137,6 +137,7 @@ export {
   type PermissionRule,
   type RespondStatus,
   type ResumedCall,
+  type ResumeFailure,
   type ResumeHandler,
   type RuleApprovers,
   type RuleCondition,

@@ -1,4 +1,4 @@
-import { type AnswerResult, type Approver, type ApproverPolicy, type AskAnswer, type ClosedRequest, type DecisionEvent, describeDenial, describeRevision, formFields, type InputQuestion, jsonChanges, mayAnswer, parseFormReply, type PermissionRequest } from '@dogu/core'
+import { type AnswerResult, type Approver, type ApproverPolicy, type AskAnswer, type ClosedRequest, type DecisionEvent, describeDenial, describeResult, describeRevision, formFields, type InputQuestion, jsonChanges, mayAnswer, parseFormReply, type PermissionRequest, type ResumeFailure } from '@dogu/core'
 import { type Context, type Fragment, h, type Next, Schema, type Session as KoishiSession } from 'koishi'
 import { type EditProblem, type ParsedAnswer, parseAnswer, parseCancel, parseDetails, parseEdit } from './answer-parser'
 import { ApprovalButtons, BUTTON_PREFIX, type ButtonAction } from './approval-buttons'
@@ -245,7 +245,7 @@ export function chatApprovals(ctx: Context, config: ChatApprovalsConfig = {}): v
       return text(locales, 'refused-denied', { ...params, reason: result.denial ? describeDenial(result.denial, localeIn(locales)) : result.reason ?? '' })
     }
     // The tools host's own words, after the chat's: it was approved, and could not start.
-    if (status === 'failed') return text(locales, 'resume-failed', { ...params, reason: result.error ?? result.reason ?? '' })
+    if (status === 'failed') return text(locales, 'resume-failed', { ...params, reason: result.failure ? failureIn(locales, result.failure) : result.error ?? result.reason ?? '' })
     // An edit the engine refused: the person hears why (`check` passed, so it is who may approve the edited call).
     if (value !== undefined && status !== 'accepted') {
       const reason = result.refusal ? describeRevision(result.refusal, localeIn(locales)) : result.reason ?? (request.input && editRefusal(request.input, value, locales))
@@ -274,6 +274,12 @@ export function chatApprovals(ctx: Context, config: ChatApprovalsConfig = {}): v
     const answered = request.restored && decided?.source.kind === 'answer' ? decided.source.scope : answer.scope
     const scope = request.confirm === 'always' ? 'once' : answered
     return [...text(locales, 'allowed', { ...params, scope: text(locales, `scope.${scope ?? 'once'}`) }), ...task]
+  }
+
+  /** Why a call approved after a restart could not start, in the reply's language (the pipeline's refusal by describeResult). */
+  const failureIn = (locales: readonly string[], failure: ResumeFailure): h[] => {
+    if (failure.kind === 'invalid') return text(locales, 'resume-failure.invalid', { reason: describeResult(failure.result, localeIn(locales)) })
+    return text(locales, `resume-failure.${failure.kind}`, failure)
   }
 
   /** Who may answer a request now, in the reply's language: `用户 mock:bob 或权限等级不低于 4 的用户`. */

@@ -7,7 +7,7 @@
 import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { type ClosedRequest, defineTool, type PermissionRule } from '@dogu/core'
-import { App, Schema } from 'koishi'
+import { App, type Context, Schema } from 'koishi'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { englishWords } from '../../../test-support/english-words'
 import { guardLogs } from '../../../test-support/log-guard'
@@ -194,7 +194,7 @@ async function replies(locale: Locale): Promise<Record<string, string>> {
  * One start of a bot in `dir` whose channel speaks `locale` (as durable-chat.spec.ts starts
  * them: pending.json beside the grants, the next start on the same folder), with `rules`.
  */
-async function start(dir: string, locale: Locale, rules: PermissionRule[] = []) {
+async function start(dir: string, locale: Locale, rules: PermissionRule[] = [], tools: (notes: string[]) => ReturnType<typeof noteTools> = noteTools) {
   const app = new App({ baseDir: dir, i18n: { locales: [locale] } } as never)
   app.baseDir = dir
   const guard = guardLogs(app)
@@ -208,7 +208,7 @@ async function start(dir: string, locale: Locale, rules: PermissionRule[] = []) 
     background: { storePath: join(dir, 'background.json') },
     audit: { storePath: join(dir, 'audit.jsonl') },
   })
-  app.plugin(noteTools(notes))
+  app.plugin(tools(notes))
   await app.start()
   let stopped = false
   const stop = async () => {
@@ -231,7 +231,8 @@ async function start(dir: string, locale: Locale, rules: PermissionRule[] = []) 
 /**
  * The replies to answers after a restart: an edit the tool refuses and one that names a field
  * it lacks, an answer from someone the rules changed meanwhile no longer let answer, an
- * answer the rules deny now; and the notice of a kept request the store could not read.
+ * answer the rules deny now, an approved call that cannot start (its tool changed); and the
+ * notice of a kept request the store could not read.
  */
 async function restartReplies(locale: Locale): Promise<{ shown: Record<string, string>; detail: string }> {
   const { dir, remove } = await tempDir('dogu-chat-locale-')
@@ -265,6 +266,21 @@ async function restartReplies(locale: Locale): Promise<{ shown: Record<string, s
   await third.next('a question')
   shown['refused-denied'] = await third.say('y 1')
   expect(third.notes).toEqual([])
+  await third.stop()
+
+  // Now save_note takes a number: the text it was asked with no longer validates.
+  const numbers = (notes: string[]) => ({
+    name: 'number-notes',
+    inject: ['tools'],
+    apply(ctx: Context) {
+      ctx.tools.define(defineTool({ name: 'save_note', description: 'Save a number', args: Schema.object({ text: Schema.number().required() }), traits: { effect: 'write' }, run: (args: { text: number }) => void notes.push(String(args.text)) }))
+    },
+  }) as ReturnType<typeof noteTools>
+  const fourth = await start(dir, locale, [], numbers)
+  fourth.guard.expect(/restored permission request .*its arguments no longer validate/)
+  await fourth.next('the question')
+  shown['resume-failed'] = await fourth.say('y')
+  expect(fourth.notes).toEqual([])
   return { shown, detail: `requests[2] in ${path} has an unknown effect "bogus"` }
 }
 
@@ -315,7 +331,7 @@ describe('the chat in zh-CN', () => {
 })
 
 describe('the chat in zh-CN, after a restart', () => {
-  it('tells an edit refused, an answer refused and a record the store could not read in Chinese; the store\'s own words are framed, not translated', async () => {
+  it('tells an edit refused, an answer refused, a call that cannot start and a record the store could not read in Chinese; the store\'s own words are framed, not translated', async () => {
     const { shown, detail } = await restartReplies('zh-CN')
     expect(shown).toEqual({
       corrupt: `机器人重启后，一个保存的请求已关闭，没有运行：保存的记录无法读取，已关闭（存储给出的原因：${detail}）`,
@@ -323,8 +339,9 @@ describe('the chat in zh-CN, after a restart', () => {
       'edit-invalid': '修改没有生效，请求 [2] 仍在等待：参数无效：\n- $.text：应为字符串，实际是数字 5',
       'edit-unknown': expect.stringMatching(/^修改没有生效，请求 \[2\] 仍在等待：修改后的参数在 \$\.txt 处设置了 `txt`，这个工具的参数里没有这个字段——是不是想写 `text`？/),
       'refused-denied': '[1] save_note(text=one)：这个回答没有生效，现在的规则不允许这次调用：来自 config.rules[0] 的规则 "no notes"拒绝了它',
+      'resume-failed': '[1] save_note(text=two) 已获批准，但调用没能启动：它的参数现在无法通过校验：参数无效：\n- $.text：应为数字，实际是字符串 "two"',
     })
-    for (const [kind, text] of Object.entries(shown)) expect(englishWords(text.replace(detail, ''), [...NAMES, 'save_note', 'one', 'text', 'txt', 'notes', 'no']), `${kind}: ${text}`).toEqual([])
+    for (const [kind, text] of Object.entries(shown)) expect(englishWords(text.replace(detail, ''), [...NAMES, 'save_note', 'one', 'two', 'text', 'txt', 'notes', 'no']), `${kind}: ${text}`).toEqual([])
   })
 })
 
@@ -337,6 +354,7 @@ describe('the chat in en-US', () => {
       'edit-invalid': 'The edit did not apply; request [2] is still waiting: Invalid arguments:\n- $.text: expected a string, got number 5',
       'edit-unknown': expect.stringMatching(/^The edit did not apply; request \[2\] is still waiting: the edited arguments set `txt` at \$\.txt, which is not a field of this tool's arguments — did you mean `text`\?/),
       'refused-denied': '[1] save_note(text=one): that answer did not count, the rules deny this call now: rule "no notes" from config.rules[0] denies it',
+      'resume-failed': '[1] save_note(text=two) was approved, but its call could not start: its arguments no longer validate: Invalid arguments:\n- $.text: expected a number, got string "two"',
     })
   })
 

@@ -6,6 +6,7 @@ import type { AnswerVia, Approver, AskScope } from '../types/approver'
 import type { Effect, PermissionSpec } from '../types/effect'
 import type { ToolPreview } from '../types/tool-preview'
 import type { Denial } from '../types/denial'
+import type { ResumeFailure } from './pending-record'
 import type { RuleSource } from './permission-rule'
 import type { ElicitationJsonSchema } from '../elicitation/elicitation'
 
@@ -197,6 +198,8 @@ export interface AnswerResult {
   approvers?: Readonly<ApproverPolicy>
   /** For `failed`: why the tools host could not start the call, in its own words (`reason` says it whole). */
   error?: string
+  /** For `failed`: `error`'s structured form, when the tools host gave one, for a person's locale. */
+  failure?: ResumeFailure
   /** For `taken`: who answered first (`mock:alice`), when the store knows. */
   by?: string
   /** For an accepted `allow` of a restored request: the background task the call runs as. */

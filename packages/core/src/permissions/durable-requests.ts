@@ -7,7 +7,7 @@ import type { AnswerResult, Approver, AskAnswer, Asker, AskScope, PermissionRequ
 import type { Grant } from './grant'
 import { describeApprovers, mayAnswer } from './may-answer'
 import type { ClaimResult, PendingApproval } from './pending-approval'
-import type { ClosedRequest, PendingRecord, PendingStore, PendingStoreLoad, ResumeHandler } from './pending-record'
+import type { ClosedRequest, PendingRecord, PendingStore, PendingStoreLoad, ResumeFailure, ResumeHandler } from './pending-record'
 import type { DecisionSource } from './permission-decision'
 import { PermissionError } from './permission-error'
 import { RestoredApproval, type RestoredHost, type RestoredVerdict } from './restored-approval'
@@ -260,7 +260,8 @@ export class DurableRequests implements RestoredHost {
         const failed = `${reason}, but it could not be run: ${messageOf(error)}`
         this.logger.warn('restored permission request %s (%s): %s', record.id, record.summary, failed)
         this.host.reportRestored(record, decided, { decision: 'deny', reason: failed, rule: source })
-        return { status: 'failed', reason: failed, error: messageOf(error), open: false }
+        const failure = failureOf(error)
+        return { status: 'failed', reason: failed, error: messageOf(error), ...(failure ? { failure } : {}), open: false }
       }
       this.host.reportRestored(record, decided, { decision: 'allow', reason, rule: source })
       return { status: 'accepted', reason, taskId, open: false }
@@ -675,6 +676,12 @@ function defines(handler: ResumeHandler, tool: string, logger: Logger): boolean 
     logger.warn('the tools host\'s defines(%s) threw: %s', tool, messageOf(error))
     return false
   }
+}
+
+/** The structured form of a resume's error (`ResumeFailure`), when the tools host gave one. */
+function failureOf(error: unknown): ResumeFailure | undefined {
+  const failure = (error as { failure?: unknown } | undefined)?.failure
+  return failure && typeof failure === 'object' && typeof (failure as { kind?: unknown }).kind === 'string' ? failure as ResumeFailure : undefined
 }
 
 /** What a lost claim found in the store: who claimed it, or the closure that did. */

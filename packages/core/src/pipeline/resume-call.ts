@@ -5,7 +5,7 @@ import { CallPipeline } from '../call-pipeline'
 import { messageOf } from '../error-message'
 import type { ResumedFrom } from '../events'
 import type { RevisedCall } from '../permission-gate'
-import type { PendingRecord, ResumeHandler, ResumedCall, StoredSession } from '../permissions/pending-record'
+import type { PendingRecord, ResumeFailure, ResumeHandler, ResumedCall, StoredSession } from '../permissions/pending-record'
 import type { Session } from '../session'
 import { ToolDenial } from '../tool-denial'
 import type { ToolEntry } from '../tool-entry'
@@ -107,17 +107,17 @@ export class ResumeCalls implements ResumeHandler {
    */
   async resume(resumed: ResumedCall): Promise<{ taskId: string }> {
     const { record } = resumed
-    if (this.started.has(record.id)) throw new Error(`permission request ${record.id} was already resumed on this instance; its call runs once`)
+    if (this.started.has(record.id)) throw failed(`permission request ${record.id} was already resumed on this instance; its call runs once`, { kind: 'resumed' })
     this.remember(record.id)
     const entry = this.host.entry(record.tool)
-    if (!entry) throw new Error(`the tool "${record.tool}" is no longer defined on this instance`)
-    if (resumed.args !== undefined && (!resumed.args || typeof resumed.args !== 'object' || Array.isArray(resumed.args))) throw new Error('its arguments are not an object')
+    if (!entry) throw failed(`the tool "${record.tool}" is no longer defined on this instance`, { kind: 'undefined_tool', tool: record.tool })
+    if (resumed.args !== undefined && (!resumed.args || typeof resumed.args !== 'object' || Array.isArray(resumed.args))) throw failed('its arguments are not an object', { kind: 'not_object' })
     const session = sessionOf(record.session)
-    if (!visibleTo(entry, session)) throw new Error(`the tool "${record.tool}" is no longer available to session ${session.id} (its visibility hides it)`)
+    if (!visibleTo(entry, session)) throw failed(`the tool "${record.tool}" is no longer available to session ${session.id} (its visibility hides it)`, { kind: 'hidden', tool: record.tool, session: session.id })
     const pipeline = new CallPipeline(this.host.pipeline, new Map([[entry.tool.name, entry]]), session, this.host.limits)
     const input = { id: `${record.callId}${RESUMED_SUFFIX}`, name: entry.tool.name, arguments: resumed.args as Record<string, unknown> | undefined }
     const call = pipeline.prepareResumed(input, resumedFrom(resumed))
-    if (!(call instanceof ActiveCall)) throw new Error(`its arguments no longer validate: ${call.content}`)
+    if (!(call instanceof ActiveCall)) throw failed(`its arguments no longer validate: ${call.content}`, { kind: 'invalid', result: call })
     if (resumed.changes?.length) call.edits = resumed.changes
     const approved = this.approvedFor(resumed)
     preApprove(call, approved)
@@ -168,4 +168,9 @@ function visibleTo(entry: ToolEntry, session: Session): boolean {
   } catch {
     return false
   }
+}
+
+/** An error a resume throws: its English message, and its structured form (`ResumeFailure`) for a person's locale. */
+function failed(message: string, failure: ResumeFailure): Error & { failure: ResumeFailure } {
+  return Object.assign(new Error(message), { failure })
 }

@@ -62,6 +62,14 @@ export const enUS: Locale = {
     },
     'button-old-many': 'This button is from before the bot restarted and no longer works: use the buttons of the requests posted again, or reply with the number, such as y {number}:',
     'resume-failed': '[{number}] {summary} was approved, but its call could not start: {reason}',
+    // Why (`ResumeFailure`): a tool, a session and the pipeline's refusal are inserted as they are.
+    'resume-failure': {
+      resumed: 'this instance started it already; its call runs once',
+      undefined_tool: 'the tool {tool} is no longer defined on this instance',
+      not_object: 'its arguments are not an object',
+      hidden: 'the tool {tool} is no longer available to session {session}',
+      invalid: 'its arguments no longer validate: {reason}',
+    },
     taken: 'Request [{number}] {summary} was already answered by {by}.',
     'taken-unknown': 'Request [{number}] {summary} was already answered on another instance.',
     'refused-no-tool': 'That answer did not count: this instance does not define the tool {tool}. Request [{number}] is still open for an instance that does.',

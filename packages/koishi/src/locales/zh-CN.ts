@@ -64,6 +64,14 @@ export const zhCN = {
     },
     'button-old-many': '这个按钮来自机器人重启之前，已失效：请用重新发出的请求上的按钮，或加上编号回复，如 y {number}：',
     'resume-failed': '[{number}] {summary} 已获批准，但调用没能启动：{reason}',
+    // Why (`ResumeFailure`): a tool, a session and the pipeline's refusal are inserted as they are.
+    'resume-failure': {
+      resumed: '本实例已经启动过它，调用只运行一次',
+      undefined_tool: '本实例上已不再定义工具 {tool}',
+      not_object: '它的参数不是对象',
+      hidden: '工具 {tool} 现在对会话 {session} 不可见',
+      invalid: '它的参数现在无法通过校验：{reason}',
+    },
     taken: '请求 [{number}] {summary} 已由 {by} 回答过了。',
     'taken-unknown': '请求 [{number}] {summary} 已被其他实例回答过了。',
     'refused-no-tool': '这个回答没有生效：本实例没有定义工具 {tool}。请求 [{number}] 仍在等待，可由定义了它的实例处理。',
