@@ -200,10 +200,17 @@ describe('a call resumed after a restart', () => {
   it('validates an edit as the pipeline does, runs the edited call with its own permission, and tells the result it was edited', async () => {
     const { answer, handler, runs, background } = await setup()
     const check = (tool: string, args: unknown, record?: PendingRecord) => handler()!.check!(tool, args, record)
-    expect(check('save', { file: 7 }, recordOf())).toEqual({ error: expect.stringContaining('file') })
-    expect(check('save', { file: 'b.txt', txt: 'typo' }, recordOf())).toEqual({ error: 'the edited arguments set `txt` at $.txt, which is not a field of this tool\'s arguments — did you mean `text`? The fields there are: `file`, `text`.' })
-    expect(check('save', 'not an object', recordOf())).toEqual({ error: 'the edited arguments must be a JSON object' })
-    expect(check('gone', {}, recordOf())).toEqual({ error: 'the tool "gone" is not defined on this instance' })
+    // Each refusal with its structured form, for a person's locale (describeRevision).
+    expect(check('save', { file: 7 }, recordOf())).toEqual({
+      error: expect.stringContaining('file'),
+      refusal: { kind: 'validation', problems: [{ path: '$.file', kind: 'type', params: { expected: { type: 'string' }, got: { type: 'number', text: '7' } } }] },
+    })
+    expect(check('save', { file: 'b.txt', txt: 'typo' }, recordOf())).toEqual({
+      error: 'the edited arguments set `txt` at $.txt, which is not a field of this tool\'s arguments — did you mean `text`? The fields there are: `file`, `text`.',
+      refusal: { kind: 'unknown_field', path: '$.txt', key: 'txt', names: ['file', 'text'], suggestion: 'text' },
+    })
+    expect(check('save', 'not an object', recordOf())).toEqual({ error: 'the edited arguments must be a JSON object', refusal: { kind: 'not_object' } })
+    expect(check('gone', {}, recordOf())).toEqual({ error: 'the tool "gone" is not defined on this instance', refusal: { kind: 'not_editable' } })
     expect(check('save', { file: 'b.txt', text: 'hello' }, recordOf())).toEqual({
       args: { file: 'b.txt', text: 'hello' },
       changes: ['$.file: "a.txt" → "b.txt"'],
