@@ -1,4 +1,7 @@
+import { existsSync, readFileSync } from 'node:fs'
+import { dirname, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import type { Plugin } from 'vite'
 import { configDefaults, defineConfig } from 'vitest/config'
 import { corpora } from './scripts/corpora.mjs'
 
@@ -9,7 +12,40 @@ const { missing, required } = corpora()
 if (missing && required) throw new Error(`corpus tier required (DOGU_REQUIRE_CORPORA=1), but ${missing}`)
 const notice = `corpus tier did not run: ${missing}`
 
+/**
+ * A dependency's file whose source map names sources the package does not ship is loaded
+ * without that map: its stack frames then point at the .js that is there, and vite does not
+ * warn "Sourcemap for … points to missing source files" once per file. The cause is in
+ * @modelcontextprotocol/sdk 1.x (inlined below): the maps beside its dist/ files name
+ * ../../src/*.ts, which its package leaves out. Our own packages load from their sources.
+ */
+function dependencyMapsWithoutSources(): Plugin {
+  return {
+    name: 'dogu:dependency-maps-without-sources',
+    enforce: 'pre',
+    load(id) {
+      const file = id.split('?')[0]!
+      if (!file.includes('/node_modules/') || !/\.[cm]?js$/.test(file)) return null
+      if (!existsSync(file)) return null
+      const code = readFileSync(file, 'utf8')
+      const comment = /\n\/\/# sourceMappingURL=(?!data:)(\S+)\s*$/.exec(code)
+      if (!comment) return null
+      const mapFile = resolve(dirname(file), comment[1]!)
+      let map: { sourceRoot?: string; sources?: string[]; sourcesContent?: (string | null)[] }
+      try {
+        map = JSON.parse(readFileSync(mapFile, 'utf8'))
+      } catch {
+        return null
+      }
+      const root = resolve(dirname(mapFile), map.sourceRoot ?? '')
+      const missing = (map.sources ?? []).some((source, index) => map.sourcesContent?.[index] == null && !existsSync(resolve(root, source)))
+      return missing ? { code: code.slice(0, comment.index + 1), map: null } : null
+    },
+  }
+}
+
 export default defineConfig({
+  plugins: [dependencyMapsWithoutSources()],
   resolve: {
     // Workspace packages export their TypeScript sources under the `source` condition,
     // so tests run against src without a build step.

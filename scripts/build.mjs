@@ -129,9 +129,11 @@ for (const name of order(all)) {
     if (page.status !== 0) failed = true
   }
   // A Koishi console extension (koishi-plugin-dogu's client/) is built by Koishi's own
-  // builder, `koishi-console build`, with the vite 5 @koishijs/client brings, to dist/.
+  // builder, `koishi-console build`, with the vite 5 @koishijs/client brings, to dist/. That
+  // builder is CommonJS and requires vite, whose CJS entry then warns that it is deprecated:
+  // nothing we can change, so the warning is turned off for it.
   if (page.status === 0 && existsSync(join(folder, 'client/index.ts')) && manifest.devDependencies?.['@koishijs/client']) {
-    page = spawnSync(process.execPath, [join(folder, 'node_modules/@koishijs/client/bin.js'), 'build', folder], { cwd: folder, stdio: 'inherit' })
+    page = spawnSync(process.execPath, [join(folder, 'node_modules/@koishijs/client/bin.js'), 'build', folder], { cwd: folder, stdio: 'inherit', env: { ...process.env, VITE_CJS_IGNORE_WARNING: '1' } })
     if (page.status !== 0) failed = true
   }
   console.log(`${tsc.status === 0 && page.status === 0 ? 'built' : 'FAILED'} ${name}`)
