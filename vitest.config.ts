@@ -1,8 +1,10 @@
 import { existsSync, readFileSync } from 'node:fs'
-import { dirname, resolve } from 'node:path'
+import { availableParallelism } from 'node:os'
+import { dirname, relative, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { Plugin } from 'vite'
 import { configDefaults, defineConfig } from 'vitest/config'
+import { BaseSequencer, type TestSpecification } from 'vitest/node'
 import { corpora } from './scripts/corpora.mjs'
 
 // Two tiers (docs/testing.md): the project's own tests always run; the corpus tier
@@ -44,6 +46,39 @@ function dependencyMapsWithoutSources(): Plugin {
   }
 }
 
+/**
+ * The order the run's files start in. The pool runs a few files at once; a long file that
+ * starts last keeps the run going while the other workers have nothing left. vitest orders by
+ * the durations it cached from the last run (in node_modules/.vite): once it knows every file,
+ * that order stands. Before that (a fresh clone, CI) it starts the larger files first, and many
+ * of the long ones are short files that wait on processes: these start first here, in this
+ * order (docs/testing.md's table of the slowest files), then the rest in vitest's.
+ */
+const LONG_FILES: RegExp[] = [
+  /\/conformance-client\.spec\.ts$/,
+  /\.tarball\.spec\.ts$/,
+  /\/sandbox-escape\.spec\.ts$/,
+  /\/argument-model\.spec\.ts$/,
+  /\/docs-code\.spec\.ts$/,
+  /\/tests\/invariants\//,
+  /\.sql\.spec\.ts$/,
+  /browser[\w-]*\.spec\.ts$/,
+  /\/playground\/tests\//,
+]
+
+class LongFilesFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const sorted = await super.sort(files)
+    const root = this.ctx.config.root
+    if (files.every((spec) => this.ctx.cache.getFileTestResults(`${spec.project.name}:${relative(root, spec.moduleId)}`))) return sorted
+    const rank = (spec: TestSpecification) => {
+      const index = LONG_FILES.findIndex((pattern) => pattern.test(spec.moduleId))
+      return index < 0 ? LONG_FILES.length : index
+    }
+    return sorted.map((spec, index) => ({ spec, index, rank: rank(spec) })).sort((a, b) => a.rank - b.rank || a.index - b.index).map(({ spec }) => spec)
+  }
+}
+
 export default defineConfig({
   plugins: [dependencyMapsWithoutSources()],
   resolve: {
@@ -75,6 +110,13 @@ export default defineConfig({
     // machine): vitest's default second is a timing margin, not a bound.
     expect: { poll: { timeout: 15_000 } },
     pool: 'forks',
+    // Many files wait on what they start (npm, servers, browsers, child vitests) more than they
+    // compute: three at once on two cores, where vitest's default (one fewer than the cores)
+    // runs one file at a time. The long ones start first (LongFilesFirst).
+    maxWorkers: Math.max(3, availableParallelism() - 1),
+    sequence: { sequencer: LongFilesFirst },
+    // What the run's files share (npm's cache, the SQL tier's server): test-support/global-setup.ts.
+    globalSetup: ['test-support/global-setup.ts'],
     // Packages outside the workspace that also publish a `source` condition (TypeScript
     // sources, pulled in by the MCP SDK): inlined, so vite transforms them rather than Node.
     server: { deps: { inline: ['@modelcontextprotocol/sdk', 'eventsource', 'eventsource-parser'] } },

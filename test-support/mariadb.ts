@@ -12,12 +12,19 @@
 // DOGU_MARIADB_BIN when it is set, else on PATH and in /usr/sbin, /usr/local/sbin. Where no
 // server can start (no binary, or it fails), `startMariaDB()` resolves with the reason
 // instead of throwing: the spec decides whether that fails (DOGU_REQUIRE_SQL=1).
+//
+// A SQL spec takes the run's server with `runMariaDB()`: vitest's global set-up
+// (test-support/global-setup.ts) starts one server per run when the run has a `*.sql.spec.ts`
+// file, and each file makes its own databases on it (their names differ); that server's
+// `stop()` leaves it to the set-up, which stops it after the run. Without that set-up (another
+// config), `runMariaDB()` starts a server of the file's own.
 import { type ChildProcess, execFile, spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { accessSync, constants } from 'node:fs'
 import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { delimiter, join } from 'node:path'
+import { inject } from 'vitest'
 import { freePort } from './free-port'
 
 /** What a MySQL client (minato's driver) needs to reach one database of the server. */
@@ -29,6 +36,17 @@ export interface MariaDBDatabase {
   database: string
 }
 
+/** What another process needs to use a running server (`runMariaDB()` in a test file). */
+export interface MariaDBAddress {
+  version: string
+  port: number
+  /** Its socket, through which `query` runs SQL as root. */
+  socket: string
+  /** The test user's. */
+  password: string
+  startupMs: number
+}
+
 export interface MariaDBServer {
   /** `SELECT VERSION()`, e.g. `10.11.19-MariaDB-0+deb12u1`. */
   readonly version: string
@@ -36,6 +54,7 @@ export interface MariaDBServer {
   readonly port: number
   /** Milliseconds from the first step (install-db) until the server answered. */
   readonly startupMs: number
+  readonly address: MariaDBAddress
   /** Creates an empty database the test user may do anything in. */
   createDatabase(name: string): Promise<MariaDBDatabase>
   /** Runs SQL as root over the socket; returns the rows, tab-separated, without headers. */
@@ -142,8 +161,7 @@ export async function startMariaDB(options: MariaDBOptions = {}): Promise<MariaD
     return fail(`mariadb-install-db failed: ${(error as Error).message.split('\n').slice(0, 3).join(' ')}`)
   }
 
-  const rootArgs = ['--no-defaults', `--socket=${socket}`, '--user=root', '--batch', '--skip-column-names']
-  const query = async (sql: string) => (await run(client, [...rootArgs, '-e', sql], 30_000)).stdout
+  const query = rootQuery(client, socket)
   let port = 0
   let version = ''
   // A free port can be taken between the check and the bind: one more try then.
@@ -200,30 +218,53 @@ export async function startMariaDB(options: MariaDBOptions = {}): Promise<MariaD
   const server = child!
   let stopping: Promise<void> | undefined
   return {
-    server: {
-      version,
-      host: HOST,
-      port,
-      startupMs,
-      query,
-      async createDatabase(name) {
-        if (!/^\w+$/.test(name)) throw new Error(`not a plain database name: ${JSON.stringify(name)}`)
-        await query(`CREATE DATABASE \`${name}\`; GRANT ALL PRIVILEGES ON \`${name}\`.* TO '${USER}'@'${HOST}'`)
-        return { host: HOST, port, user: USER, password, database: name }
-      },
-      stop() {
-        return stopping ??= (async () => {
-          if (server.exitCode === null && server.signalCode === null) {
-            const exit = new Promise((resolve) => server.once('exit', resolve))
-            server.kill('SIGTERM')
-            // A clean shutdown takes a second or two; the data is thrown away either way.
-            const timer = setTimeout(() => server.stdin!.end(), 20_000)
-            await exit
-            clearTimeout(timer)
-          }
-          await rm(dir, { recursive: true, force: true })
-        })()
-      },
-    },
+    server: serverAt({ version, port, socket, password, startupMs }, client, () => stopping ??= (async () => {
+      if (server.exitCode === null && server.signalCode === null) {
+        const exit = new Promise((resolve) => server.once('exit', resolve))
+        server.kill('SIGTERM')
+        // A clean shutdown takes a second or two; the data is thrown away either way.
+        const timer = setTimeout(() => server.stdin!.end(), 20_000)
+        await exit
+        clearTimeout(timer)
+      }
+      await rm(dir, { recursive: true, force: true })
+    })()),
   }
+}
+
+function rootQuery(client: string, socket: string): (sql: string) => Promise<string> {
+  const rootArgs = ['--no-defaults', `--socket=${socket}`, '--user=root', '--batch', '--skip-column-names']
+  return async (sql) => (await run(client, [...rootArgs, '-e', sql], 30_000)).stdout
+}
+
+function serverAt(address: MariaDBAddress, client: string, stop: () => Promise<void>): MariaDBServer {
+  const { version, port, password, startupMs } = address
+  const query = rootQuery(client, address.socket)
+  return {
+    version,
+    host: HOST,
+    port,
+    startupMs,
+    address,
+    query,
+    async createDatabase(name) {
+      if (!/^\w+$/.test(name)) throw new Error(`not a plain database name: ${JSON.stringify(name)}`)
+      await query(`CREATE DATABASE \`${name}\`; GRANT ALL PRIVILEGES ON \`${name}\`.* TO '${USER}'@'${HOST}'`)
+      return { host: HOST, port, user: USER, password, database: name }
+    },
+    stop,
+  }
+}
+
+/**
+ * The run's server for a SQL spec, or why there is none (see the file's header). Its `stop()`
+ * does nothing: the global set-up stops it after the run.
+ */
+export async function runMariaDB(): Promise<MariaDBStart> {
+  const shared = inject('mariadb')
+  if (!shared) return startMariaDB()
+  if ('reason' in shared) return shared
+  const client = findBinary('mariadb')
+  if (!client) return { reason: `the run's MariaDB server is up, but this process finds no mariadb client ${process.env.DOGU_MARIADB_BIN ? `in DOGU_MARIADB_BIN (${process.env.DOGU_MARIADB_BIN})` : 'on PATH or in /usr/sbin'}` }
+  return { server: serverAt(shared, client, async () => {}) }
 }

@@ -15,11 +15,17 @@
 // registry` names; nothing else in npm's behaviour is changed: no `--legacy-peer-deps`, no
 // `--force`. It resolves with the duration, the size of node_modules and npm's output, and
 // rejects (with that output) when npm fails or outlasts the timeout.
+//
+// npm's cache is the run's (`npmEnv()`): a temporary folder vitest's global set-up makes
+// (test-support/global-setup.ts) and every install test of the run shares, never the user's
+// ~/.npm; outside a run with that set-up, one of the process's own, removed when it exits.
 import { execFile, spawn } from 'node:child_process'
-import { existsSync } from 'node:fs'
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { lstat, mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
 import { join, relative, resolve, sep } from 'node:path'
 import { promisify } from 'node:util'
+import { inject } from 'vitest'
 
 const run = promisify(execFile)
 
@@ -247,9 +253,24 @@ export async function npmInstall(dir: string, specs: string[], options: NpmInsta
   return { durationMs, nodeModulesBytes: await treeBytes(join(absolute, 'node_modules')), output }
 }
 
+let ownCache: string | undefined
+
+/** The run's npm cache (see the file's header). */
+function npmCache(): string {
+  const shared = inject('npmCache')
+  if (shared) return shared
+  if (!ownCache) {
+    const made = mkdtempSync(join(tmpdir(), 'dogu-npm-cache-'))
+    process.once('exit', () => rmSync(made, { recursive: true, force: true }))
+    ownCache = made
+  }
+  return ownCache
+}
+
 /**
  * The environment without what a yarn or npm parent process passes down (`npm_config_*`,
- * `npm_package_*`, yarn's own variables), so npm reads only its user and global config.
+ * `npm_package_*`, yarn's own variables), so npm reads only its user and global config, with
+ * the run's cache (`npm_config_cache`).
  */
 export function npmEnv(): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {}
@@ -257,6 +278,7 @@ export function npmEnv(): NodeJS.ProcessEnv {
     if (/^(npm_|yarn_|berry_)/i.test(key) || key === 'INIT_CWD' || key === 'PROJECT_CWD' || key === 'NODE_OPTIONS') continue
     env[key] = value
   }
+  env.npm_config_cache = npmCache()
   // yarn puts its own shims (node, yarn, run) first on PATH for scripts: not for npm.
   env.PATH = (env.PATH ?? '').split(':').filter((entry) => !/[/\\]xfs-[^/\\]+$/.test(entry) && !entry.includes('.yarn/')).join(':')
   return env

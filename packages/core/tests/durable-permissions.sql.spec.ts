@@ -10,14 +10,14 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest'
 import type { MinatoDatabase } from '../src/database/minato-database'
 import type { Session } from '../src/session'
 import { type AskerContext, DatabasePendingStore, PENDING_TABLE, type PendingRecord, PermissionEngine, type PermissionRequest, type ResumedCall } from '../src/permissions'
-import { type MariaDBDatabase, startMariaDB } from '../../../test-support/mariadb'
+import { type MariaDBDatabase, runMariaDB } from '../../../test-support/mariadb'
 import { patchIndexes } from '../../koishi/tests/sql-instance/mysql-indexes'
 
 const requireKoishi = createRequire(new URL('../../koishi/package.json', import.meta.url))
 type KoishiModule = typeof import('../../koishi/node_modules/koishi')
 
 const fileStarted = performance.now()
-const started = await startMariaDB()
+const started = await runMariaDB()
 const ROUNDS = 30
 
 const caller: Session = { id: 'mock:c1', userId: 'u1', channelId: 'c1', platform: 'mock', authority: 1 }

@@ -8,14 +8,14 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { type MariaDBDatabase, startMariaDB } from '../../../test-support/mariadb'
+import { type MariaDBDatabase, runMariaDB } from '../../../test-support/mariadb'
 import { bundleInstance, Instance, waitFor } from './sql-instance/instance-process'
 import type { InstanceConfig } from './sql-instance/protocol'
 
 const TIMING = { grantSyncMs: 250, taskSyncMs: 200, leaseMs: 1_500, slowTimeoutMs: 300 }
 /** Calls each instance makes, all at once. */
 const CALLS = 40
-const started = await startMariaDB()
+const started = await runMariaDB()
 
 if ('reason' in started) {
   const line = `sql tier did not run: ${started.reason}`

@@ -21,7 +21,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { ToolResult } from '@dogu/core'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { type MariaDBDatabase, startMariaDB } from '../../../test-support/mariadb'
+import { type MariaDBDatabase, runMariaDB } from '../../../test-support/mariadb'
 import { bundleInstance, Instance, waitFor } from './sql-instance/instance-process'
 import type { InstanceConfig } from './sql-instance/protocol'
 
@@ -29,7 +29,7 @@ const fileStarted = performance.now()
 const TIMING = { grantSyncMs: 250, taskSyncMs: 200, leaseMs: 1_500, slowTimeoutMs: 300 }
 /** For the races: no poll of the pending table within a test; an instance reads it as it starts. */
 const RACE = { grantSyncMs: 600_000 }
-const started = await startMariaDB()
+const started = await runMariaDB()
 
 if ('reason' in started) {
   const line = `sql tier did not run: ${started.reason}`

@@ -14,7 +14,7 @@ import MySQL from '@koishijs/plugin-database-mysql'
 import { App } from 'koishi'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { guardLogs } from '../../../test-support/log-guard'
-import { type MariaDBDatabase, startMariaDB } from '../../../test-support/mariadb'
+import { type MariaDBDatabase, runMariaDB } from '../../../test-support/mariadb'
 import { bundleInstance, Instance, waitFor } from './sql-instance/instance-process'
 import { patchIndexes } from './sql-instance/mysql-indexes'
 import type { InstanceConfig } from './sql-instance/protocol'
@@ -25,7 +25,7 @@ const HOUR = 3_600_000
 const QUOTAS: QuotaRule[] = [{ tools: 'probe', per: 'global', max: 60, window: '1h', name: 'probes' }]
 /** Calls each instance makes, all at once. */
 const CALLS = 50
-const started = await startMariaDB()
+const started = await runMariaDB()
 
 /**
  * Windows are fixed hours since the epoch: calls on both sides of an hour would count in two

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Grant, ToolResult } from '@dogu/core'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { type MariaDBDatabase, startMariaDB } from '../../../test-support/mariadb'
+import { type MariaDBDatabase, runMariaDB } from '../../../test-support/mariadb'
 import { bundleInstance, Instance, waitFor } from './sql-instance/instance-process'
 import type { InstanceConfig } from './sql-instance/protocol'
 
@@ -21,7 +21,7 @@ const fileStarted = performance.now()
 const TIMING = { grantSyncMs: 250, taskSyncMs: 200, leaseMs: 1_500, slowTimeoutMs: 300 }
 /** The restart test's lease: longer than the test, so only a restarted instance ends its own tasks. */
 const LONG_LEASE_MS = 600_000
-const started = await startMariaDB()
+const started = await runMariaDB()
 
 if ('reason' in started) {
   const line = `sql tier did not run: ${started.reason}`
