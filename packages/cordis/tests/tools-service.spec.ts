@@ -260,7 +260,7 @@ describe('ToolService: define', () => {
     expect(results.map(({ durationMs, ...rest }) => rest)).toEqual([
       { id: 'c1', name: 'echo', status: 'ok', content: 'hi hi' },
       { id: 'c2', name: 'echo', status: 'ok', content: 'yo' },
-      { id: 'c3', name: 'ecko', status: 'error', code: 'unknown_tool', content: 'Unknown tool "ecko". Did you mean "echo"? Available tools: echo.' },
+      { id: 'c3', name: 'ecko', status: 'error', code: 'unknown_tool', content: 'Unknown tool "ecko". Did you mean "echo"? Available tools: echo.', params: { name: 'ecko', suggestions: ['echo'], available: ['echo'], more: false } },
     ])
     const [shortcut] = await ctx.tools.execute([{ id: 'c4', name: 'echo', arguments: '{"text":"x"}' }], { session })
     expect(shortcut).toMatchObject({ id: 'c4', status: 'ok', content: 'x' })

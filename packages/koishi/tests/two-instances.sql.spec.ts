@@ -219,6 +219,8 @@ if ('reason' in started) {
       expect(await a2.call('save', 'alice', { note: 'after A restarted' })).toMatchObject({ status: 'ok', content: 'saved after A restarted' })
       // Each restarted instance tells the channel of its own task the restart cut off, once; nothing else.
       const cutOff = (taskId: string) => ({ channelId: 'room', text: `后台任务 ${taskId}（slow）已中断。` })
+      // Told once the restarted bot is online: a2's notice may come after its first calls.
+      await waitFor('the restarted A to tell the channel of its task', async () => a2.sent.length > 0)
       expect(b2.sent).toEqual([cutOff(stopped.taskId!)])
       expect(a2.sent).toEqual([cutOff(cut.taskId!)])
 

@@ -6,7 +6,7 @@ import type { AnswerVia, Approver, AskScope } from '../types/approver'
 import type { Effect, PermissionSpec } from '../types/effect'
 import type { ToolPreview } from '../types/tool-preview'
 import type { Denial } from '../types/denial'
-import type { ResumeFailure } from './pending-record'
+import type { ResumeFailure } from './resume-failure'
 import type { RuleSource } from './permission-rule'
 import type { ElicitationJsonSchema } from '../elicitation/elicitation'
 

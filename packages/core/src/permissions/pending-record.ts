@@ -1,11 +1,12 @@
 import type Schema from 'schemastery'
 import type { RepairRecord } from '../repair/repair-step'
 import type { RevisionRefusal } from '../result-params'
-import type { ToolResult } from '../tool-result'
 import type { Effect, PermissionSpec } from '../types/effect'
 import type { ToolPreview } from '../types/tool-preview'
 import type { Approver, ApproverPolicy, AnswerVia, AskScope, PermissionRequest } from './asker'
 import type { Grant } from './grant'
+
+export type { ResumeFailure } from './resume-failure'
 
 /**
  * The session a request was asked in, as a store keeps it: what a host needs to post the
@@ -135,21 +136,6 @@ export interface ClosedRequest {
   id?: string
   session?: Readonly<StoredSession>
 }
-
-/**
- * Why the tools host could not start a resumed call: set as `failure` on what
- * `ResumeHandler.resume` throws, and passed on as `AnswerResult.failure`, so a host tells it
- * in a person's locale. `resumed`: this instance resumed the request already (its call runs
- * once); `undefined_tool`: the tool is no longer defined here; `not_object`: the arguments are
- * not an object; `hidden`: the tool's visibility hides it from the session (`session`, its
- * id) now; `invalid`: the arguments no longer validate (`result`, the pipeline's refusal).
- */
-export type ResumeFailure =
-  | { kind: 'resumed' }
-  | { kind: 'undefined_tool'; tool: string }
-  | { kind: 'not_object' }
-  | { kind: 'hidden'; tool: string; session: string }
-  | { kind: 'invalid'; result: ToolResult }
 
 /**
  * An answer given after a restart, handed to the tools host (`PermissionEngine.onResume`):
