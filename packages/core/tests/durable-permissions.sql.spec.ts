@@ -10,7 +10,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest'
 import type { MinatoDatabase } from '../src/database/minato-database'
 import type { Session } from '../src/session'
 import { type AskerContext, DatabasePendingStore, PENDING_TABLE, type PendingRecord, PermissionEngine, type PermissionRequest, type ResumedCall } from '../src/permissions'
-import { type MariaDBDatabase, runMariaDB } from '../../../test-support/mariadb'
+import { type MariaDBDatabase, runMariaDB, sqlTierDidNotRun } from '../../../test-support/mariadb'
 import { patchIndexes } from '../../koishi/tests/sql-instance/mysql-indexes'
 
 const requireKoishi = createRequire(new URL('../../koishi/package.json', import.meta.url))
@@ -41,11 +41,7 @@ function record(id: string): PendingRecord {
 }
 
 if ('reason' in started) {
-  const line = `sql tier did not run: ${started.reason}`
-  it(line, () => {
-    if (process.env.DOGU_REQUIRE_SQL === '1') throw new Error(`${line}; DOGU_REQUIRE_SQL=1 requires it`)
-    console.log(line)
-  })
+  sqlTierDidNotRun(started.reason)
 } else {
   const server = started.server
   const stops: (() => Promise<void>)[] = []

@@ -8,8 +8,8 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { type MariaDBDatabase, runMariaDB } from '../../../test-support/mariadb'
-import { bundleInstance, Instance, waitFor } from './sql-instance/instance-process'
+import { type MariaDBDatabase, runMariaDB, sqlTierDidNotRun } from '../../../test-support/mariadb'
+import { bundleInstance, Instance, killAndCheck, waitFor } from './sql-instance/instance-process'
 import type { InstanceConfig } from './sql-instance/protocol'
 
 const TIMING = { grantSyncMs: 250, taskSyncMs: 200, leaseMs: 1_500, slowTimeoutMs: 300 }
@@ -18,11 +18,7 @@ const CALLS = 40
 const started = await runMariaDB()
 
 if ('reason' in started) {
-  const line = `sql tier did not run: ${started.reason}`
-  it(line, () => {
-    if (process.env.DOGU_REQUIRE_SQL === '1') throw new Error(`${line}; DOGU_REQUIRE_SQL=1 requires it`)
-    console.log(line)
-  })
+  sqlTierDidNotRun(started.reason)
 } else {
   const server = started.server
   let dir: string
@@ -35,10 +31,7 @@ if ('reason' in started) {
   })
 
   afterEach(async () => {
-    const all = instances.splice(0)
-    await Promise.all(all.map((instance) => instance.kill()))
-    const problems = all.flatMap((instance) => instance.problems())
-    if (problems.length) throw new Error(`the instances reported what no test expected:\n${problems.join('\n')}\n\nfull logs:\n${all.map((instance) => instance.report()).join('\n')}`)
+    await killAndCheck(instances)
   })
 
   afterAll(async () => {

@@ -14,8 +14,8 @@ import MySQL from '@koishijs/plugin-database-mysql'
 import { App } from 'koishi'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { guardLogs } from '../../../test-support/log-guard'
-import { type MariaDBDatabase, runMariaDB } from '../../../test-support/mariadb'
-import { bundleInstance, Instance, waitFor } from './sql-instance/instance-process'
+import { type MariaDBDatabase, runMariaDB, sqlTierDidNotRun } from '../../../test-support/mariadb'
+import { bundleInstance, Instance, killAndCheck, waitFor } from './sql-instance/instance-process'
 import { patchIndexes } from './sql-instance/mysql-indexes'
 import type { InstanceConfig } from './sql-instance/protocol'
 
@@ -40,11 +40,7 @@ async function clearOfWindowEnd() {
 }
 
 if ('reason' in started) {
-  const line = `sql tier did not run: ${started.reason}`
-  it(line, () => {
-    if (process.env.DOGU_REQUIRE_SQL === '1') throw new Error(`${line}; DOGU_REQUIRE_SQL=1 requires it`)
-    console.log(line)
-  })
+  sqlTierDidNotRun(started.reason)
 } else {
   const server = started.server
   let dir: string
@@ -60,10 +56,7 @@ if ('reason' in started) {
 
   afterEach(async () => {
     for (const app of apps.splice(0).reverse()) await app.stop()
-    const all = instances.splice(0)
-    await Promise.all(all.map((instance) => instance.kill()))
-    const problems = all.flatMap((instance) => instance.problems())
-    if (problems.length) throw new Error(`the instances reported what no test expected:\n${problems.join('\n')}\n\nfull logs:\n${all.map((instance) => instance.report()).join('\n')}`)
+    await killAndCheck(instances)
   })
 
   afterAll(async () => {

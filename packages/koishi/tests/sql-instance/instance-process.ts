@@ -271,3 +271,14 @@ export class Instance {
     return [...this.logs.map((line) => `[${line.level}] ${line.name}: ${line.text}`), ...this.stray].map((line) => `  ${this.name}| ${line}`).join('\n')
   }
 }
+
+/**
+ * Kills every instance in `instances` (emptying it), then fails if any logged a warning or an
+ * error or wrote outside the protocol: nothing of the kind is expected by the SQL specs.
+ */
+export async function killAndCheck(instances: Instance[]): Promise<void> {
+  const all = instances.splice(0)
+  await Promise.all(all.map((instance) => instance.kill()))
+  const problems = all.flatMap((instance) => instance.problems())
+  if (problems.length) throw new Error(`the instances reported what no test expected:\n${problems.join('\n')}\n\nfull logs:\n${all.map((instance) => instance.report()).join('\n')}`)
+}
