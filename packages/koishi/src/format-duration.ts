@@ -1,19 +1,14 @@
-const UNITS = [
-  ['days', 86_400_000],
-  ['hours', 3_600_000],
-  ['minutes', 60_000],
-  ['seconds', 1000],
-] as const
+import { DURATION_UNITS, type DurationUnit, durationUnitOf } from '@dogu/core'
 
-export type DurationUnit = typeof UNITS[number][0]
+export type { DurationUnit }
 
 /**
  * A duration in its largest whole unit, for a message such as "5 分钟": `90_000` is one
- * minute, `300_000` five. Shorter than a second counts as 0 seconds.
+ * minute, `300_000` five. Shorter than a second counts as 0 seconds. (The core's
+ * `durationUnitOf`, which `formatDurationFor` words.)
  */
 export function durationIn(ms: number): { unit: DurationUnit; count: number } {
-  for (const [unit, size] of UNITS) if (ms >= size) return { unit, count: Math.floor(ms / size) }
-  return { unit: 'seconds', count: 0 }
+  return durationUnitOf(ms)
 }
 
 /**
@@ -21,8 +16,7 @@ export function durationIn(ms: number): { unit: DurationUnit; count: number } {
  * must never come early: `840_001` is 15 minutes, `5_400_000` two hours.
  */
 export function durationUpIn(ms: number): { unit: DurationUnit; count: number } {
-  for (const [unit, size] of UNITS) if (ms >= size) return { unit, count: Math.ceil(ms / size) }
-  return { unit: 'seconds', count: ms > 0 ? 1 : 0 }
+  return durationUnitOf(ms, 'up')
 }
 
 /**
@@ -35,7 +29,7 @@ export function durationUpIn(ms: number): { unit: DurationUnit; count: number } 
 export function durationLeftIn(ms: number): { unit: DurationUnit; count: number } {
   const shown = durationIn(ms)
   if (!shown.count) return { unit: 'seconds', count: ms > 0 ? 1 : 0 }
-  for (const [unit, size] of UNITS) {
+  for (const [unit, size] of DURATION_UNITS) {
     const count = Math.ceil(ms / size)
     if (count * size - ms <= ms / 10) return { unit, count }
     if (unit === shown.unit) break
