@@ -105,6 +105,28 @@ if ('reason' in started) {
     })
   }
 
+  /**
+   * A asks for `note` and is SIGKILLed once its request is in dogu_pending (the call's command
+   * dies with it: its reply never comes); then B and A again start, each reading the table as
+   * it starts and polling no more (RACE). Resolves once A has posted its question again and B
+   * has it on its board, with what A posted.
+   */
+  async function askedThenRestarted(database: MariaDBDatabase, note: string) {
+    const a = await start('a', database, RACE)
+    const { call } = await ask(a, note)
+    await waitFor('A\'s request in dogu_pending', async () => (await pendingRows(database)).length === 1)
+    const lost = expect(call).rejects.toThrow(/instance a exited/)
+    await a.kill()
+    await lost
+    const b = await start('b', database, RACE)
+    const a2 = await start('a', database, RACE)
+    // Its own question: posted again, saying the bot restarted.
+    const again = await a2.nextSent()
+    expect(again.text).toContain('机器人重启过，这个请求仍在等待回答。')
+    await onBoard(b, note, 'a')
+    return { b, a2, again }
+  }
+
   /** The audit table's records of `save`, in the order each instance wrote them: outcome, the task's end status, and the call a resumed record answers. */
   async function saveRecords(database: MariaDBDatabase): Promise<string[][]> {
     const text = await server.query(`SELECT outcome, IFNULL(JSON_VALUE(record, '$.taskStatus'), '-'), IFNULL(JSON_VALUE(record, '$.resumes.callId'), '-') FROM \`${database.database}\`.dogu_audit WHERE tool = 'save' ORDER BY seq`)
@@ -271,17 +293,7 @@ if ('reason' in started) {
 
     it('A restarted posts its question again; answered on B, A closes the question it posted, saying who answered; it runs once, on B', async () => {
       const database = await server.createDatabase('dogu_durable_reposted')
-      const a = await start('a', database, RACE)
-      const { call } = await ask(a, 'reposted')
-      await waitFor('A\'s request in dogu_pending', async () => (await pendingRows(database)).length === 1)
-      const lost = expect(call).rejects.toThrow(/instance a exited/)
-      await a.kill()
-      await lost
-      const b = await start('b', database, RACE)
-      const a2 = await start('a', database, RACE)
-      const again = await a2.nextSent()
-      expect(again.text).toContain('机器人重启过，这个请求仍在等待回答。')
-      await onBoard(b, 'reposted', 'a')
+      const { b, a2 } = await askedThenRestarted(database, 'reposted')
       expect(await b.say('alice', 'y')).toEqual([expect.stringMatching(RESUMED)])
       expect((await b.nextSent()).text).toContain('saved reposted')
       // A's next read of the table (its poll) finds B's claim.
@@ -322,20 +334,8 @@ if ('reason' in started) {
 
     it('A SIGKILLed and restarted before anyone answered: A asks it again, B does not; answered on both at once, it runs once', async () => {
       const database = await server.createDatabase('dogu_durable_restarted')
-      const a = await start('a', database, RACE)
-      const { call } = await ask(a, 'again')
-      await waitFor('A\'s request in dogu_pending', async () => (await pendingRows(database)).length === 1)
-      const lost = expect(call).rejects.toThrow(/instance a exited/)
-      await a.kill()
-      await lost
-      // Each reads the table as it starts (and polls no more in this test).
-      const b = await start('b', database, RACE)
-      const a2 = await start('a', database, RACE)
-      // Its own question: posted again, saying the bot restarted.
-      const again = await a2.nextSent()
+      const { b, a2, again } = await askedThenRestarted(database, 'again')
       expect(again).toEqual({ channelId: 'room', text: expect.stringMatching(question('again')) })
-      expect(again.text).toContain('机器人重启过，这个请求仍在等待回答。')
-      await onBoard(b, 'again', 'a')
       // Two instances of one bot account both read the channel: alice's y reaches both.
       const [onA, onB] = await Promise.all([a2.say('alice', 'y'), b.say('alice', 'y')])
       const [winner, loser] = RESUMED.test(onA[0]) ? [a2, b] : [b, a2]
