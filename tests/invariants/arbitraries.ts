@@ -112,13 +112,14 @@ export function scenarioArb(options: ScenarioOptions = {}): fc.Arbitrary<Scenari
     quotas: fc.option(fc.constant({ name: 'two deploys', tools: 'deploy', per: 'session' as const, max: 2, window: 60_000 }), { nil: undefined }).map((quota) => quota ? [quota] : []),
     maxRunning: fc.option(fc.constant({ session: 1 }), { nil: undefined }),
     maxRecords: fc.constantFrom(10_000, 8),
+    durable: fc.boolean(),
     // One run in ten: more would leave most batches cancelled before anything runs.
     cancelBefore: fc.oneof({ weight: 9, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }),
     calls: withIds(calls, fc.boolean()),
     flood,
     tamper: fc.constantFrom('none' as const, 'rewrite' as const, 'same' as const, 'remove' as const),
     undo: fc.constantFrom('none' as const, 'plain' as const, 'link' as const, 'parent-link' as const),
-  }, { requiredKeys: ['mode', 'rules', 'repair', 'answer', 'middleware', 'quotas', 'maxRecords', 'cancelBefore', 'calls', 'flood', 'tamper', 'undo'] })
+  }, { requiredKeys: ['mode', 'rules', 'repair', 'answer', 'middleware', 'quotas', 'maxRecords', 'durable', 'cancelBefore', 'calls', 'flood', 'tamper', 'undo'] })
 }
 
 export const sandboxArb: fc.Arbitrary<SandboxSpec> = fc.record({

@@ -54,13 +54,15 @@ export interface Observations {
   /** What `execute` threw, if it did. */
   thrown: unknown[]
   audit: AuditRecord[]
+  /** The pending store's file (pending.json) while each question waited, with `permissions.durable`. */
+  stored: string[]
   logs: LogLine[]
   spans: ReadableSpan[]
   errors: unknown[]
 }
 
 export function emptyObservations(): Observations {
-  return { questions: [], asked: [], approver: [], tampered: [], chat: [], console: [], rewrites: [], decisions: [], events: [], results: [], floodResults: [], thrown: [], audit: [], logs: [], spans: [], errors: [] }
+  return { questions: [], asked: [], approver: [], tampered: [], chat: [], console: [], rewrites: [], decisions: [], events: [], results: [], floodResults: [], thrown: [], audit: [], stored: [], logs: [], spans: [], errors: [] }
 }
 
 /** JSON of anything a channel carries: functions dropped, schemas as their JSON, cycles cut. */
@@ -86,6 +88,7 @@ export function channelTexts(observations: Observations): [channel: string, text
   observations.events.forEach((text, i) => texts.push([`event #${i}`, text]))
   observations.results.forEach((result, i) => texts.push([`result #${i} (${result.name}, shown to the model)`, serialize(result)]))
   observations.audit.forEach((record, i) => texts.push([`audit record #${i}`, serialize(record)]))
+  observations.stored.forEach((text, i) => texts.push([`pending store while question #${i} waited`, text]))
   observations.logs.forEach((line, i) => texts.push([`log line #${i}`, line.text]))
   observations.spans.forEach((span, i) => texts.push([`span #${i} ${span.name}`, serialize({ attributes: span.attributes, events: span.events, status: span.status })]))
   return texts

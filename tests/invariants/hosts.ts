@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { AuditRecord, ModelToolCall, PermissionRule, QuotaRule, MaxRunning, PermissionMode, ToolResult, ExecuteOptions, ToolsetOptions } from '@dogu/core'
 import { Context } from 'cordis'
@@ -24,6 +25,8 @@ export interface DoguConfig {
   quotas: QuotaRule[]
   maxRunning?: MaxRunning
   maxRecords: number
+  /** `permissions.durable`; absent: the default. */
+  durable?: boolean
 }
 
 export interface RunApp {
@@ -32,6 +35,8 @@ export interface RunApp {
   readonly errors: unknown[]
   execute(calls: ModelToolCall[], options: ToolsetOptions & ExecuteOptions): Promise<ToolResult[]>
   audit(): Promise<AuditRecord[]>
+  /** What the pending store holds now (`permissions.durable`), as text: Cordis's pending.json, Koishi's dogu_pending rows. */
+  pendingStore(): Promise<string>
   plugin(plugin: HostPlugin): Promise<void>
   on(name: string, listener: (...args: any[]) => void): void
   /** The mock channel the bot asks in, when the host asks in chat. */
@@ -44,7 +49,7 @@ export interface RunApp {
 function sections(config: DoguConfig) {
   return {
     tools: { repair: config.repair, quotas: config.quotas, ...(config.maxRunning ? { maxRunning: config.maxRunning } : {}) },
-    permissions: { storePath: join(config.dir, 'permissions.json'), mode: config.mode, rules: config.rules, askTimeout: config.askTimeout },
+    permissions: { storePath: join(config.dir, 'permissions.json'), mode: config.mode, rules: config.rules, askTimeout: config.askTimeout, ...(config.durable === undefined ? {} : { durable: config.durable }) },
     background: { storePath: join(config.dir, 'background.json') },
     audit: { storePath: join(config.dir, 'audit.jsonl'), maxRecords: config.maxRecords },
   }
@@ -80,6 +85,7 @@ async function cordisApp(host: HostSpec, config: DoguConfig): Promise<RunApp> {
     ...(host.console ? { console: await consoleClient(ctx.webui.url) } : {}),
     execute: (calls, options) => ctx.tools.execute(calls, options),
     audit: () => ctx.audit.query({ limit: 100_000 }),
+    pendingStore: () => readFile(join(config.dir, 'pending.json'), 'utf8').catch(() => ''),
     async plugin(plugin) {
       await ctx.plugin(plugin as any)
     },
@@ -114,6 +120,8 @@ async function koishiApp(host: HostSpec, config: DoguConfig): Promise<RunApp> {
     ...(chat ? { chat: await ChatChannel.open(app) } : {}),
     execute: (calls, options) => app.tools.execute(calls, options),
     audit: () => app.audit.query({ limit: 100_000 }),
+    // The mock platform's memory database is loaded: the requests are its dogu_pending rows.
+    pendingStore: async () => JSON.stringify(await app.database.get('dogu_pending' as any, {})),
     async plugin(plugin) {
       const fork = app.plugin(plugin as any)
       await settle()

@@ -1,5 +1,5 @@
 import { rm } from 'node:fs/promises'
-import type { DecisionEvent, ModelToolCall, Session } from '@dogu/core'
+import type { DecisionEvent, ModelToolCall, PermissionRequest, Session } from '@dogu/core'
 import type { FileChange, UndoOutcome } from '@dogu/fs'
 import type { HostPlugin, PluginContext } from '../../test-support/conformance'
 import type { InstalledOtel } from '../../test-support/otel'
@@ -79,9 +79,30 @@ function harness(scenario: Scenario, tools: Toolbox, observations: Observations,
 function beforeAnswer(app: RunApp, scenario: Scenario, workspace: Workspace, observations: Observations): BeforeAnswer {
   return async (request) => {
     if (app.console) observations.console.push(serialize(await app.console('approvals.list')))
+    if (scenario.durable !== false) {
+      const stored = await keptRecord(app, request)
+      if (stored !== undefined) observations.stored.push(stored)
+    }
     const tampering = await tamperWith(scenario.tamper, workspace, request)
     if (tampering) observations.tampered.push(tampering)
   }
+}
+
+/**
+ * What the pending store holds once it keeps `request` (`permissions.durable`: the record is
+ * written as the question is asked, without the call waiting for it): what a restart would
+ * read, and a channel I2 checks for secrets. Looked for during the first half of the
+ * question's time only, so that the answer still comes in time (the harness's questions
+ * expire within 40 ms); a record written later is not seen (`undefined`).
+ */
+async function keptRecord(app: RunApp, request: Readonly<PermissionRequest>): Promise<string | undefined> {
+  const until = request.createdAt + (request.expiresAt - request.createdAt) / 2
+  do {
+    const text = await app.pendingStore()
+    if (text.includes(request.id)) return text
+    await new Promise((resolve) => setTimeout(resolve, 2))
+  } while (Date.now() < until)
+  return undefined
 }
 
 /** Undoes the last change, after swapping its path for a link when the scenario says so. */
@@ -115,6 +136,7 @@ export async function runScenario(host: HostSpec, scenario: Scenario, otel: Inst
     quotas: scenario.quotas,
     maxRunning: scenario.maxRunning,
     maxRecords: scenario.maxRecords,
+    durable: scenario.durable,
   })
   const logsBefore = app.guard.lines.length
   const before = await snapshotTree(workspace)

@@ -64,6 +64,8 @@ export interface Scenario {
   maxRunning?: MaxRunning
   /** The audit log's `maxRecords`. */
   maxRecords: number
+  /** `permissions.durable`: each question is kept in pending.json while it waits. Absent: Dogu's default (on). */
+  durable?: boolean
   /** Cancel the batch before it starts. */
   cancelBefore: boolean
   calls: CallSpec[]
@@ -88,7 +90,7 @@ export const BAD_SECRET_PREFIX = 'pk-live-'
 export function describeScenario(scenario: Scenario, sandbox?: SandboxSpec, host?: HostSpec): string {
   const lines = [
     ...(host ? [`host: ${host.name}   approver: ${host.approver}   console: ${host.console ? 'read through its API' : 'not loaded'}`] : []),
-    `mode: ${scenario.mode}   repair: ${scenario.repair ? 'on' : 'off'}   middleware: ${scenario.middleware}   audit maxRecords: ${scenario.maxRecords}`,
+    `mode: ${scenario.mode}   repair: ${scenario.repair ? 'on' : 'off'}   middleware: ${scenario.middleware}   audit maxRecords: ${scenario.maxRecords}   durable: ${scenario.durable === false ? 'off' : 'on'}`,
     `approver: ${JSON.stringify(scenario.answer)}   cancel before: ${scenario.cancelBefore}`,
     `rules: ${scenario.rules.length ? scenario.rules.map((rule) => JSON.stringify(rule)).join(', ') : 'none'}`,
     `quotas: ${scenario.quotas.length ? JSON.stringify(scenario.quotas) : 'none'}   maxRunning: ${scenario.maxRunning ? JSON.stringify(scenario.maxRunning) : 'none'}`,
