@@ -50,7 +50,10 @@ socket="dogu-ci-$$"
 pane=tour
 tmux_() { tmux -L "$socket" "$@"; }
 screen() { tmux_ capture-pane -p -J -S - -t "$pane"; }
-dead() { [[ $(tmux_ display-message -p -t "$pane" '#{pane_dead}') == 1 ]]; }
+# The pane's shell writes start.sh's exit status here as it ends: tmux may leave that shell a
+# zombie for a while (pane_dead unset, no pane_dead_status), so the file says it ended.
+status_file=$results/playground.status
+dead() { [[ -s $status_file ]] || [[ $(tmux_ display-message -p -t "$pane" '#{pane_dead}') == 1 ]]; }
 # What the pane showed, to the transcript, and its end here: the tour failed.
 failed() {
   screen >"$transcript" || true
@@ -86,7 +89,7 @@ tour() {
   trap 'tmux_ kill-server 2>/dev/null || true; rm -f "$conf"' EXIT
   # No model: the tour's lines are commands, as a newcomer's are without DOGU_BASE_URL.
   tmux_ -f "$conf" new-session -d -s "$pane" -x 200 -y 50 \
-    "env -u DOGU_BASE_URL -u DOGU_MODEL -u DOGU_API_KEY bash scripts/start.sh 2>>'$transcript.stderr'" \; \
+    "env -u DOGU_BASE_URL -u DOGU_MODEL -u DOGU_API_KEY bash scripts/start.sh 2>>'$transcript.stderr'; echo \$? >'$status_file'" \; \
     set-option -t "$pane" remain-on-exit on
   until_shows '^dogu> ' 1200
   type_line 'list'
@@ -97,10 +100,10 @@ tour() {
   type_line 'a'
   type_line 'grants'
   send 'exit'
-  # The pane is dead once its terminal closes; its exit status comes when the shell is reaped.
-  # The bound is generous (a loaded CI machine); past it, what still runs is listed to say why.
+  # Ended once its status is written. The bound is generous (a loaded CI machine); past it,
+  # what still runs is listed to say why.
   local status='' deadline=$((SECONDS + 180))
-  until dead && status=$(tmux_ display-message -p -t "$pane" '#{pane_dead_status}') && [[ -n $status ]]; do
+  until [[ -s $status_file ]] && status=$(<"$status_file"); do
     if ((SECONDS > deadline)); then
       local pid
       pid=$(tmux_ display-message -p -t "$pane" '#{pane_pid}')
@@ -117,6 +120,7 @@ tour() {
 }
 
 : >"$transcript.stderr"
+rm -f "$status_file"
 if [[ -e $data ]]; then
   echo "playground: $data/ is already there; the suite runs with it as it is"
 else
