@@ -1,4 +1,4 @@
-// Builds every workspace with a src/index.ts: esbuild bundles the ESM entry (dependencies
+// Builds every workspace with a src/index.ts (or only subpath entries): esbuild bundles the ESM entry (dependencies
 // stay external), then tsc emits declarations. Order follows the internal dependency graph.
 // A subpath export whose `source` is another file of src/ (@dogu/webui's `./console`) is a
 // second entry; the entries share their common modules as chunks, so both see one class.
@@ -16,6 +16,16 @@ import { dirname, join, resolve } from 'node:path'
 const root = resolve(import.meta.dirname, '..')
 const only = process.argv.slice(2)
 
+/** The sources of a manifest's subpath exports other than src/index.ts. */
+function sourceEntries(manifest) {
+  const sources = []
+  for (const target of Object.values(manifest.exports ?? {})) {
+    const source = typeof target === 'object' && target?.source
+    if (typeof source === 'string' && source.startsWith('./src/') && source !== './src/index.ts') sources.push(source)
+  }
+  return sources
+}
+
 function workspaces() {
   const result = new Map()
   for (const base of ['packages', 'external']) {
@@ -23,8 +33,10 @@ function workspaces() {
     if (!existsSync(dir)) continue
     for (const name of readdirSync(dir)) {
       const folder = join(dir, name)
-      if (!existsSync(join(folder, 'src/index.ts'))) continue
+      if (!existsSync(join(folder, 'package.json'))) continue
       const manifest = JSON.parse(readFileSync(join(folder, 'package.json'), 'utf8'))
+      // A package with only subpath entries (@dogu/frameworks: one per framework) has no index.
+      if (!existsSync(join(folder, 'src/index.ts')) && !sourceEntries(manifest).length) continue
       result.set(manifest.name, { folder, manifest })
     }
   }
@@ -87,11 +99,8 @@ for (const name of order(all)) {
   const cjs = typeof manifest.main === 'string' && manifest.main.endsWith('.cjs')
   // src/index.ts, and the source of each further subpath export; a bin, where there is
   // one, is that same lib/index.js.
-  const entries = [join(folder, 'src/index.ts')]
-  for (const target of Object.values(manifest.exports ?? {})) {
-    const source = typeof target === 'object' && target?.source
-    if (typeof source === 'string' && source.startsWith('./src/') && source !== './src/index.ts') entries.push(join(folder, source))
-  }
+  const entries = existsSync(join(folder, 'src/index.ts')) ? [join(folder, 'src/index.ts')] : []
+  for (const source of sourceEntries(manifest)) entries.push(join(folder, source))
   const layout = cjs
     ? {
         outfile: join(folder, manifest.main),

@@ -1,3 +1,4 @@
+import type { AskAnswer } from './permissions/asker'
 import type { PermissionMode } from './permissions/permission-modes'
 import type { RunningCall } from './running-calls'
 import { CALL_SERIAL, type CallInfo, type ResumedFrom } from './events'
@@ -86,6 +87,8 @@ export class ActiveCall implements ToolCall, RunningCall, CallInfo {
   declare permission?: PermissionSpec
   /** The call's span, when a tracer or meter provider is registered. */
   declare span?: CallSpan
+  /** The answer its caller's framework already has, should the call be asked about (`ExecuteOptions.answers`). */
+  declare answer?: Readonly<AskAnswer>
   /** Set on a call run for an answer given after a restart (`CallInfo.resumes`). */
   declare resumes?: ResumedFrom
   /** The last result a step of the middleware chain produced: what a middleware that returns it passes on unchanged. */

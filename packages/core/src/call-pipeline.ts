@@ -1,4 +1,5 @@
 import { ActiveCall } from './active-call'
+import { type CallDecision, decideCall } from './call-decision'
 import type { BackgroundPort } from './background-port'
 import type { ResumedFrom } from './events'
 import { messageOf } from './error-message'
@@ -60,6 +61,11 @@ export class CallPipeline {
   prepare(input: ModelToolCall): ActiveCall | ToolResult {
     const parsed = this.parse.enter(input)
     return 'entry' in parsed ? this.validate.enter(parsed) : parsed
+  }
+
+  /** What would become of a call now, without making it (`Toolset.decide`). */
+  decide(input: ModelToolCall): CallDecision | Promise<CallDecision> {
+    return decideCall(this.parse, this.validate, this.host.permissions, input)
   }
 
   /** @internal `prepare` for a call run for an answer given after a restart: announced with `resumes`. */

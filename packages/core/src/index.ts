@@ -202,6 +202,7 @@ export {
 export type { AskedFor, Denial, DenialCause, RuleCause } from './types/denial'
 export { TOOL_STATUSES, type ToolArtifact, type ToolAudio, type ToolImage, type ToolResource, type ToolOutput, type ToolOutputObject, type ToolResult, type ToolResultCode, type ToolStatus } from './tool-result'
 export { type ExecuteOptions, Toolset, type ToolsetOptions } from './toolset'
+export type { CallDecision } from './call-decision'
 export { writeFileAtomically } from './write-file-atomically'
 // The error factory lives in @dogu/schema, the one package every other one reaches.
 export { type CodedError, codedError, type CodedErrorClass, type Dialect, type ExpectedValue, type IssueDetail, type IssueKind, type Loosening, type ShownValue } from '@dogu/schema'

@@ -1,3 +1,4 @@
+import type { AskAnswer } from './permissions/asker'
 import type { RepairRecord } from './repair/repair-step'
 import type { ValidationResult } from '@dogu/schema'
 import type Schema from 'schemastery'
@@ -23,6 +24,11 @@ export interface AuthorizeRequest {
   args: unknown
   /** `always` when the tool demands a fresh answer every time. */
   confirm?: 'always'
+  /**
+   * Set when the caller only asks what would be decided (`Toolset.decide`: a framework's
+   * `needsApproval`): no call is made, so the decision is not reported or audited.
+   */
+  probe?: true
 }
 
 export interface AuthorizeResult {
@@ -56,6 +62,13 @@ export interface ApprovalRequest extends AuthorizeRequest {
    * permission's own as such an ask.
    */
   inRun?: true
+  /**
+   * An answer the caller already has (`ExecuteOptions.answers`: a framework asked its own
+   * user). When the call would be asked about, the engine takes this as the answer to the
+   * question instead of asking its askers, checked like any answer (who may give it, its
+   * scope, remembered and audited as such). A call the rules allow or deny ignores it.
+   */
+  answer?: Readonly<AskAnswer>
 }
 
 /** What `call.elicit` asks: the form, validated on answer, and the message shown with it. */

@@ -1,5 +1,7 @@
 import type { Dialect, Loosening } from '@dogu/schema'
 import { ActiveCall } from './active-call'
+import type { CallDecision } from './call-decision'
+import type { AskAnswer } from './permissions/asker'
 import { BatchScheduler } from './batch-scheduler'
 import { CallPipeline, type PipelineHost, type PipelineLimits } from './call-pipeline'
 import { DoguError } from './errors'
@@ -67,6 +69,15 @@ export interface ToolsetOptions {
 export interface ExecuteOptions {
   /** Cancels every call of the batch still in flight. */
   signal?: AbortSignal
+  /**
+   * Answers already given, by call id: a framework that asked its own user whether a call
+   * may run (the AI SDK's tool approval, an OpenAI Agents interruption; see `decide`) passes
+   * the answer here. The call is authorized again as it is made; only when the engine would
+   * ask about it is this taken as the answer, checked like any asker's (who may give it, its
+   * `scope`), remembered and audited as such (`via` names the framework). A call the rules
+   * now allow or deny ignores it.
+   */
+  answers?: Readonly<Record<string, AskAnswer>>
 }
 
 /**
@@ -91,9 +102,12 @@ export class Toolset {
   private encodedDialect?: Dialect
 
   private readonly missing: readonly UnavailableSource[]
+  /** What made it, for `forSession`. */
+  private readonly made: { host: PipelineHost; entries: ToolEntry[]; options: ToolsetOptions; limits: PipelineLimits; searchIndex?: () => ToolSearchIndex }
 
   /** @internal Created by `ToolRegistry.toolset()`. */
   constructor(host: PipelineHost, entries: ToolEntry[], options: ToolsetOptions, limits: PipelineLimits, searchIndex?: () => ToolSearchIndex, missing: readonly UnavailableSource[] = []) {
+    this.made = { host, entries, options, limits, searchIndex }
     this.missing = Object.freeze(missing.map((source) => Object.freeze({ ...source })))
     this.session = Object.freeze({ ...options.session })
     this.dialect = options.dialect ?? 'json'
@@ -127,6 +141,32 @@ export class Toolset {
       timeout: Math.min(options.timeout ?? Infinity, limits.timeout),
       ...(options.backgroundAtStart ? { backgroundAtStart: true } : {}),
     }, (entry) => this.encodedPaths(entry))
+  }
+
+  /**
+   * This toolset for another session: the same tools (less those whose `visibility` hides
+   * them from it) and options, its calls keyed to `session` (its grants, mode, quotas and
+   * audit records). What a framework adapter uses when the framework names the run's thread
+   * or conversation.
+   */
+  forSession(session: Session): Toolset {
+    if (!session || typeof session !== 'object' || typeof session.id !== 'string') throw new DoguError('INVALID_OPTIONS', 'forSession() needs a session { id: string, ... }')
+    const { host, entries, options, limits, searchIndex } = this.made
+    const visible = entries.filter(({ tool }) => !tool.visibility || isVisible(tool, session))
+    const copy = new Toolset(host, visible, { ...options, session }, limits, searchIndex, this.missing)
+    copy.dialect = this.dialect
+    return copy
+  }
+
+  /**
+   * What would become of a call if it were made now: parsed (repaired), validated and
+   * decided by the permission service, but not asked, run, counted or audited. What a
+   * framework's `needsApproval` asks: `ask` means a person must approve it (the framework
+   * asks its user and hands the answer to `execute` as `answers`); `allow` and `deny` are
+   * decided again when it is made; `invalid`: `execute` says why it cannot run.
+   */
+  decide(call: ModelToolCall): CallDecision | Promise<CallDecision> {
+    return this.pipeline.decide(call)
   }
 
   /** Tool names in definition order. */
@@ -238,16 +278,18 @@ export class Toolset {
    */
   execute(calls: readonly ModelToolCall[], options: ExecuteOptions = {}): Promise<ToolResult[]> {
     if (!Array.isArray(calls)) return Promise.reject(new DoguError('INVALID_OPTIONS', 'execute() expects an array of tool calls'))
-    const { signal } = options
+    const { signal, answers } = options
+    if (answers !== undefined && (!answers || typeof answers !== 'object')) return Promise.reject(new DoguError('INVALID_OPTIONS', 'execute() expects answers as an object of answers by call id'))
     if (calls.length === 1 && !signal) {
       const prepared = this.pipeline.prepare(calls[0])
       if (!(prepared instanceof ActiveCall)) return Promise.resolve([prepared])
+      if (answers) takeAnswer(prepared, answers)
       return this.pipeline.runAlone(prepared)
     }
-    return this.executeBatch(calls, signal)
+    return this.executeBatch(calls, signal, answers)
   }
 
-  private async executeBatch(calls: readonly ModelToolCall[], signal?: AbortSignal): Promise<ToolResult[]> {
+  private async executeBatch(calls: readonly ModelToolCall[], signal?: AbortSignal, answers?: Readonly<Record<string, AskAnswer>>): Promise<ToolResult[]> {
     const results: ToolResult[] = new Array(calls.length)
     const active: ActiveCall[] = []
     const cancel = () => {
@@ -264,6 +306,7 @@ export class Toolset {
           continue
         }
         active.push(prepared)
+        if (answers) takeAnswer(prepared, answers)
         if (signal?.aborted) prepared.abort('cancelled', BATCH_CANCELLED)
         // Behind the batch gate a call may wait: its deadline starts when it runs.
         prepared.waited = true
@@ -276,5 +319,20 @@ export class Toolset {
       signal?.removeEventListener('abort', cancel)
     }
     return results
+  }
+}
+
+/** The answer given for this call's id, if any, kept on the call (a copy: the caller's object may change). */
+function takeAnswer(call: ActiveCall, answers: Readonly<Record<string, AskAnswer>>): void {
+  const answer = Object.hasOwn(answers, call.id) ? answers[call.id] : undefined
+  if (answer && typeof answer === 'object') call.answer = Object.freeze({ ...answer })
+}
+
+/** A tool's `visibility` for a session; one that throws hides the tool. */
+function isVisible(tool: Tool, session: Session): boolean {
+  try {
+    return !!tool.visibility!(session)
+  } catch {
+    return false
   }
 }

@@ -174,6 +174,7 @@ function denialText(denial: Denial): string {
     case 'unreachable': return `无法询问任何人来${denial.elicitation ? `回答 ${denial.tool} 的问题` : `批准 ${denial.tool}`}（${denial.why.join('；')}）`
     case 'askers_failed': return `每个询问者都没能显示这个权限请求（最后的错误：${denial.error}）`
     case 'askers_unloaded': return '显示这个权限请求的询问者在有人回答之前都被卸载了'
+    case 'answer_refused': return denial.approvers ? `${denial.by} 给出的批准不算数：只有 ${denial.approvers} 可以批准它` : `${denial.by} 给出的批准格式不对，不算数`
     case 'stopped':
       if (denial.kept) return '等待审批时被中断（请求已保存，重启后会再次询问）'
       return denial.when === 'waiting' ? '等待审批时权限服务停止了' : '权限服务已停止'

@@ -3,9 +3,11 @@ import type { ApprovalOutcome, ApprovalRequest, AuthorizeRequest, AuthorizeResul
 import type { Decision } from '../types/decision'
 import { approvalQuestion, elicitationQuestion } from './approval-question'
 import { reviseEdit } from './argument-edit'
-import type { Approver, Asker, PermissionRequest } from './asker'
+import { answerAuthor } from './answer-check'
+import type { Approver, Asker, AskAnswer, PermissionRequest } from './asker'
 import { compileRule } from './compile-rule'
 import { decideCall } from './decide-call'
+import { describeApprovers } from './may-answer'
 import { DurableRequests } from './durable-requests'
 import type { Grant } from './grant'
 import { GrantLedger } from './grant-ledger'
@@ -131,7 +133,7 @@ export class PermissionEngine implements PermissionGate {
   /** Decides a call from rules, mode, grants and defaults. Synchronous and allocation-free on the common path. */
   authorize(request: AuthorizeRequest): AuthorizeResult {
     const result = this.decide(request)
-    if (this.onDecision && this.wantsDecision()) this.report('authorize', request, result)
+    if (this.onDecision && !request.probe && this.wantsDecision()) this.report('authorize', request, result)
     return result
   }
 
@@ -166,6 +168,8 @@ export class PermissionEngine implements PermissionGate {
       why = String(request.reason)
       askedFor = { kind: 'tool', reason: why }
     }
+    // A framework that asked its own user brings the answer: no asker is needed.
+    if (request.answer) return this.answerAtOnce(request, approvalQuestion(request, why, asked, this.defaultApprovers, this.timeout), request.answer, signal)
     // Said to the model too: a developer's app with no approver learns how to add one.
     if (!this.askers.size) return this.early(request, denied({ cause: 'no_asker', asked: askedFor }), { kind: 'no-asker' })
     const shown = approvalQuestion(request, why, asked, this.defaultApprovers, this.timeout)
@@ -180,6 +184,25 @@ export class PermissionEngine implements PermissionGate {
     if (!pending.ended) {
       this.pendings.add(pending)
       this.durable.attach(shown.id, pending)
+    }
+    return pending.promise
+  }
+
+  /**
+   * A question the caller's framework already put to its user (`ApprovalRequest.answer`):
+   * answered at once with that answer, checked as any asker's (who may give it, its scope),
+   * so it is remembered and audited as an answer. Nothing is kept: it ends before a restart could.
+   */
+  private answerAtOnce(request: ApprovalRequest, shown: PermissionRequest, answer: Readonly<AskAnswer>, signal?: AbortSignal): Promise<ApprovalOutcome> {
+    const pending = new PendingApproval(this, shown, request, [], signal, this.timeout)
+    if (pending.ended) return pending.promise
+    this.pendings.add(pending)
+    const status = pending.respond(answer)
+    if (!pending.ended) {
+      const by = answerAuthor(answer)
+      pending.end(denied(status === 'not-allowed' && by
+        ? { cause: 'answer_refused', by: label(by), approvers: describeApprovers(shown.approvers) }
+        : { cause: 'answer_refused', by: by ? label(by) : String((answer as { by?: unknown })?.by) }), { kind: 'askers-failed' })
     }
     return pending.promise
   }

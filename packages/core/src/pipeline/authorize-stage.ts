@@ -105,7 +105,7 @@ export class AuthorizeStage implements Stage {
       const preview = call.tool.preview ? await previewOf(call, this.shared.host.logger) : undefined
       if (call.aborted) return abortedResult(call)
       const edit = editorFor(call, this.shared.limits.maxArgumentsLength, validatedEdits)
-      outcome = await approval(call, gate, { ...request, callId: call.id, reason: request.permission.reason, ...(preview ? { preview } : {}), ...(edit ? { edit } : {}), ...(call.repaired ? { repaired: call.repaired } : {}) })
+      outcome = await approval(call, gate, { ...request, callId: call.id, reason: request.permission.reason, ...(preview ? { preview } : {}), ...(edit ? { edit } : {}), ...(call.repaired ? { repaired: call.repaired } : {}), ...(call.answer ? { answer: call.answer } : {}) })
     } finally {
       call.waitedFor(asked)
     }

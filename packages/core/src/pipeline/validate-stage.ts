@@ -34,6 +34,17 @@ export class ValidateStage {
     host.emit?.('tools/call-start', call)
     return call
   }
+
+  /**
+   * The call as it would run, or undefined when the schema refuses it: not traced, not
+   * announced, never run (`CallPipeline.decide`).
+   */
+  probe(parsed: ParsedCall): ActiveCall | undefined {
+    const checked = parsed.entry.validator(parsed.value)
+    if (!checked.ok) return undefined
+    const { host, session } = this.shared
+    return new ActiveCall(parsed.id, parsed.entry, session, checked.value, this.hooks, modeFor(host.permissions, session))
+  }
 }
 
 /**

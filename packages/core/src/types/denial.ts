@@ -56,6 +56,8 @@ export type Denial =
   | { cause: 'unreachable'; tool: string; elicitation?: true; why: string[] }
   | { cause: 'askers_failed'; error: string }
   | { cause: 'askers_unloaded' }
+  /** The answer the caller's framework gave with the call (`ExecuteOptions.answers`) was not one this request takes: `by` may not answer it, or it was malformed. */
+  | { cause: 'answer_refused'; by: string; approvers?: string }
   | { cause: 'stopped'; when: 'waiting' | 'before_ask'; kept?: true }
   | { cause: 'elsewhere'; instance?: string; by?: string; closed?: string }
   | { cause: 'edit_denied'; by: string; denial: Denial }
