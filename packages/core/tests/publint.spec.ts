@@ -82,9 +82,19 @@ describe('the packed packages', () => {
       expect(manifest.repository).toEqual({ type: 'git', url: 'git+https://github.com/dogu-dev/dogu.git', directory: relative(repoRoot, pkg.folder) })
       expect(manifest.engines?.node).toMatch(/^>=20/)
       expect(Array.isArray(manifest.files) && manifest.files.length).toBeTruthy()
-      expect(files).toContain(manifest.types.replace(/^\.\//, ''))
-      expect(manifest.exports?.['.']?.types).toBe(manifest.types)
-      expect(manifest.exports?.['.']?.default, 'exports["."] has a default condition').toBeTruthy()
+      if (manifest.exports?.['.'] || manifest.types) {
+        expect(files).toContain(manifest.types.replace(/^\.\//, ''))
+        expect(manifest.exports?.['.']?.types).toBe(manifest.types)
+        expect(manifest.exports?.['.']?.default, 'exports["."] has a default condition').toBeTruthy()
+      } else {
+        // A package of subpath entries only (@dogu/frameworks/ai-sdk, …): each has its types and a default.
+        const entries = Object.entries<{ types?: string; default?: string }>(manifest.exports ?? {}).filter(([subpath]) => subpath !== './package.json')
+        expect(entries.length, 'a package without "." exports subpaths').toBeGreaterThan(0)
+        for (const [subpath, target] of entries) {
+          expect(files, `exports["${subpath}"].types is packed`).toContain(target.types?.replace(/^\.\//, ''))
+          expect(target.default, `exports["${subpath}"] has a default condition`).toBeTruthy()
+        }
+      }
       expect(files).toContain('README.md')
       const readme = await tarballText(tarballs[pkg.name], 'README.md')
       expect(readme).toMatch(new RegExp(`npm install[^\\n]*${pkg.name.replace('/', '\\/')}`))

@@ -287,6 +287,11 @@ describe('denials: one cause each', () => {
       engine!.addAsker(() => { throw new Error('terminal closed') })
       return call('notes', { text: 'hi' })
     },
+    answer_refused: async () => {
+      // A framework's approval (execute's `answers`) from someone the rule does not name.
+      const { registry } = setup({ engine: { rules: [{ permission: 'tool:notes', decision: 'ask', approvers: { users: ['mock:ops'], caller: false } }] } })
+      return (await registry.toolset({ session }).execute([{ id: 'c1', name: 'notes', arguments: { text: 'hi' } }], { answers: { c1: { decision: 'allow', by: { platform: 'mock', id: 'alice' }, via: 'ai-sdk' } } }))[0]!
+    },
     askers_unloaded: async () => {
       const { engine, call } = setup()
       const remove = engine!.addAsker(() => {})

@@ -1,3 +1,4 @@
+import { describeApprovers } from '../permissions/may-answer'
 import { formatIssues, issueMessage } from '@dogu/schema'
 import { shownKey } from '../duplicate-key'
 import { formatDuration } from '../quotas/duration'
@@ -163,7 +164,7 @@ function denialText(denial: Denial): string {
     case 'unreachable': return `nobody could be asked to ${denial.elicitation ? `answer the question of ${denial.tool}` : `approve ${denial.tool}`} (${denial.why.join('; ')})`
     case 'askers_failed': return `every asker failed to show the permission request (last error: ${denial.error})`
     case 'askers_unloaded': return 'every asker showing the permission request was unloaded before anyone answered'
-    case 'answer_refused': return denial.approvers ? `the approval given by ${denial.by} does not count: only ${denial.approvers} may approve it` : `the approval given by ${denial.by} was malformed and does not count`
+    case 'answer_refused': return denial.approvers ? `the approval given by ${denial.by} does not count: only ${describeApprovers(denial.approvers)} may approve it` : `the approval given by ${denial.by} was malformed and does not count`
     case 'stopped':
       if (denial.kept) return 'interrupted while waiting for approval (the request is kept and asked again after a restart)'
       return denial.when === 'waiting' ? 'the permissions service stopped while waiting for approval' : 'the permissions service is stopped'

@@ -1,3 +1,4 @@
+import type { ApproverPolicy } from '../types/approver'
 import type { ExpectedValue, IssueDetail, ShownValue } from '@dogu/schema'
 import { shownKey } from '../duplicate-key'
 import { SECRET_MASK } from '../secret-fields'
@@ -174,7 +175,7 @@ function denialText(denial: Denial): string {
     case 'unreachable': return `无法询问任何人来${denial.elicitation ? `回答 ${denial.tool} 的问题` : `批准 ${denial.tool}`}（${denial.why.join('；')}）`
     case 'askers_failed': return `每个询问者都没能显示这个权限请求（最后的错误：${denial.error}）`
     case 'askers_unloaded': return '显示这个权限请求的询问者在有人回答之前都被卸载了'
-    case 'answer_refused': return denial.approvers ? `${denial.by} 给出的批准不算数：只有 ${denial.approvers} 可以批准它` : `${denial.by} 给出的批准格式不对，不算数`
+    case 'answer_refused': return denial.approvers ? `${denial.by} 给出的批准不算数：只有${approversText(denial.approvers)}可以批准它` : `${denial.by} 给出的批准格式不对，不算数`
     case 'stopped':
       if (denial.kept) return '等待审批时被中断（请求已保存，重启后会再次询问）'
       return denial.when === 'waiting' ? '等待审批时权限服务停止了' : '权限服务已停止'
@@ -268,4 +269,14 @@ function problemText(detail: IssueDetail): string {
     case 'convert': return `无法转换这个值（${detail.params.error}），它是${shown(detail.params.got, true)}`
     case 'other': return `值无效：${detail.params.message}`
   }
+}
+
+/** Who may answer, in Chinese: `调用者（mock:alice）`, `用户 mock:ops`, `持有 dogu.ops 权限的人`, `权限等级 ≥ 4 的用户`. */
+function approversText(policy: ApproverPolicy): string {
+  const who: string[] = []
+  if (policy.userId !== undefined) who.push(`调用者（${policy.platform ? policy.platform + ':' : ''}${policy.userId}）`)
+  if (policy.users?.length) who.push(`用户 ${policy.users.join('、')} `)
+  if (policy.permissions?.length) who.push(`持有 ${policy.permissions.join('、')} 权限的人`)
+  if (policy.authority !== undefined) who.push(`权限等级 ≥ ${policy.authority} 的用户`)
+  return who.length ? ` ${who.join('或')} ` : '无人'
 }

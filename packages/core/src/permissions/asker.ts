@@ -2,7 +2,7 @@ import type { RepairRecord } from '../repair/repair-step'
 import type { RevisionRefusal } from '../result-params'
 import type Schema from 'schemastery'
 import type { Session } from '../session'
-import type { AnswerVia, Approver, AskScope } from '../types/approver'
+import type { AnswerVia, Approver, ApproverPolicy, AskScope } from '../types/approver'
 import type { Effect, PermissionSpec } from '../types/effect'
 import type { ToolPreview } from '../types/tool-preview'
 import type { Denial } from '../types/denial'
@@ -11,7 +11,7 @@ import type { RuleSource } from './permission-rule'
 import type { ElicitationJsonSchema } from '../elicitation/elicitation'
 
 // Declared on the floor (types/), where elicitations, the gate and audit records read them too.
-export type { AnswerVia, Approver, AskScope } from '../types/approver'
+export type { AnswerVia, Approver, ApproverPolicy, AskScope } from '../types/approver'
 
 /** An answer to a permission request. */
 export interface AskAnswer {
@@ -77,25 +77,6 @@ export interface EditedArguments {
   args: unknown
   /** What changed from the call as asked, one line per path (`$.env: "prod" → "staging"`); empty when nothing did. */
   changes: readonly string[]
-}
-
-/**
- * Who may answer a request: anyone who meets one of its parts. The engine's policy (no rule
- * `approvers`) is the caller and `authority`; an ask rule's `approvers` set `users`,
- * `permissions` and/or `authority` instead. No `userId` means the caller may not answer as
- * the caller: an asker should bring the question to where an approver sees it.
- */
-export interface ApproverPolicy {
-  /** The caller's id, when the caller may answer. */
-  userId?: string
-  /** The caller's platform (set whether or not the caller may answer). */
-  platform?: string
-  /** Anyone at or above this authority. Absent when a rule's approvers name no authority. */
-  authority?: number
-  /** A rule's approving users: plain ids (any platform) or `platform:id`. */
-  users?: readonly string[]
-  /** A rule's host permission names; a person counts when their asker attests one (`Approver.permissions`). */
-  permissions?: readonly string[]
 }
 
 /** What askers are shown. Immutable. */

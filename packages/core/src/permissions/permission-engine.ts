@@ -7,7 +7,6 @@ import { answerAuthor } from './answer-check'
 import type { Approver, Asker, AskAnswer, PermissionRequest } from './asker'
 import { compileRule } from './compile-rule'
 import { decideCall } from './decide-call'
-import { describeApprovers } from './may-answer'
 import { DurableRequests } from './durable-requests'
 import type { Grant } from './grant'
 import { GrantLedger } from './grant-ledger'
@@ -201,7 +200,7 @@ export class PermissionEngine implements PermissionGate {
     if (!pending.ended) {
       const by = answerAuthor(answer)
       pending.end(denied(status === 'not-allowed' && by
-        ? { cause: 'answer_refused', by: label(by), approvers: describeApprovers(shown.approvers) }
+        ? { cause: 'answer_refused', by: label(by), approvers: shown.approvers }
         : { cause: 'answer_refused', by: by ? label(by) : String((answer as { by?: unknown })?.by) }), { kind: 'askers-failed' })
     }
     return pending.promise

@@ -19,3 +19,22 @@ export interface Approver {
 
 /** How a person answered; askers name their channel, any other string is kept as given. */
 export type AnswerVia = 'text' | 'button' | 'console' | 'mcp' | 'terminal' | (string & {})
+
+/**
+ * Who may answer a request: anyone who meets one of its parts. The engine's policy (no rule
+ * `approvers`) is the caller and `authority`; an ask rule's `approvers` set `users`,
+ * `permissions` and/or `authority` instead. No `userId` means the caller may not answer as
+ * the caller: an asker should bring the question to where an approver sees it.
+ */
+export interface ApproverPolicy {
+  /** The caller's id, when the caller may answer. */
+  userId?: string
+  /** The caller's platform (set whether or not the caller may answer). */
+  platform?: string
+  /** Anyone at or above this authority. Absent when a rule's approvers name no authority. */
+  authority?: number
+  /** A rule's approving users: plain ids (any platform) or `platform:id`. */
+  users?: readonly string[]
+  /** A rule's host permission names; a person counts when their asker attests one (`Approver.permissions`). */
+  permissions?: readonly string[]
+}

@@ -1,3 +1,4 @@
+import type { ApproverPolicy } from './approver'
 import type { Decision } from './decision'
 import type { Effect, PermissionSpec } from './effect'
 
@@ -57,7 +58,7 @@ export type Denial =
   | { cause: 'askers_failed'; error: string }
   | { cause: 'askers_unloaded' }
   /** The answer the caller's framework gave with the call (`ExecuteOptions.answers`) was not one this request takes: `by` may not answer it, or it was malformed. */
-  | { cause: 'answer_refused'; by: string; approvers?: string }
+  | { cause: 'answer_refused'; by: string; approvers?: ApproverPolicy }
   | { cause: 'stopped'; when: 'waiting' | 'before_ask'; kept?: true }
   | { cause: 'elsewhere'; instance?: string; by?: string; closed?: string }
   | { cause: 'edit_denied'; by: string; denial: Denial }
