@@ -118,8 +118,8 @@ export default defineConfig({
     // What the run's files share (npm's cache, the SQL tier's server): test-support/global-setup.ts.
     globalSetup: ['test-support/global-setup.ts'],
     // Packages outside the workspace that also publish a `source` condition (TypeScript
-    // sources, pulled in by the MCP SDK and the AI SDK): inlined, so vite transforms them rather than Node.
-    server: { deps: { inline: ['@modelcontextprotocol/sdk', 'eventsource', 'eventsource-parser', 'ai', /\/node_modules\/@ai-sdk\//] } },
+    // sources, pulled in by the MCP SDK, the AI SDK and OpenAI Agents' MCP client): inlined, so vite transforms them rather than Node.
+    server: { deps: { inline: ['@modelcontextprotocol/sdk', 'eventsource', 'eventsource-parser', 'ai', /\/node_modules\/@ai-sdk\//, /\/node_modules\/@openai\/agents/, '@modelcontextprotocol/client'] } },
     typecheck: {
       enabled: true,
       include: ['packages/*/tests/**/*.test-d.ts'],
