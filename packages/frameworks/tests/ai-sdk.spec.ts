@@ -156,6 +156,20 @@ describe('aiSdkTools: what the model sent, repaired or refused as Dogu does', ()
     expect(records.find((record) => record.callId === 'c2')).toMatchObject({ outcome: 'error', code: 'invalid_arguments' })
   })
 
+  it('a repaired call waiting for approval keeps its text for itself: another conversation\'s call with the same id runs its own arguments', async () => {
+    const dogu = await setup()
+    const tools = aiSdkTools(dogu.toolset)
+    const repair = repairToolCall()
+    const first = scriptedModel({ calls: [call('call_0', 'save_note', "{'text': 'from the first chat'}")] })
+    const pending = await generateText({ model: first.model, tools, experimental_repairToolCall: repair, prompt: 'Save' })
+    expect(approvalRequests(pending)).toHaveLength(1)
+    const second = scriptedModel({ calls: [call('call_0', 'save_note', { text: 'from the second chat' })] }, 'Saved.')
+    const messages: ModelMessage[] = [{ role: 'user', content: 'Save' }]
+    answer(messages, await generateText({ model: second.model, tools, experimental_repairToolCall: repair, messages }), true)
+    await generateText({ model: second.model, tools, experimental_repairToolCall: repair, messages })
+    expect(dogu.saved).toEqual(['from the second chat'])
+  })
+
   it('without repairToolCall the SDK refuses malformed JSON itself, before Dogu sees it', async () => {
     const dogu = await setup()
     const { model, prompts } = scriptedModel({ calls: [call('c1', 'read_note', "{'title': 'groceries',}")] }, 'Done.')

@@ -162,7 +162,7 @@ class Adapter {
 
   /** The call as Dogu takes it: the model's own text when the SDK could not parse it (see `repairToolCall`). */
   private callOf(name: string, input: unknown, toolCallId: string, running: boolean): ModelToolCall {
-    const raw = running ? this.raw.take(toolCallId) : this.raw.peek(toolCallId)
+    const raw = running ? this.raw.take(toolCallId, input) : this.raw.peek(toolCallId, input)
     return { id: toolCallId, name, arguments: (raw ?? input ?? null) as ModelToolCall['arguments'] }
   }
 

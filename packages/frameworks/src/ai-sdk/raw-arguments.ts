@@ -9,24 +9,34 @@ const MAX_KEPT = 1000
  * repaired arguments the history shows).
  */
 export class RawArguments {
-  private texts = new Map<string, string>()
+  private texts = new Map<string, { text: string; input: string }>()
 
-  keep(toolCallId: string, text: string): void {
+  /** `input`: the JSON text `repairToolCall` gave the SDK instead, which its tool input is parsed from. */
+  keep(toolCallId: string, text: string, input: string): void {
     this.texts.delete(toolCallId)
     if (this.texts.size >= MAX_KEPT) this.texts.delete(this.texts.keys().next().value!)
-    this.texts.set(toolCallId, text)
+    this.texts.set(toolCallId, { text, input: canonical(JSON.parse(input)) })
   }
 
-  /** The text kept for the call, still kept: `needsApproval` decides on it, `execute` runs it. */
-  peek(toolCallId: string): string | undefined {
-    return this.texts.get(toolCallId)
+  /**
+   * The text kept for this call, if `input` is what it was repaired into: a model that
+   * reuses call ids (some do, per turn) in another conversation of the same tools never
+   * gets another call's text. `take` forgets it; `needsApproval` only peeks.
+   */
+  peek(toolCallId: string, input: unknown): string | undefined {
+    const kept = this.texts.get(toolCallId)
+    return kept && kept.input === canonical(input) ? kept.text : undefined
   }
 
-  take(toolCallId: string): string | undefined {
-    const text = this.texts.get(toolCallId)
-    this.texts.delete(toolCallId)
+  take(toolCallId: string, input: unknown): string | undefined {
+    const text = this.peek(toolCallId, input)
+    if (text !== undefined) this.texts.delete(toolCallId)
     return text
   }
+}
+
+function canonical(value: unknown): string {
+  return JSON.stringify(value) ?? ''
 }
 
 /** The raw texts of the adapter that made each tool object: how `repairToolCall` finds them from the SDK's `tools`. */

@@ -24,9 +24,9 @@ export function repairToolCall<TOOLS extends ToolSet = ToolSet>(fallback?: ToolC
     const tool = Object.hasOwn(tools, toolCall.toolName) ? tools[toolCall.toolName] : undefined
     const raw = tool ? RAW_ARGUMENTS.get(tool) : undefined
     if (!raw || !InvalidToolInputError.isInstance(error)) return fallback ? fallback(options) : null
-    raw.keep(toolCall.toolCallId, toolCall.input)
     const fixed = repairArguments(toolCall.input)
     const input = 'error' in fixed || !isObject(fixed.value) ? JSON.stringify(toolCall.input) : fixed.json
+    raw.keep(toolCall.toolCallId, toolCall.input, input)
     return { ...toolCall, input }
   }
 }
