@@ -5,6 +5,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync,
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
+import { BackgroundEngine, defineTool } from '@dogu/core'
 import { ProcessTable, createShellTool } from '@dogu/shell'
 import type { BaseCallbackHandler } from '@langchain/core/callbacks/base'
 import { ToolMessage } from '@langchain/core/messages'
@@ -162,6 +163,54 @@ describe('langchainTools: approvals through LangGraph\'s interrupt()', () => {
     await graph.invoke(new Command({ resume: 'yes' }), thread('t1'))
     expect(model.toolResults().get('d1')).toMatchObject({ status: 'error', content: expect.stringContaining('resume a Dogu approval with new Command({ resume: { approved: boolean') })
     expect(runs.deploy).toBe(0)
+  })
+})
+
+describe('langchainTools: what the model reads', () => {
+  it('images reach the model as content blocks beside Dogu\'s text', async () => {
+    const png = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=='
+    const setup = doguSetup()
+    setup.registry.define(defineTool({ name: 'chart', description: 'Draw a chart', traits: { effect: 'read' }, run: () => ({ text: 'the chart', images: [{ mimeType: 'image/png', data: png }] }) }))
+    const { graph, model } = agent([{ calls: [{ id: 'c1', name: 'chart', args: {} }] }, { text: 'here' }], { ...setup, toolset: setup.registry.toolset({ session: { id: 'base', userId: 'alice' } }) })
+    await graph.invoke({ messages: [ASK] }, thread('t1'))
+    expect(model.toolResults().get('c1')).toEqual({ content: [{ type: 'text', text: 'the chart' }, { type: 'image', mimeType: 'image/png', data: png }], status: 'success' })
+  })
+
+  it('a call handed to the background tells the model its task id; it did not fail, so the message is no error', async () => {
+    let release!: (value: string) => void
+    const setup = doguSetup()
+    setup.registry.define(defineTool({ name: 'slow', description: 'Takes long', traits: { effect: 'read' }, run: () => new Promise<string>((resolve) => { release = resolve }) }))
+    const background = new BackgroundEngine({ onSettled: (task) => setup.audit.onTaskSettled(task) })
+    await background.load()
+    setup.registry.background = background
+    try {
+      const toolset = setup.registry.toolset({ session: { id: 'base', userId: 'alice' }, backgroundAtStart: true })
+      const { graph, model } = agent([{ calls: [{ id: 's1', name: 'slow', args: {} }] }, { text: 'it runs' }], { ...setup, toolset })
+      const state = await graph.invoke({ messages: [ASK] }, thread('t1'))
+      const message = state.messages.find((m: { getType(): string }) => m.getType() === 'tool') as ToolMessage
+      expect(message.artifact).toMatchObject({ status: 'background', code: 'background', taskId: expect.any(String) })
+      expect(model.toolResults().get('s1')).toEqual({ content: message.artifact.content, status: 'success' })
+      expect(message.artifact.content).toContain(message.artifact.taskId)
+      release('done')
+    } finally {
+      await background.dispose()
+    }
+  })
+
+  it('every call has one audit record, though LangGraph runs the node again on resume: allowed, approved, denied by a rule, refused arguments', async () => {
+    const { graph, audit } = agent([
+      { calls: [{ id: 'c1', name: 'read_file', args: { path: 'a.txt' } }, { id: 'c2', name: 'deploy', args: { env: 'prod' } }, { id: 'c3', name: 'wipe', args: {} }, { id: 'c4', name: 'add_one', args: { n: 'x' } }] },
+      { text: 'done' },
+    ])
+    await graph.invoke({ messages: [ASK] }, thread('t1'))
+    await graph.invoke(new Command({ resume: { approved: true } }), thread('t1'))
+    const records = (await audit.query()).sort((a, b) => a.callId.localeCompare(b.callId))
+    expect(records.map((record) => [record.callId, record.tool, record.outcome, record.code, record.caller.sessionId, record.ask?.via])).toEqual([
+      ['c1', 'read_file', 'ok', undefined, 't1', undefined],
+      ['c2', 'deploy', 'ok', undefined, 't1', 'langchain'],
+      ['c3', 'wipe', 'denied', 'permission_denied', 't1', undefined],
+      ['c4', 'add_one', 'error', 'invalid_arguments', 't1', undefined],
+    ])
   })
 })
 
