@@ -126,7 +126,7 @@ describe('langchainTools: approvals through LangGraph\'s interrupt()', () => {
     expect((await audit.query()).map((record) => [record.callId, record.outcome]).sort()).toEqual([['d1', 'ok'], ['d2', 'denied'], ['r1', 'ok']])
   })
 
-  it('the thread is the Dogu session: a `session` approval is remembered in its thread, and asked again in another', async () => {
+  it('the thread is the Dogu session: an approval for the session is remembered in its thread, and asked again in another', async () => {
     const turns = (id: string): Turn[] => [{ calls: [{ id, name: 'deploy', args: { env: 'prod' } }] }, { text: 'deployed' }]
     const setup = doguSetup()
     const first = agent([...turns('d1'), ...turns('d2')], setup)

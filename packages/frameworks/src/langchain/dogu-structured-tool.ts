@@ -48,7 +48,7 @@ export class DoguStructuredTool extends StructuredTool<JSONSchema, unknown, unkn
     const callbacks = CallbackManager.configure(config.callbacks, this.callbacks, config.tags ?? tags, this.tags, config.metadata, this.metadata, { verbose: this.verbose })
     const toolCallId = toolCall?.id ?? config.toolCall?.id
     const input = args && typeof args === 'object' && !Array.isArray(args) ? args as Record<string, unknown> : JSON.stringify(args) ?? ''
-    const run = await callbacks?.handleToolStart(this.toJSON(), input, config.runId, undefined, undefined, undefined, config.runName, toolCallId)
+    const run = await callbacks?.handleToolStart(this.toJSON(), input, config.runId, undefined, undefined, undefined, config.runName ?? this.name, toolCallId)
     delete config.runId
     let output: DoguToolOutput
     try {

@@ -48,6 +48,7 @@ export function langchainTools(toolset: Toolset, options: LangchainToolsOptions 
   const sessionOf = options.session ?? threadOf
   const approverFor = (callId: string): FrameworkApprover => (typeof options.approver === 'function' ? options.approver(callId) : options.approver) ?? {}
   const loosened = toolset.loosened('json')
+  // The model is shown plain JSON Schema: calls are read in that dialect (no JSON-encoded fields).
   toolset.definitions('json')
 
   const runner = (name: string) => async (args: unknown, config: ToolRunnableConfig): Promise<DoguToolOutput> => {
