@@ -5,7 +5,7 @@ import { execFile } from 'node:child_process'
 import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
-import { defineTool } from '@dogu/core'
+import { BackgroundEngine, defineTool } from '@dogu/core'
 import { createShellTool, ProcessTable } from '@dogu/shell'
 import { type RunItem, run } from '@openai/agents'
 import { assistantMessage, functionCall } from '@openai/agents/testing'
@@ -169,9 +169,9 @@ describe('approvals: Dogu\'s questions are the run\'s interruptions', () => {
     const dogu = setup()
     const { agent } = scriptedAgent(dogu, [[functionCall('save-note', { text: 'a' }, { callId: 'c1' })], [assistantMessage('saved')]], {
       approver: { scope: 'always' },
-      session: (runContext) => (runContext.context as { room?: string }).room,
+      session: (runContext) => runContext.context.room,
     })
-    let result = await run(agent, 'save', { context: { room: 'room-7' } as never })
+    let result = await run(agent, 'save', { context: { room: 'room-7' } })
     result.state.approve(result.interruptions[0]!)
     result = await run(agent, result.state)
     expect(dogu.engine.grants()).toMatchObject([{ scope: 'always' }])
@@ -250,6 +250,21 @@ describe('results', () => {
     const { agent, model } = scriptedAgent(dogu, [[functionCall('snap', {}, { callId: 's1' })], [assistantMessage('seen')]])
     await run(agent, 'snap')
     expect(toolOutputs(model.calls[1]!.request)).toEqual({ s1: [{ type: 'input_text', text: 'a red dot' }, { type: 'input_image', image: 'data:image/png;base64,iVBORw0KGgo=' }] })
+  })
+  it('a call handed to the background tells the model its task id', async () => {
+    const background = new BackgroundEngine()
+    await background.load()
+    cleanups.push(() => background.dispose())
+    let finish!: (text: string) => void
+    const dogu = setup({ tools: [defineTool({ name: 'build', description: 'Build the site', args: Schema.object({}), traits: { effect: 'read' }, run: () => new Promise<string>((resolve) => { finish = resolve }) })] })
+    dogu.registry.background = background
+    const { agent, model } = scriptedAgent(dogu, [[functionCall('build', {}, { callId: 'b1' })], [assistantMessage('building')]], {}, { backgroundAtStart: true })
+    const result = await run(agent, 'build')
+    const outcome = outputOf(result.newItems, 'b1')?.customData?.dogu
+    expect(outcome).toMatchObject({ status: 'background', taskId: expect.stringMatching(/^task_/) })
+    expect(toolOutputs(model.calls[1]!.request).b1).toContain(outcome!.taskId as string)
+    finish('built')
+    expect(await background.wait(outcome!.taskId as string, { timeout: 5_000 })).toMatchObject({ status: 'succeeded', result: { content: 'built' } })
   })
 })
 

@@ -23,7 +23,7 @@ export interface AgentsToolsOptions<TContext = unknown> {
 }
 
 /** The toolset of a run's session, and who answers its questions. */
-export class AgentsRunKeys<TContext> {
+export class AgentsRuns<TContext> {
   private toolsets: SessionToolsets
 
   constructor(toolset: Toolset, private options: AgentsToolsOptions<TContext>) {

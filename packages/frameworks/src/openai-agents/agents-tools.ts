@@ -1,6 +1,6 @@
 import type { OpenAIToolDefinition, Toolset } from '@dogu/core'
 import type { FunctionTool, RunContext } from '@openai/agents'
-import { AgentsRunKeys, type AgentsToolsOptions } from './agents-options'
+import { AgentsRuns, type AgentsToolsOptions } from './agents-options'
 import { type AgentsOutcome, type AgentsToolOutput, customOutcome, modelOutput } from './model-output'
 import { sdkAnswer } from './sdk-approval'
 
@@ -31,18 +31,18 @@ export type AgentsTool<TContext = unknown> = FunctionTool<TContext, any, AgentsT
  * result = await run(agent, result.state)
  */
 export function agentsTools<TContext = unknown>(toolset: Toolset, options: AgentsToolsOptions<TContext> = {}): AgentsTool<TContext>[] {
-  const keys = new AgentsRunKeys(toolset, options)
+  const runs = new AgentsRuns(toolset, options)
   // `definitions` also tells the toolset that its model sees the `openai` form.
   const advertised = new Map(toolset.definitions('openai').map((definition) => [definition.function.name, definition]))
   const rest = toolset.names.filter((name) => !advertised.has(name))
   for (const definition of toolset.definitionsOf(rest, 'openai')) advertised.set(definition.function.name, definition)
   const outcomes = new WeakMap<RunContext<TContext>, Map<string, AgentsOutcome>>()
-  return toolset.names.map((name) => functionTool(advertised.get(name)!, keys, outcomes))
+  return toolset.names.map((name) => functionTool(advertised.get(name)!, runs, outcomes))
 }
 
 let unnamedCalls = 0
 
-function functionTool<TContext>(definition: OpenAIToolDefinition, keys: AgentsRunKeys<TContext>, outcomes: WeakMap<RunContext<TContext>, Map<string, AgentsOutcome>>): AgentsTool<TContext> {
+function functionTool<TContext>(definition: OpenAIToolDefinition, runs: AgentsRuns<TContext>, outcomes: WeakMap<RunContext<TContext>, Map<string, AgentsOutcome>>): AgentsTool<TContext> {
   const { name, description, parameters, strict } = definition.function
   return {
     type: 'function',
@@ -53,14 +53,14 @@ function functionTool<TContext>(definition: OpenAIToolDefinition, keys: AgentsRu
     // The SDK hands over the arguments it parsed; what Dogu would do is decided again when the call is made.
     // (The SDK types this run context without the app's context type.)
     needsApproval: async (runContext, input, callId) => {
-      const decision = await keys.toolsetOf(runContext as RunContext<TContext>).decide({ id: callId ?? '', name, arguments: input })
+      const decision = await runs.toolsetOf(runContext as RunContext<TContext>).decide({ id: callId ?? '', name, arguments: input })
       return decision.decision === 'ask'
     },
     isEnabled: async () => true,
     invoke: async (runContext, input, details) => {
       const callId = details?.toolCall?.callId ?? `dogu-call-${++unnamedCalls}`
-      const toolset = keys.toolsetOf(runContext)
-      const answer = sdkAnswer(runContext, name, callId, toolset.session, keys.approverOf(callId, runContext))
+      const toolset = runs.toolsetOf(runContext)
+      const answer = sdkAnswer(runContext, name, callId, toolset.session, runs.approverOf(callId, runContext))
       // The raw JSON text, so that Dogu's repair and validation are the ones that run.
       const [result] = await toolset.execute([{ id: callId, name, arguments: input }], {
         ...(details?.signal ? { signal: details.signal } : {}),

@@ -1,6 +1,6 @@
 import { describeResult, type Toolset, type ToolResult } from '@dogu/core'
 import type { ToolErrorFormatter } from '@openai/agents'
-import { AgentsRunKeys, type AgentsToolsOptions } from './agents-options'
+import { AgentsRuns, type AgentsToolsOptions } from './agents-options'
 import { frameworkAnswer } from '../shared/framework-answer'
 import { AGENTS_VIA } from './sdk-approval'
 
@@ -18,11 +18,11 @@ import { AGENTS_VIA } from './sdk-approval'
  */
 export function agentsRejectionFormatter<TContext = unknown>(toolset: Toolset, options: AgentsToolsOptions<TContext> = {}): ToolErrorFormatter<TContext> {
   const names = new Set(toolset.names)
-  const keys = new AgentsRunKeys(toolset, options)
+  const runs = new AgentsRuns(toolset, options)
   return ({ kind, toolType, toolName, callId, runContext }) => {
     if (kind !== 'approval_rejected' || toolType !== 'function' || !names.has(toolName)) return undefined
-    const { session } = keys.toolsetOf(runContext)
-    const { by } = frameworkAnswer(session, false, AGENTS_VIA, keys.approverOf(callId, runContext))
+    const { session } = runs.toolsetOf(runContext)
+    const { by } = frameworkAnswer(session, false, AGENTS_VIA, runs.approverOf(callId, runContext))
     const label = typeof by === 'string' ? by : by.platform ? `${by.platform}:${by.id}` : by.id
     const declined: ToolResult = { id: callId, name: toolName, status: 'denied', content: '', durationMs: 0, code: 'permission_denied', params: { cause: 'declined', by: label } }
     return describeResult(declined, 'en-US')

@@ -1,7 +1,7 @@
 // A host-free Dogu under OpenAI Agents: a registry with a permission engine and an audit log
 // (as docs/audit.md wires them), its tools counting their runs, and an agent whose model is
 // the SDK's ScriptedModel. The spec and the child process of the RunState test both use it.
-import { AuditLog, defineTool, PermissionEngine, type PermissionRule, type Session, type Tool, ToolRegistry } from '@dogu/core'
+import { AuditLog, defineTool, PermissionEngine, type PermissionRule, type Session, type Tool, type ToolsetOptions, ToolRegistry } from '@dogu/core'
 import { Agent, type ModelRequest, setTracingDisabled } from '@openai/agents'
 import { ScriptedModel, type ScriptedModelInput } from '@openai/agents/testing'
 import Schema from 'schemastery'
@@ -63,9 +63,9 @@ export function doguSetup(options: { rules?: PermissionRule[]; tools?: Tool[] } 
 }
 
 /** The agent the model drives, with the Dogu toolset of `session` as its tools. */
-export function scriptedAgent(dogu: DoguSetup, steps: ScriptedModelInput[], options?: AgentsToolsOptions<AppContext>) {
+export function scriptedAgent(dogu: DoguSetup, steps: ScriptedModelInput[], options?: AgentsToolsOptions<AppContext>, toolset?: Partial<ToolsetOptions>) {
   const model = new ScriptedModel(steps)
-  const tools = agentsTools<AppContext>(dogu.registry.toolset({ session }), options)
+  const tools = agentsTools<AppContext>(dogu.registry.toolset({ session, ...toolset }), options)
   const agent = new Agent<AppContext>({ name: 'ops', instructions: 'Use the tools.', model, tools })
   return { agent, model, tools }
 }
@@ -73,6 +73,8 @@ export function scriptedAgent(dogu: DoguSetup, steps: ScriptedModelInput[], opti
 /** The run context these tests give: the Dogu session id of the run. */
 export interface AppContext {
   sessionId?: string
+  /** What the `session` option of one test reads instead. */
+  room?: string
 }
 
 /** What the model was told of each call, by call id, in its `index`th request. */
