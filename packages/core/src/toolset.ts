@@ -1,4 +1,5 @@
 import type { Dialect, Loosening } from '@dogu/schema'
+import { onAbort } from './abort-fanout'
 import { ActiveCall } from './active-call'
 import type { CallDecision } from './call-decision'
 import type { AskAnswer } from './permissions/asker'
@@ -295,7 +296,7 @@ export class Toolset {
     const cancel = () => {
       for (const call of active) if (!call.settled && !call.adopted) call.abort('cancelled', BATCH_CANCELLED)
     }
-    signal?.addEventListener('abort', cancel, { once: true })
+    const unsubscribe = signal ? onAbort(signal, cancel) : undefined
     try {
       const scheduler = new BatchScheduler(this.poolSize)
       const pending: Promise<unknown>[] = []
@@ -316,7 +317,7 @@ export class Toolset {
       }
       await Promise.all(pending)
     } finally {
-      signal?.removeEventListener('abort', cancel)
+      unsubscribe?.()
     }
     return results
   }

@@ -91,6 +91,15 @@ describe('execute({ answers })', () => {
     expect(runs).toEqual([])
   })
 
+  it('keeps a person\'s no final: a call the rules would now allow is still declined, and audited so', async () => {
+    const { toolset, audit, runs } = setup()
+    const [result] = await toolset.execute([{ id: 'c1', name: 'lookup', arguments: { q: 'a' } }], { answers: { c1: { decision: 'deny', by: 'alice', via: 'openai-agents' } } })
+    expect(result).toMatchObject({ status: 'denied', content: 'Permission denied: alice declined it' })
+    expect(runs).toEqual([])
+    await audit.flush()
+    expect(await audit.query()).toMatchObject([{ callId: 'c1', outcome: 'denied', ask: { ended: 'answer', decision: 'deny', by: { id: 'alice' }, via: 'openai-agents' } }])
+  })
+
   it('refuses an answer from someone the rule does not let approve, saying who may', async () => {
     const { toolset, runs } = setup({ rules: [{ permission: 'tool:save', decision: 'ask', approvers: { users: ['ops'], caller: false } }] })
     const [result] = await toolset.execute([{ id: 'c1', name: 'save', arguments: { text: 'a' } }], { answers: { c1: allowBy() } })
@@ -113,5 +122,48 @@ describe('execute({ answers })', () => {
   it('refuses answers that are not an object of answers', async () => {
     const { toolset } = setup()
     await expect(toolset.execute([{ id: 'c1', name: 'save', arguments: { text: 'a' } }], { answers: 'yes' as never })).rejects.toThrow('execute() expects answers as an object of answers by call id')
+  })
+})
+
+describe('one signal shared by many calls', () => {
+  it('cancels every call waiting on it, with one listener on the signal: no MaxListenersExceededWarning', async () => {
+    const registry = new ToolRegistry()
+    let release!: () => void
+    const started = new Promise<void>((resolve) => { release = resolve })
+    let running = 0
+    registry.define(defineTool({
+      name: 'wait',
+      description: 'Waits until cancelled',
+      traits: { effect: 'read', parallel: true },
+      run: (_args, call) => new Promise((resolve) => {
+        if (++running === 20) release()
+        call.signal.addEventListener('abort', () => resolve('stopped'))
+      }),
+    }))
+    const toolset = registry.toolset({ session })
+    const warnings: Error[] = []
+    const onWarning = (warning: Error) => warnings.push(warning)
+    process.on('warning', onWarning)
+    try {
+      const controller = new AbortController()
+      // As a framework runs a turn's calls: each on its own, all with the turn's signal.
+      const calls = Array.from({ length: 20 }, (_, i) => toolset.execute([{ id: `c${i}`, name: 'wait', arguments: {} }], { signal: controller.signal }))
+      await started
+      controller.abort()
+      const results = (await Promise.all(calls)).flat()
+      expect(results.map((result) => result.status)).toEqual(Array(20).fill('cancelled'))
+      await new Promise((resolve) => setImmediate(resolve))
+      expect(warnings.map((warning) => warning.name)).not.toContain('MaxListenersExceededWarning')
+    } finally {
+      process.off('warning', onWarning)
+    }
+  })
+
+  it('lets a signal that never aborts go once its calls are done', async () => {
+    const { toolset } = setup()
+    const controller = new AbortController()
+    for (let i = 0; i < 30; i++) await toolset.execute([{ id: `c${i}`, name: 'lookup', arguments: { q: 'a' } }], { signal: controller.signal })
+    const { getEventListeners } = await import('node:events')
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0)
   })
 })

@@ -155,6 +155,10 @@ export class PermissionEngine implements PermissionGate {
     let why: string
     let askedFor: AskedFor
     let asked: PermissionRequest['asked']
+    // A framework user's no is final: the call is not decided again, only declined (and audited).
+    if (request.answer?.decision === 'deny' && request.reason === undefined) {
+      return this.answerAtOnce(request, approvalQuestion(request, 'the caller\'s framework asked its user', undefined, this.defaultApprovers, this.timeout), request.answer, signal)
+    }
     if (request.reason === undefined) {
       const result = this.decide(request)
       if (result.decision === 'allow') return this.early(request, result.reason === undefined ? { decision: 'allow' } : { decision: 'allow', reason: result.reason }, result.rule as DecisionSource)

@@ -46,6 +46,8 @@ export class AuthorizeStage implements Stage {
       return codedResult(call, 'denied', 'no_permission_service', { tool: call.name, effect })
     }
     const request = requestFor(call, permission, call.tool.confirm)
+    // A person's no, brought by the caller's framework, is final whatever the rules say now.
+    if (call.answer?.decision === 'deny') return this.declined(call, gate, request)
     let result: AuthorizeResult | Promise<AuthorizeResult>
     try {
       result = gate.authorize(request)
@@ -95,6 +97,20 @@ export class AuthorizeStage implements Stage {
       return deniedResult(call, { cause: 'check_failed', error: messageOf(error) })
     }
     return undefined
+  }
+
+  /**
+   * A call its caller's framework user declined (`ExecuteOptions.answers`): put to the gate
+   * as a question, which the engine answers with that no at once (audited as the answer).
+   * No quota is taken: it never runs.
+   */
+  private async declined(call: ActiveCall, gate: PermissionGate, request: AuthorizeRequest): Promise<ToolResult | undefined> {
+    call.waited = true
+    try {
+      return await this.ask(call, gate, request)
+    } catch (error) {
+      return deniedResult(call, { cause: 'check_failed', error: messageOf(error) })
+    }
   }
 
   /** The question put to a person: the tool's preview, an editor for its arguments, the repair if any. */
