@@ -2,6 +2,7 @@
 // its `needsApproval` what the engine would do without making the call, and
 // `execute(calls, { answers })` hands the framework user's answer to the call's question.
 // `forSession` keys a framework's thread to its own Dogu session.
+import { EventEmitter } from 'node:events'
 import Schema from 'schemastery'
 import { afterEach, describe, expect, it } from 'vitest'
 import { AuditLog, type DecisionEvent, defineTool, PermissionEngine, type PermissionEngineOptions, type Session, ToolRegistry } from '../src'
@@ -163,7 +164,6 @@ describe('one signal shared by many calls', () => {
     const { toolset } = setup()
     const controller = new AbortController()
     for (let i = 0; i < 30; i++) await toolset.execute([{ id: `c${i}`, name: 'lookup', arguments: { q: 'a' } }], { signal: controller.signal })
-    const { getEventListeners } = await import('node:events')
-    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0)
+    expect(EventEmitter.getEventListeners(controller.signal, 'abort')).toHaveLength(0)
   })
 })

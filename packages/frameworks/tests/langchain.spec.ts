@@ -30,8 +30,11 @@ function agent(turns: Turn[], setup = doguSetup(), options?: Parameters<typeof l
 }
 
 /** The questions a paused graph carries. */
-function questions(state: { __interrupt__?: { value?: unknown }[] }): ApprovalInterrupt[] {
-  return (state.__interrupt__ ?? []).map((pending) => pending.value).filter(isApprovalInterrupt)
+/** A graph's state as `invoke` returns it when it paused: LangGraph adds `__interrupt__`, which its state type does not name. */
+type Paused = { __interrupt__?: { value?: unknown }[] }
+
+function questions(state: object): ApprovalInterrupt[] {
+  return ((state as Paused).__interrupt__ ?? []).map((pending) => pending.value).filter(isApprovalInterrupt)
 }
 
 describe('langchainTools: the tools', () => {
@@ -94,7 +97,7 @@ describe('langchainTools: approvals through LangGraph\'s interrupt()', () => {
   it('a deny rule stops the call before any question: the graph never pauses', async () => {
     const { graph, model, runs, audit } = agent([{ calls: [{ id: 'w1', name: 'wipe', args: {} }] }, { text: 'refused' }])
     const state = await graph.invoke({ messages: [ASK] }, thread('t1'))
-    expect(state.__interrupt__).toBeUndefined()
+    expect((state as Paused).__interrupt__).toBeUndefined()
     expect(model.toolResults()).toEqual(new Map([['w1', { content: 'Permission denied: rule (tool:wipe) from config.rules[1] denies it', status: 'error' }]]))
     expect(runs.wipe).toBe(0)
     expect(await audit.query()).toMatchObject([{ callId: 'w1', outcome: 'denied', decided: { kind: 'rule', decision: 'deny', permission: 'tool:wipe' } }])
