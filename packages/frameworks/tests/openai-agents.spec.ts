@@ -115,8 +115,8 @@ describe('approvals: Dogu\'s questions are the run\'s interruptions', () => {
     result = await run(agent, result.state, { toolErrorFormatter: agentsRejectionFormatter(dogu.registry.toolset({ session })) })
     expect(toolOutputs(model.calls[1]!.request)).toEqual({ c1: 'Permission denied: alice declined it', c2: 'not today' })
     expect(dogu.runs).toEqual([])
-    // The SDK ends a rejected call without calling the tool: Dogu never sees it.
-    expect(await records(dogu)).toEqual([])
+    // The formatter gives Dogu the plain rejection as the call's answer; the SDK does not ask it about c2.
+    expect(await records(dogu)).toMatchObject([{ tool: 'save-note', callId: 'c1', outcome: 'denied', ask: { ended: 'answer', decision: 'deny', by: { id: 'alice' }, via: 'openai-agents' } }])
   })
 
   it('without the formatter the model reads the SDK\'s own rejection text', async () => {

@@ -2,6 +2,7 @@ import type { OpenAIToolDefinition, Toolset } from '@dogu/core'
 import type { FunctionTool, RunContext } from '@openai/agents'
 import { AgentsRuns, type AgentsToolsOptions } from './agents-options'
 import { type AgentsOutcome, type AgentsToolOutput, customOutcome, modelOutput } from './model-output'
+import { rememberAsked, takeAsked } from './asked-calls'
 import { sdkAnswer } from './sdk-approval'
 
 /** One Dogu tool as the SDK's function tool. */
@@ -53,13 +54,17 @@ function functionTool<TContext>(definition: OpenAIToolDefinition, runs: AgentsRu
     // The SDK hands over the arguments it parsed; what Dogu would do is decided again when the call is made.
     // (The SDK types this run context without the app's context type.)
     needsApproval: async (runContext, input, callId) => {
-      const decision = await runs.toolsetOf(runContext as RunContext<TContext>).decide({ id: callId ?? '', name, arguments: input })
+      const toolset = runs.toolsetOf(runContext as RunContext<TContext>)
+      const decision = await toolset.decide({ id: callId ?? '', name, arguments: input })
+      // A rejection is told to `agentsRejectionFormatter` without the arguments: kept for it.
+      if (decision.decision === 'ask' && callId) rememberAsked(toolset.session.id, name, callId, input)
       return decision.decision === 'ask'
     },
     isEnabled: async () => true,
     invoke: async (runContext, input, details) => {
       const callId = details?.toolCall?.callId ?? `dogu-call-${++unnamedCalls}`
       const toolset = runs.toolsetOf(runContext)
+      takeAsked(toolset.session.id, name, callId)
       const answer = sdkAnswer(runContext, name, callId, toolset.session, runs.approverOf(callId, runContext))
       // The raw JSON text, so that Dogu's repair and validation are the ones that run.
       const [result] = await toolset.execute([{ id: callId, name, arguments: input }], {
