@@ -7,6 +7,7 @@ assertTestedVersion('ai-sdk', AI_SDK_TESTED, import.meta.url)
 
 export { type AiSdkApproval, type AiSdkCallContext, type AiSdkTool, aiSdkTools, type AiSdkTools, type AiSdkToolsOptions } from './ai-sdk/ai-sdk-tools'
 export type { AiSdkModelOutput, AiSdkToolOutput } from './ai-sdk/model-output'
+export { auditRejections } from './ai-sdk/audit-rejections'
 export { repairToolCall } from './ai-sdk/repair-tool-call'
 export type { FrameworkApprover } from './shared/framework-answer'
 export { FrameworkVersionError } from './shared/tested-range'

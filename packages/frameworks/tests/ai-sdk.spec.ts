@@ -14,7 +14,7 @@ import { generateText, jsonSchema, type ModelMessage, stepCountIs, streamText, t
 import { BackgroundEngine, defineTool, type ToolCall } from '@dogu/core'
 import { createShellTool, ProcessTable } from '@dogu/shell'
 import { afterAll, afterEach, describe, expect, it } from 'vitest'
-import { AI_SDK_TESTED, aiSdkTools, type AiSdkApproval, type AiSdkToolOutput, repairToolCall } from '../src/ai-sdk'
+import { AI_SDK_TESTED, aiSdkTools, auditRejections, type AiSdkApproval, type AiSdkToolOutput, repairToolCall } from '../src/ai-sdk'
 import { doguSetup } from './ai-sdk/dogu-setup'
 import { call, scriptedModel, toolResultsIn } from './ai-sdk/scripted-model'
 
@@ -101,6 +101,29 @@ describe('aiSdkTools: Dogu tools under generateText', () => {
     expect(dogu.runs.save_note).toBe(0)
     // The SDK's own denial, which providers render as its reason ("Tool execution denied." without one).
     expect(toolResultsIn(prompts[1])).toEqual({ c1: { type: 'execution-denied', reason: 'not now' } })
+    // The SDK calls nothing of the tool for a rejection: without auditRejections, Dogu never hears of it.
+    expect(await dogu.records()).toEqual([])
+  })
+
+  it('with auditRejections as prepareStep, a rejection is Dogu\'s answer: audited as declined by the user via ai-sdk, once, and never run', async () => {
+    const dogu = await setup()
+    const tools = aiSdkTools(dogu.toolset)
+    const steps: number[] = []
+    const prepareStep = auditRejections(tools, ({ stepNumber }) => { steps.push(stepNumber); return undefined })
+    const { model, prompts } = scriptedModel({ calls: [call('c1', 'save_note', { text: 'x' }), call('c2', 'read_note', { title: 'y' })] }, 'Not saved.', 'Still not saved.')
+    const messages: ModelMessage[] = [{ role: 'user', content: 'Save x' }]
+    const first = await generateText({ model, tools, messages, prepareStep })
+    expect(await dogu.records()).toMatchObject([{ callId: 'c2', outcome: 'ok' }])
+    answer(messages, first, false, 'not now')
+    await generateText({ model, tools, messages, prepareStep })
+    // The request sent again (a retry) is not recorded again.
+    await generateText({ model, tools, messages, prepareStep })
+    expect(steps).toEqual([0, 0, 0])
+    expect(dogu.runs.save_note).toBe(0)
+    expect(toolResultsIn(prompts[1])).toMatchObject({ c1: { type: 'execution-denied', reason: 'not now' } })
+    const records = await dogu.records()
+    expect(records).toHaveLength(2)
+    expect(records[1]).toMatchObject({ callId: 'c1', tool: 'save_note', outcome: 'denied', args: { text: 'x' }, caller: { sessionId: 'web' }, ask: { ended: 'answer', decision: 'deny', by: { id: 'alice' }, via: 'ai-sdk' } })
   })
 
   it('a deny rule stops the call before the approval flow: no approval request surfaces, the model reads the rule, and it is audited', async () => {

@@ -4,7 +4,11 @@ import { type FrameworkApprover, frameworkAnswer } from '../shared/framework-ans
 import { SessionToolsets } from '../shared/session-toolsets'
 import { approvalResponseFor } from './approval-response'
 import { type AiSdkToolOutput, modelOutputOf, toolOutputOf } from './model-output'
-import { RAW_ARGUMENTS, RawArguments } from './raw-arguments'
+import { RawArguments } from './raw-arguments'
+import { type Rejection, TOOL_ADAPTERS, type ToolAdapter } from './tool-adapters'
+
+/** Rejections remembered per adapter as recorded, so a request sent again is not recorded twice. */
+const MAX_RECORDED = 1000
 
 /** A Dogu tool as the AI SDK's `Tool`: its input is what the model sent, its output Dogu's outcome. */
 export type AiSdkTool = Tool<unknown, AiSdkToolOutput>
@@ -116,9 +120,10 @@ function describe(definition: DefinitionMap[Dialect]): string {
 }
 
 /** What the adapter's tools share: the session toolsets, the options, the kept argument texts. */
-class Adapter {
+class Adapter implements ToolAdapter {
+  readonly raw = new RawArguments()
   private sessions: SessionToolsets
-  private raw = new RawArguments()
+  private recorded = new Set<string>()
 
   constructor(toolset: Toolset, private options: AiSdkToolsOptions) {
     this.sessions = new SessionToolsets(toolset)
@@ -134,7 +139,7 @@ class Adapter {
       toModelOutput: ({ output }) => modelOutputOf(output),
     }
     if (strict !== undefined) tool.strict = strict
-    RAW_ARGUMENTS.set(tool, this.raw)
+    TOOL_ADAPTERS.set(tool, this)
     return tool
   }
 
@@ -158,6 +163,17 @@ class Adapter {
     }
     const [result] = await toolset.execute([this.callOf(name, input, toolCallId, true)], { signal: context.abortSignal, answers })
     return toolOutputOf(result!)
+  }
+
+  async recordRejection(rejection: Rejection, context: { messages: ModelMessage[]; experimental_context: unknown }): Promise<void> {
+    const { approvalId, toolCallId, toolName, input, reason } = rejection
+    if (this.recorded.has(approvalId)) return
+    if (this.recorded.size >= MAX_RECORDED) this.recorded.delete(this.recorded.values().next().value!)
+    this.recorded.add(approvalId)
+    const toolset = this.toolsetFor({ toolCallId, ...context })
+    const approver = await this.approverFor({ approvalId, toolCallId, toolName, input, ...(reason === undefined ? {} : { reason }), session: toolset.session, experimental_context: context.experimental_context })
+    const answers = { [toolCallId]: frameworkAnswer(toolset.session, false, 'ai-sdk', approver, reason) }
+    await toolset.execute([this.callOf(toolName, input, toolCallId, true)], { answers })
   }
 
   /** The call as Dogu takes it: the model's own text when the SDK could not parse it (see `repairToolCall`). */

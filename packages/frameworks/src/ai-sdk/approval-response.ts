@@ -1,4 +1,5 @@
 import type { ModelMessage } from 'ai'
+import type { Rejection } from './tool-adapters'
 
 /** The user's answer to the approval request of one tool call, as the AI SDK carries it. */
 export interface ApprovalResponse {
@@ -32,4 +33,45 @@ export function approvalResponseFor(messages: readonly ModelMessage[] | undefine
     return response
   }
   return undefined
+}
+
+/**
+ * The calls the user rejected in the approval responses a request brings: the last tool
+ * message that holds approval responses, when no assistant message follows it (a later turn's
+ * history holds older ones), each call once, less those that already have a result — the
+ * ones the SDK answers with `execution-denied` without calling the tool.
+ */
+export function rejectionsIn(messages: readonly ModelMessage[]): Rejection[] {
+  let at = messages.length - 1
+  while (at >= 0 && messages[at]!.role !== 'assistant' && !hasResponses(messages[at]!)) at--
+  const answered = messages[at]
+  if (at < 0 || answered?.role !== 'tool' || !Array.isArray(answered.content)) return []
+  const requests = new Map<string, string>()
+  const calls = new Map<string, { toolName: string; input: unknown }>()
+  for (const message of messages) {
+    if (message.role !== 'assistant' || !Array.isArray(message.content)) continue
+    for (const part of message.content) {
+      if (part.type === 'tool-approval-request') requests.set(part.approvalId, part.toolCallId)
+      else if (part.type === 'tool-call') calls.set(part.toolCallId, { toolName: part.toolName, input: part.input })
+    }
+  }
+  const results = new Set(answered.content.flatMap((part) => part.type === 'tool-result' ? [part.toolCallId] : []))
+  const seen = new Set<string>()
+  const rejections: Rejection[] = []
+  for (const part of answered.content) {
+    if (part.type !== 'tool-approval-response') continue
+    const toolCallId = requests.get(part.approvalId)
+    const call = toolCallId === undefined ? undefined : calls.get(toolCallId)
+    if (!call || results.has(toolCallId!) || seen.has(toolCallId!)) continue
+    seen.add(toolCallId!)
+    if (part.approved === true) continue
+    const rejection: Rejection = { approvalId: part.approvalId, toolCallId: toolCallId!, toolName: call.toolName, input: call.input }
+    if (typeof part.reason === 'string') rejection.reason = part.reason
+    rejections.push(rejection)
+  }
+  return rejections
+}
+
+function hasResponses(message: ModelMessage): boolean {
+  return message.role === 'tool' && Array.isArray(message.content) && message.content.some((part) => part.type === 'tool-approval-response')
 }

@@ -38,6 +38,3 @@ export class RawArguments {
 function canonical(value: unknown): string {
   return JSON.stringify(value) ?? ''
 }
-
-/** The raw texts of the adapter that made each tool object: how `repairToolCall` finds them from the SDK's `tools`. */
-export const RAW_ARGUMENTS = new WeakMap<object, RawArguments>()

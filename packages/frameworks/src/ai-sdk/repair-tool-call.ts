@@ -1,6 +1,6 @@
 import { InvalidToolInputError, type ToolCallRepairFunction, type ToolSet } from 'ai'
 import { repairArguments } from '@dogu/core'
-import { RAW_ARGUMENTS } from './raw-arguments'
+import { TOOL_ADAPTERS } from './tool-adapters'
 
 /**
  * An `experimental_repairToolCall` for `generateText` / `streamText` that hands a Dogu
@@ -22,7 +22,7 @@ export function repairToolCall<TOOLS extends ToolSet = ToolSet>(fallback?: ToolC
     const { toolCall, tools, error } = options
     // The model chose the name: own properties only.
     const tool = Object.hasOwn(tools, toolCall.toolName) ? tools[toolCall.toolName] : undefined
-    const raw = tool ? RAW_ARGUMENTS.get(tool) : undefined
+    const raw = tool ? TOOL_ADAPTERS.get(tool)?.raw : undefined
     if (!raw || !InvalidToolInputError.isInstance(error)) return fallback ? fallback(options) : null
     const fixed = repairArguments(toolCall.input)
     const input = 'error' in fixed || !isObject(fixed.value) ? JSON.stringify(toolCall.input) : fixed.json
