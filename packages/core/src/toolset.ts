@@ -281,13 +281,27 @@ export class Toolset {
     if (!Array.isArray(calls)) return Promise.reject(new DoguError('INVALID_OPTIONS', 'execute() expects an array of tool calls'))
     const { signal, answers } = options
     if (answers !== undefined && (!answers || typeof answers !== 'object')) return Promise.reject(new DoguError('INVALID_OPTIONS', 'execute() expects answers as an object of answers by call id'))
-    if (calls.length === 1 && !signal) {
+    if (calls.length === 1) {
       const prepared = this.pipeline.prepare(calls[0])
       if (!(prepared instanceof ActiveCall)) return Promise.resolve([prepared])
       if (answers) takeAnswer(prepared, answers)
-      return this.pipeline.runAlone(prepared)
+      return signal ? this.runAloneUntil(prepared, signal) : this.pipeline.runAlone(prepared)
     }
     return this.executeBatch(calls, signal, answers)
+  }
+
+  /**
+   * A batch of one with a signal: what a framework sends for each of its tool calls, so
+   * it skips the batch's scheduler (one call waits behind no other) and its async frame.
+   */
+  private runAloneUntil(call: ActiveCall, signal: AbortSignal): Promise<ToolResult[]> {
+    if (signal.aborted) call.abort('cancelled', BATCH_CANCELLED)
+    const unsubscribe = onAbort(signal, () => {
+      if (!call.settled && !call.adopted) call.abort('cancelled', BATCH_CANCELLED)
+    })
+    const running = this.pipeline.runAlone(call)
+    running.then(unsubscribe, unsubscribe)
+    return running
   }
 
   private async executeBatch(calls: readonly ModelToolCall[], signal?: AbortSignal, answers?: Readonly<Record<string, AskAnswer>>): Promise<ToolResult[]> {

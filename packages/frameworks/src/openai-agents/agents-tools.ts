@@ -38,12 +38,19 @@ export function agentsTools<TContext = unknown>(toolset: Toolset, options: Agent
   const rest = toolset.names.filter((name) => !advertised.has(name))
   for (const definition of toolset.definitionsOf(rest, 'openai')) advertised.set(definition.function.name, definition)
   const outcomes = new WeakMap<RunContext<TContext>, Map<string, AgentsOutcome>>()
-  return toolset.names.map((name) => functionTool(advertised.get(name)!, runs, outcomes))
+  const unasked = new WeakMap<RunContext<TContext>, Set<string>>()
+  return toolset.names.map((name) => functionTool(advertised.get(name)!, runs, outcomes, unasked))
 }
 
 let unnamedCalls = 0
 
-function functionTool<TContext>(definition: OpenAIToolDefinition, runs: AgentsRuns<TContext>, outcomes: WeakMap<RunContext<TContext>, Map<string, AgentsOutcome>>): AgentsTool<TContext> {
+/**
+ * `unasked`: the calls of each run that this process's `needsApproval` let through without an
+ * interruption, so no SDK approval can exist for them: their `invoke` skips asking the SDK
+ * (its `isToolApproved` costs several times a Dogu call). A call approved in another process, or
+ * for the whole run (`alwaysApprove`), is not in it, and is looked up.
+ */
+function functionTool<TContext>(definition: OpenAIToolDefinition, runs: AgentsRuns<TContext>, outcomes: WeakMap<RunContext<TContext>, Map<string, AgentsOutcome>>, unasked: WeakMap<RunContext<TContext>, Set<string>>): AgentsTool<TContext> {
   const { name, description, parameters, strict } = definition.function
   return {
     type: 'function',
@@ -57,15 +64,25 @@ function functionTool<TContext>(definition: OpenAIToolDefinition, runs: AgentsRu
       const toolset = runs.toolsetOf(runContext as RunContext<TContext>)
       const decision = await toolset.decide({ id: callId ?? '', name, arguments: input })
       // A rejection is told to `agentsRejectionFormatter` without the arguments: kept for it.
-      if (decision.decision === 'ask' && callId) rememberAsked(toolset.session.id, name, callId, input)
-      return decision.decision === 'ask'
+      if (decision.decision === 'ask') {
+        if (callId) rememberAsked(toolset.session.id, name, callId, input)
+        return true
+      }
+      if (callId) {
+        const context = runContext as RunContext<TContext>
+        let calls = unasked.get(context)
+        if (!calls) unasked.set(context, calls = new Set())
+        calls.add(callId)
+      }
+      return false
     },
     isEnabled: async () => true,
     invoke: async (runContext, input, details) => {
       const callId = details?.toolCall?.callId ?? `dogu-call-${++unnamedCalls}`
       const toolset = runs.toolsetOf(runContext)
-      takeAsked(toolset.session.id, name, callId)
-      const answer = sdkAnswer(runContext, name, callId, toolset.session, runs.approverOf(callId, runContext))
+      const calls = unasked.get(runContext)
+      const answer = calls?.delete(callId) ? undefined : sdkAnswer(runContext, name, callId, toolset.session, runs.approverOf(callId, runContext))
+      if (answer) takeAsked(toolset.session.id, name, callId)
       // The raw JSON text, so that Dogu's repair and validation are the ones that run.
       const [result] = await toolset.execute([{ id: callId, name, arguments: input }], {
         ...(details?.signal ? { signal: details.signal } : {}),

@@ -26,6 +26,8 @@ export type AgentsOutcome = Omit<ModelOutcome, 'content'>
  */
 export function customOutcome(result: ToolResult): AgentsOutcome {
   const { content, ...outcome } = outcomeOf(result)
+  // Status, code, paths and task id are JSON already; only a tool's `data` may not be.
+  if (outcome.data === undefined) return outcome
   try {
     return JSON.parse(JSON.stringify(outcome))
   } catch {
