@@ -1,5 +1,5 @@
 import { jsonSchema, type JSONSchema7, type ModelMessage, type Tool } from 'ai'
-import { type DefinitionMap, type Dialect, DoguError, type Loosening, type ModelToolCall, type Session, Toolset } from '@dogu/core'
+import { type AskAnswer, type CallDecision, type DefinitionMap, type Dialect, DoguError, type Loosening, type ModelToolCall, type Session, Toolset } from '@dogu/core'
 import { type FrameworkApprover, frameworkAnswer } from '../shared/framework-answer'
 import { SessionToolsets } from '../shared/session-toolsets'
 import { approvalResponseFor } from './approval-response'
@@ -134,8 +134,8 @@ class Adapter implements ToolAdapter {
       description,
       // Every value passes: Dogu's validation refuses with the paths, after its repair.
       inputSchema: jsonSchema(schema as JSONSchema7, { validate: (value) => ({ success: true, value }) }),
-      needsApproval: (input, context) => this.needsApproval(name, input, { experimental_context: undefined, ...context }),
-      execute: (input, context) => this.execute(name, input, { experimental_context: undefined, ...context }),
+      needsApproval: (input, context) => this.needsApproval(name, input, context as AiSdkCallContext),
+      execute: (input, context) => this.execute(name, input, context as AiSdkCallContext & { abortSignal?: AbortSignal }),
       toModelOutput: ({ output }) => modelOutputOf(output),
     }
     if (strict !== undefined) tool.strict = strict
@@ -143,26 +143,27 @@ class Adapter implements ToolAdapter {
     return tool
   }
 
-  private async needsApproval(name: string, input: unknown, context: AiSdkCallContext & { abortSignal?: AbortSignal }): Promise<boolean> {
+  // Neither is an async function: a call the rules decide at once costs no promise of its own.
+  private needsApproval(name: string, input: unknown, context: AiSdkCallContext): boolean | Promise<boolean> {
     // The SDK asks again before running an approved call: Dogu authorizes it again as it
     // runs (a rule that now denies wins, and is audited), so the approval stands here.
     if (approvalResponseFor(context.messages, context.toolCallId)?.approved) return true
-    const toolset = this.toolsetFor(context)
-    const decision = await toolset.decide(this.callOf(name, input, context.toolCallId, false))
-    return decision.decision === 'ask'
+    const decision = this.toolsetFor(context).decide(this.callOf(name, input, context.toolCallId, false))
+    return 'then' in decision ? decision.then(isAsk) : isAsk(decision)
   }
 
-  private async execute(name: string, input: unknown, context: AiSdkCallContext & { abortSignal?: AbortSignal }): Promise<AiSdkToolOutput> {
+  private execute(name: string, input: unknown, context: AiSdkCallContext & { abortSignal?: AbortSignal }): Promise<AiSdkToolOutput> {
     const toolset = this.toolsetFor(context)
     const { toolCallId } = context
     const response = approvalResponseFor(context.messages, toolCallId)
-    let answers
-    if (response?.approved) {
-      const approver = await this.approverFor({ approvalId: response.approvalId, toolCallId, toolName: name, input, ...(response.reason === undefined ? {} : { reason: response.reason }), session: toolset.session, experimental_context: context.experimental_context })
-      answers = { [toolCallId]: frameworkAnswer(toolset.session, true, 'ai-sdk', approver) }
-    }
-    const [result] = await toolset.execute([this.callOf(name, input, toolCallId, true)], { signal: context.abortSignal, answers })
-    return toolOutputOf(result!)
+    if (!response?.approved) return this.run(toolset, name, input, toolCallId, context.abortSignal)
+    const approval: AiSdkApproval = { approvalId: response.approvalId, toolCallId, toolName: name, input, ...(response.reason === undefined ? {} : { reason: response.reason }), session: toolset.session, experimental_context: context.experimental_context }
+    return this.approverFor(approval).then((approver) => this.run(toolset, name, input, toolCallId, context.abortSignal, { [toolCallId]: frameworkAnswer(toolset.session, true, 'ai-sdk', approver) }))
+  }
+
+  private run(toolset: Toolset, name: string, input: unknown, toolCallId: string, signal: AbortSignal | undefined, answers?: Record<string, AskAnswer>): Promise<AiSdkToolOutput> {
+    const options = signal || answers ? { ...(signal ? { signal } : {}), ...(answers ? { answers } : {}) } : undefined
+    return toolset.execute([this.callOf(name, input, toolCallId, true)], options).then(([result]) => toolOutputOf(result!))
   }
 
   async recordRejection(rejection: Rejection, context: { messages: ModelMessage[]; experimental_context: unknown }): Promise<void> {
@@ -191,6 +192,10 @@ class Adapter implements ToolAdapter {
     const { approver } = this.options
     return typeof approver === 'function' ? await approver(approval) : approver
   }
+}
+
+function isAsk(decision: CallDecision): boolean {
+  return decision.decision === 'ask'
 }
 
 /** `experimental_context.sessionId`, when the app put a string there. */
