@@ -9,11 +9,14 @@ const CORDIS_BOTH_HOSTS = `^3.18.1 || ${CORDIS}`
 // The Koishi host, the one workspace in cordis 3's world.
 const KOISHI_HOST = 'koishi-plugin-dogu'
 const isKoishiSide = (ident) => ident === 'koishi' || ident.startsWith('@koishijs/')
-// The exception to one version everywhere: the Koishi host's console page is built by
+// The exceptions to one version everywhere: the Koishi host's console page is built by
 // `koishi-console build` (@koishijs/client 5.30) with the vite 5, Vue plugin, element-plus
 // and vue-i18n @koishijs/client brings, not the vite 8 line of @dogu/webui's own page. The
 // root `resolutions` pins vite 8.3.8 for vitest only (`vitest/vite`), so it does not reach them.
-const KOISHI_CONSOLE_BUILD = new Set(['vite', '@vitejs/plugin-vue', 'element-plus', 'vue-i18n'])
+// The Koishi host's ChatLuna bridge also tests against the @langchain/core 0.3 line ChatLuna
+// peers on, while @dogu/frameworks is tested with LangChain 1 (the Koishi host's dependencies
+// stay in its own node_modules: `hoistingLimits: workspaces`).
+const KOISHI_OWN_VERSIONS = new Set(['vite', '@vitejs/plugin-vue', 'element-plus', 'vue-i18n', '@langchain/core'])
 
 /** @type {import('@yarnpkg/types')} */
 module.exports = {
@@ -44,10 +47,10 @@ module.exports = {
       }
       // One version of each external dependency across all workspaces.
       if (dependency.type === 'peerDependencies') continue
-      const consoleBuild = (candidate) => KOISHI_CONSOLE_BUILD.has(candidate.ident) && candidate.workspace.ident === KOISHI_HOST
-      if (consoleBuild(dependency)) continue
+      const koishiOwn = (candidate) => KOISHI_OWN_VERSIONS.has(candidate.ident) && candidate.workspace.ident === KOISHI_HOST
+      if (koishiOwn(dependency)) continue
       for (const other of Yarn.dependencies({ ident: dependency.ident })) {
-        if (other.type === 'peerDependencies' || other.range === dependency.range || consoleBuild(other)) continue
+        if (other.type === 'peerDependencies' || other.range === dependency.range || koishiOwn(other)) continue
         dependency.error(`${dependency.ident} is ${dependency.range} here but ${other.range} in ${other.workspace.ident}: use one version everywhere`)
       }
     }
