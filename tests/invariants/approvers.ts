@@ -1,17 +1,26 @@
-import type { Asker, DecisionEvent, PermissionRequest } from '@dogu/core'
+import { type AskAnswer, type Asker, type DecisionEvent, maskSecrets, type ModelToolCall, type PermissionRequest, repairArguments, secretPaths, type Toolset } from '@dogu/core'
 import type { ChatChannel } from './chat-channel'
 import { type ApproverAction, type Observations, serialize } from './channels'
 import { editFor } from './edits'
 import type { Answer } from './scenario'
 
-// The two ways a scripted person answers a question: as an asker of the engine (the answer
-// handed to `respond`), or in the Koishi chat, reading the bot's question in the channel and
+// The three ways a scripted person answers a question: as an asker of the engine (the answer
+// handed to `respond`); in the Koishi chat, reading the bot's question in the channel and
 // replying there as a user of the mock platform (`y 1`, `s 1`, `n 1`, `e 1 {json}`), so the
-// chat's own parser, its checks and its replies are what the run goes through. Both do what
-// `Answer` says, and both call `beforeAnswer` first, between the question and the answer.
+// chat's own parser, its checks and its replies are what the run goes through; or as an agent
+// framework's user (@dogu/frameworks), shown the calls `toolset.decide` would ask about and
+// answering before the calls are made. Each does what `Answer` says, and each calls
+// `beforeAnswer` first, between the question and the answer.
 
-/** What happens between the question and the answer: a third party's change to the file, a look at the console. */
-export type BeforeAnswer = (request: Readonly<PermissionRequest>) => Promise<void>
+/** A question as the person saw it: the call's id, its tool and its arguments (secret fields masked). */
+export type ShownCall = Pick<PermissionRequest, 'callId' | 'tool' | 'args'>
+
+/**
+ * What happens between the question and the answer: a third party's change to the file, a
+ * look at the console, at the pending store. `request` is the engine's question, when the
+ * engine asked one (a framework's user is asked before the call is made: there is none).
+ */
+export type BeforeAnswer = (shown: ShownCall, request?: Readonly<PermissionRequest>) => Promise<void>
 
 /** The answering person as the caller: the same user in both variants (test:u1, or mock:u1 in chat). */
 export const caller = { id: 'u1', platform: 'test', authority: 1 }
@@ -28,7 +37,7 @@ export function scriptedAsker(answer: Answer, observations: Observations, contro
     recordQuestion(request, observations)
     const action: ApproverAction = { callId: request.callId, tool: request.tool, answer: answer.kind }
     observations.approver.push(action)
-    await beforeAnswer(request)
+    await beforeAnswer(request, request)
     if (answer.kind === 'silent') return
     if (answer.kind === 'cancel') return void controller.abort()
     if (answer.kind === 'deny') return void (action.verdict = respond({ decision: 'deny', by: caller }))
@@ -75,7 +84,7 @@ export function chatPerson(channel: ChatChannel, answer: Answer, observations: O
       action.verdict = 'closed'
       return []
     }
-    await beforeAnswer(request)
+    await beforeAnswer(request, request)
     if (answer.kind === 'silent') return
     if (answer.kind === 'cancel') return void controller.abort()
     if (answer.kind === 'deny') return void await say(`n ${number}`)
@@ -102,4 +111,73 @@ export function chatPerson(channel: ChatChannel, answer: Answer, observations: O
       if (problems.length) throw new Error(problems.join('\n'))
     },
   }
+}
+
+/** How the framework names itself in the answers it brings: the audit record's `via`. */
+export const FRAMEWORK_VIA = 'ai-sdk'
+
+/**
+ * The framework variant, as @dogu/frameworks' adapters do it (packages/frameworks/src/ai-sdk):
+ * no asker is registered by the person; each call is first put to `toolset.decide` (the
+ * framework's `needsApproval`), and one it would ask about is shown to the person as the
+ * framework's approval request shows it, the tool and its arguments (Dogu's secret fields
+ * masked). Their answer becomes that call's `answers` entry for `execute`. Everything
+ * `decide` said is kept for I2 (`observations.framework`). Returns each call's answer, by
+ * index: `undefined` for a call not asked about, or whose person said nothing.
+ */
+export async function frameworkAnswers(toolset: Toolset, calls: readonly ModelToolCall[], answer: Answer, observations: Observations, controller: AbortController, beforeAnswer: BeforeAnswer): Promise<(AskAnswer | undefined)[]> {
+  const answers: (AskAnswer | undefined)[] = []
+  for (const call of calls) {
+    const decision = await toolset.decide(call)
+    observations.framework.push(serialize({ callId: call.id, ...decision }))
+    // A cancelled run asks nobody: its calls end cancelled.
+    if (decision.decision !== 'ask' || controller.signal.aborted) {
+      answers.push(undefined)
+      continue
+    }
+    const shown: ShownCall = { callId: call.id, tool: decision.tool, args: shownArguments(toolset, call, decision.tool) }
+    observations.questions.push(serialize(shown))
+    // A framework's approval is a yes or a no (the AI SDK's `approved`, an OpenAI Agents
+    // approve or reject): it has no edit. A person who would edit lets the call run, so an
+    // edit is a yes, once; it is recorded as `allow`, so I1 holds the run to the decision of
+    // exactly its arguments. Keeping the answer arbitrary the same for every variant keeps
+    // the shrinking the same.
+    const kind = answer.kind === 'edit' ? 'allow' : answer.kind
+    observations.approver.push({ callId: call.id, tool: decision.tool, answer: kind, framework: true })
+    await beforeAnswer(shown)
+    if (kind === 'cancel') {
+      controller.abort()
+      answers.push(undefined)
+    } else if (kind === 'allow') {
+      answers.push({ decision: 'allow', scope: answer.kind === 'allow' ? answer.scope : 'once', by: caller, via: FRAMEWORK_VIA })
+    } else if (kind === 'deny') {
+      answers.push({ decision: 'deny', by: caller, via: FRAMEWORK_VIA, reason: 'not this one' })
+    } else {
+      // Silence: no answer is given, so the call reaches the engine's own askers (the
+      // console, when loaded), or none, and is denied.
+      answers.push(undefined)
+    }
+  }
+  return answers
+}
+
+/**
+ * The arguments as the framework shows them: what the model sent, read as JSON (repaired
+ * by Dogu's repair, as the adapters' `repairToolCall` does, when it is not), secret fields
+ * masked by the tool's schema.
+ */
+function shownArguments(toolset: Toolset, call: ModelToolCall, tool: string): unknown {
+  let value: unknown = call.arguments
+  if (typeof value === 'string') {
+    const text = value
+    try {
+      value = JSON.parse(text)
+    } catch {
+      const repaired = repairArguments(text)
+      // `decide` asks only about arguments that parse or repair: this is the harness's mistake.
+      if (!('value' in repaired)) throw new Error(`decide() asked about ${tool} ${call.id}, whose arguments neither parse nor repair: ${repaired.error}`)
+      value = repaired.value
+    }
+  }
+  return maskSecrets(value, secretPaths(toolset.get(tool)!.args))
 }

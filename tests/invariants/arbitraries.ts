@@ -1,6 +1,6 @@
 import type { PermissionRule } from '@dogu/core'
 import fc from 'fast-check'
-import { type Answer, BAD_SECRET_PREFIX, type CallSpec, type HostName, type HostSpec, type SandboxSpec, type Scenario, SECRET_PREFIX } from './scenario'
+import { type Answer, type Approver, BAD_SECRET_PREFIX, type CallSpec, type HostName, type HostSpec, type SandboxSpec, type Scenario, SECRET_PREFIX } from './scenario'
 import { ABSOLUTE_TARGET } from './workspace-tree'
 
 // fast-check generators of scenarios. Each dimension is one arbitrary; a failure shrinks
@@ -128,10 +128,15 @@ export const sandboxArb: fc.Arbitrary<SandboxSpec> = fc.record({
   network: fc.constantFrom<SandboxSpec['network']>('none', 'host', ['example.com']),
 })
 
-/** Who answers on each host, and whether Cordis's console is read: Koishi asks in chat, Cordis may load the console. */
-export function hostArb(name: HostName): fc.Arbitrary<HostSpec> {
-  if (name === 'koishi') return fc.record({ name: fc.constant(name), approver: fc.constantFrom('asker' as const, 'chat' as const), console: fc.constant(false) })
-  return fc.record({ name: fc.constant(name), approver: fc.constant('asker' as const), console: fc.boolean() })
+/**
+ * Who answers on each host, and whether Cordis's console is read: an asker of the engine or
+ * (unless `framework: false`) an agent framework's user on both, the chat on Koishi; Cordis
+ * may load the console.
+ */
+export function hostArb(name: HostName, { framework = true }: { framework?: boolean } = {}): fc.Arbitrary<HostSpec> {
+  const others = framework ? ['framework' as const] : []
+  if (name === 'koishi') return fc.record({ name: fc.constant(name), approver: fc.constantFrom<Approver>('asker', 'chat', ...others), console: fc.constant(false) })
+  return fc.record({ name: fc.constant(name), approver: fc.constantFrom<Approver>('asker', ...others), console: fc.boolean() })
 }
 
 /**

@@ -17,6 +17,11 @@ export interface ApproverAction {
   verdict?: string
   /** In chat: the call as the bot's reply to the edit says it runs (`实际运行的参数：{…}`). */
   echo?: Record<string, unknown>
+  /**
+   * A framework's user, asked before the call was made (`toolset.decide` said `ask`): Dogu
+   * takes their answer only if, as the call is made, it still would ask.
+   */
+  framework?: true
 }
 
 /** What a third party did to a file between a question and its answer. */
@@ -34,8 +39,10 @@ export interface Rewrite {
 }
 
 export interface Observations {
-  /** Every question shown to an asker, as serialized text (what a person sees). */
+  /** Every question shown to an asker, or to a framework's user, as serialized text (what a person sees). */
   questions: string[]
+  /** The framework variant: what `toolset.decide` said of each call, serialized (an adapter may show or log it). */
+  framework: string[]
   /** The same questions as they came, with their previews: what the person was shown. */
   asked: Readonly<PermissionRequest>[]
   approver: ApproverAction[]
@@ -62,7 +69,7 @@ export interface Observations {
 }
 
 export function emptyObservations(): Observations {
-  return { questions: [], asked: [], approver: [], tampered: [], chat: [], console: [], rewrites: [], decisions: [], events: [], results: [], floodResults: [], thrown: [], audit: [], stored: [], logs: [], spans: [], errors: [] }
+  return { questions: [], framework: [], asked: [], approver: [], tampered: [], chat: [], console: [], rewrites: [], decisions: [], events: [], results: [], floodResults: [], thrown: [], audit: [], stored: [], logs: [], spans: [], errors: [] }
 }
 
 /** JSON of anything a channel carries: functions dropped, schemas as their JSON, cycles cut. */
@@ -83,6 +90,7 @@ export function serialize(value: unknown): string {
 export function channelTexts(observations: Observations): [channel: string, text: string][] {
   const texts: [string, string][] = []
   observations.questions.forEach((text, i) => texts.push([`question #${i}`, text]))
+  observations.framework.forEach((text, i) => texts.push([`toolset.decide() result #${i}`, text]))
   observations.chat.forEach((text, i) => texts.push([`chat message #${i}`, text]))
   observations.console.forEach((text, i) => texts.push([`console view #${i}`, text]))
   observations.events.forEach((text, i) => texts.push([`event #${i}`, text]))

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import type { AuditRecord, ModelToolCall, PermissionRule, QuotaRule, MaxRunning, PermissionMode, ToolResult, ExecuteOptions, ToolsetOptions } from '@dogu/core'
+import type { AuditRecord, ModelToolCall, PermissionRule, QuotaRule, MaxRunning, PermissionMode, Session, ToolResult, Toolset, ExecuteOptions, ToolsetOptions } from '@dogu/core'
 import { Context } from 'cordis'
 import DoguCordis from '../../packages/cordis/src'
 import * as DoguKoishi from '../../packages/koishi/src'
@@ -34,6 +34,8 @@ export interface RunApp {
   /** What `internal/error` carried. */
   readonly errors: unknown[]
   execute(calls: ModelToolCall[], options: ToolsetOptions & ExecuteOptions): Promise<ToolResult[]>
+  /** The session's toolset, as a framework adapter takes it (`ctx.tools.toolset({ session })`). */
+  toolset(session: Session): Toolset
   audit(): Promise<AuditRecord[]>
   /** What the pending store holds now (`permissions.durable`), as text: Cordis's pending.json, Koishi's dogu_pending rows. */
   pendingStore(): Promise<string>
@@ -84,6 +86,7 @@ async function cordisApp(host: HostSpec, config: DoguConfig): Promise<RunApp> {
     errors,
     ...(host.console ? { console: await consoleClient(ctx.webui.url) } : {}),
     execute: (calls, options) => ctx.tools.execute(calls, options),
+    toolset: (session) => ctx.tools.toolset({ session }),
     audit: () => ctx.audit.query({ limit: 100_000 }),
     pendingStore: () => readFile(join(config.dir, 'pending.json'), 'utf8').catch(() => ''),
     async plugin(plugin) {
@@ -119,6 +122,7 @@ async function koishiApp(host: HostSpec, config: DoguConfig): Promise<RunApp> {
     errors,
     ...(chat ? { chat: await ChatChannel.open(app) } : {}),
     execute: (calls, options) => app.tools.execute(calls, options),
+    toolset: (session) => app.tools.toolset({ session }),
     audit: () => app.audit.query({ limit: 100_000 }),
     // The mock platform's memory database is loaded: the requests are its dogu_pending rows.
     pendingStore: async () => JSON.stringify(await app.database.get('dogu_pending' as any, {})),

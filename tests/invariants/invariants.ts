@@ -1,5 +1,6 @@
 import { isDeepStrictEqual } from 'node:util'
 import { maskSecrets, secretPaths, TOOL_STATUSES } from '@dogu/core'
+import { FRAMEWORK_VIA } from './approvers'
 import { channelTexts, serialize } from './channels'
 import { deployArgs, type RunRecord } from './instrumented-tools'
 import { shownFile } from './previewed-content'
@@ -150,8 +151,13 @@ export function checkAudit({ observations }: RunOutcome): Violation[] {
     if (records.length !== expected) {
       violations.push({ invariant: 'I5', message: `call id ${id}: ${expected} authorized or asked call(s), ${records.length} audit record(s) with a decision; records of that id: ${serialize(observations.audit.filter((record) => record.callId === id).map((record) => ({ tool: record.tool, outcome: record.outcome, decided: record.decided?.kind, ask: record.ask?.ended })))}; ${observations.audit.length} records in all` })
     }
-    const asked = observations.approver.some((action) => action.callId === id)
+    // A framework's user answers before the call is made; Dogu decides again as it is made,
+    // and a grant the first answer made may allow the next call first (the answer is then
+    // not used, and nothing was asked). What was asked is a framework answer Dogu took.
+    const taken = observations.decisions.some((event) => event.request.callId === id && event.phase === 'approve' && event.source.kind === 'answer' && event.source.via === FRAMEWORK_VIA)
+    const asked = taken || observations.approver.some((action) => action.callId === id && !action.framework)
     if (asked && !observations.audit.some((record) => record.callId === id && record.ask)) violations.push({ invariant: 'I5', message: `call id ${id} was asked, but no audit record of it says so` })
+    if (taken && !observations.audit.some((record) => record.callId === id && record.ask?.via === FRAMEWORK_VIA)) violations.push({ invariant: 'I5', message: `call id ${id} was answered by the framework's user, but no audit record of it says via ${FRAMEWORK_VIA}: ${serialize(observations.audit.filter((record) => record.callId === id).map((record) => record.ask))}` })
   }
   return violations
 }

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { logGuard } from '../../test-support/log-guard'
 import { type InstalledOtel, installOtel } from '../../test-support/otel'
+import { FRAMEWORK_VIA } from './approvers'
 import { expectHarnessWarnings } from './expected-logs'
 import { checkAudit, checkResults, checkSecrets, checkWhatRan, checkWrites, checkWrittenAsPreviewed, type Violation } from './invariants'
 import { cleanUp, runScenario, type RunOutcome } from './run-scenario'
@@ -190,6 +191,40 @@ describe('Cordis 4 with the console: its views read through the HTTP API', () =>
   ])('%s with a secret field shows the secret in none of the approval, log and audit views', async (_, args, shown) => {
     const { outcome, violations } = await run(CONSOLE, { answer: { kind: 'allow', scope: 'once' }, calls: [{ id: 'c0', tool: 'deploy', arguments: args }] }, checkSecrets)
     expect(outcome.observations.console.join('\n')).toContain(shown)
+    expect(violations).toEqual([])
+  })
+})
+
+describe.each(['cordis', 'koishi'] as const)('%s: answered through an agent framework (@dogu/frameworks, issue 49)', (name) => {
+  const host: HostSpec = { name, approver: 'framework', console: false }
+
+  it('a repaired call with a secret, asked through the framework: decide(), the question and the audit record show no secret, and the answer is audited via the framework', async () => {
+    const { outcome, violations } = await run(host, {
+      answer: { kind: 'allow', scope: 'once' },
+      calls: [{ id: 'c0', tool: 'deploy', arguments: "{'env':'staging','token':'sk-live-9d7b3e3e7a','ref':'x',}" }],
+    }, (outcome) => [...checkWhatRan(outcome), ...checkSecrets(outcome), ...checkAudit(outcome)])
+    expect(outcome.observations.framework).toEqual([expect.stringContaining('"decision":"ask"')])
+    expect(outcome.observations.questions).toEqual(['{"callId":"c0","tool":"deploy","args":{"env":"staging","token":"••••","ref":"x"}}'])
+    expect(outcome.runs).toMatchObject([{ args: { env: 'staging', token: 'sk-live-9d7b3e3e7a', ref: 'x' } }])
+    expect(outcome.observations.audit).toMatchObject([{ callId: 'c0', ask: { ended: 'answer', via: FRAMEWORK_VIA } }])
+    expect(violations).toEqual([])
+  })
+
+  // Found by the framework variant (Koishi, seed 4902): both calls were asked about before
+  // either was made, and the first's session answer made a grant that allowed the second
+  // before its own answer was used. Nothing was asked of the second: I5 holds it to the
+  // answers Dogu took, not to the questions the framework put.
+  it('two calls answered for the session: the second runs by the grant the first made, and no record says it was asked', async () => {
+    const { outcome, violations } = await run(host, {
+      rules: [{ permission: 'tool:*', decision: 'ask' }],
+      maxRunning: { session: 1 },
+      answer: { kind: 'allow', scope: 'session' },
+      calls: [{ id: 'c0', tool: 'peek', arguments: { q: 'beta' } }, { id: 'c1', tool: 'peek', arguments: { q: 'alpha' } }],
+    }, checkAudit)
+    expect(outcome.observations.results.map((result) => result.status)).toEqual(['ok', 'ok'])
+    const c1 = outcome.observations.audit.find((record) => record.callId === 'c1')
+    expect(c1).toMatchObject({ decided: { kind: 'grant' } })
+    expect(c1?.ask).toBeUndefined()
     expect(violations).toEqual([])
   })
 })

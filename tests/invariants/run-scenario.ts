@@ -1,9 +1,9 @@
 import { rm } from 'node:fs/promises'
-import type { DecisionEvent, ModelToolCall, PermissionRequest, Session } from '@dogu/core'
+import type { Asker, DecisionEvent, ModelToolCall, PermissionRequest, Session, ToolResult } from '@dogu/core'
 import type { FileChange, UndoOutcome } from '@dogu/fs'
 import type { HostPlugin, PluginContext } from '../../test-support/conformance'
 import type { InstalledOtel } from '../../test-support/otel'
-import { type BeforeAnswer, chatPerson, scriptedAsker } from './approvers'
+import { type BeforeAnswer, chatPerson, frameworkAnswers, scriptedAsker } from './approvers'
 import { emptyObservations, type Observations, serialize } from './channels'
 import { createApp, type RunApp } from './hosts'
 import { makeTools, makeWorkspace, type RunRecord, type Toolbox, type Workspace } from './instrumented-tools'
@@ -13,7 +13,8 @@ import { ABSOLUTE_TARGET, snapshotTree, type Tree } from './workspace-tree'
 
 // One run: a fresh app on the host, the harness's plugin (the instrumented tools, the
 // scripted approver, the middleware), the batch, then every channel collected; last, when
-// the scenario says so, the undo of the last file change.
+// the scenario says so, the undo of the last file change. A framework's user answers before
+// the batch, and the framework makes each call on its own, as its tools' `execute` does.
 
 export const session: Session = { id: 's1', userId: 'u1', platform: 'test', authority: 1 }
 
@@ -52,13 +53,14 @@ export interface RunOutcome {
   undo?: UndoStep
 }
 
-function harness(scenario: Scenario, tools: Toolbox, observations: Observations, asker: ReturnType<typeof scriptedAsker>): HostPlugin {
+/** The harness's plugin: the tools, the middleware, and the person's asker (none for a framework's user: the framework asks them). */
+function harness(scenario: Scenario, tools: Toolbox, observations: Observations, asker: Asker | undefined): HostPlugin {
   return {
     name: 'invariants-harness',
     inject: ['tools', 'permissions'],
     apply(ctx: PluginContext) {
       for (const tool of tools.tools) ctx.tools.define(tool)
-      ctx.permissions.asker(asker)
+      if (asker) ctx.permissions.asker(asker)
       if (scenario.middleware !== 'none') {
         ctx.tools.use(async (call, next) => {
           if (scenario.middleware === 'end' && (call.tool.name === 'deploy' || call.tool.name === 'note')) return { status: 'denied', reason: 'the middleware ends it' }
@@ -75,15 +77,16 @@ function harness(scenario: Scenario, tools: Toolbox, observations: Observations,
   }
 }
 
-/** Reads the console's question board, and changes the previewed file, before the person answers. */
+/** Reads the console's question board and the pending store, and changes the previewed file, before the person answers. */
 function beforeAnswer(app: RunApp, scenario: Scenario, workspace: Workspace, observations: Observations): BeforeAnswer {
-  return async (request) => {
+  return async (shown, request) => {
     if (app.console) observations.console.push(serialize(await app.console('approvals.list')))
-    if (scenario.durable !== false) {
+    // Only the engine's own questions are kept: a framework's is asked before the call is made.
+    if (request && scenario.durable !== false) {
       const stored = await keptRecord(app, request)
       if (stored !== undefined) observations.stored.push(stored)
     }
-    const tampering = await tamperWith(scenario.tamper, workspace, request)
+    const tampering = await tamperWith(scenario.tamper, workspace, shown)
     if (tampering) observations.tampered.push(tampering)
   }
 }
@@ -147,11 +150,14 @@ export async function runScenario(host: HostSpec, scenario: Scenario, otel: Inst
       app.on(name, (...args: unknown[]) => { observations.events.push(serialize({ name, args })) })
     }
     app.on('permissions/decision', (event: DecisionEvent) => { observations.decisions.push(event) })
-    await app.plugin(harness(scenario, tools, observations, person?.asker ?? scriptedAsker(scenario.answer, observations, controller, answering)))
+    const framework = host.approver === 'framework'
+    await app.plugin(harness(scenario, tools, observations, framework ? undefined : person?.asker ?? scriptedAsker(scenario.answer, observations, controller, answering)))
     if (scenario.cancelBefore) controller.abort()
     const calls: ModelToolCall[] = scenario.calls.map((call) => ({ id: call.id, name: call.tool, arguments: structuredClone(call.arguments) }))
     try {
-      observations.results = await app.execute(calls, { session: app.chat?.session ?? session, signal: controller.signal })
+      observations.results = framework
+        ? await executeAsFramework(app, calls, scenario, observations, controller, answering)
+        : await app.execute(calls, { session: app.chat?.session ?? session, signal: controller.signal })
     } catch (error) {
       observations.thrown.push(error)
     }
@@ -181,6 +187,21 @@ export async function runScenario(host: HostSpec, scenario: Scenario, otel: Inst
   const after = await snapshotTree(workspace)
   const undo = await undoLast(scenario.undo, tools, workspace)
   return { host, scenario, sandbox, observations, runs: tools.runs, changes: tools.changes.list(), workspace, before, after, undo }
+}
+
+/**
+ * The calls as an agent framework makes them with @dogu/frameworks: the person's answers
+ * first (`frameworkAnswers`: `decide`, then the question), then each call by its own
+ * `execute`, all at once with the run's signal, an answer given as that call's `answers`.
+ */
+async function executeAsFramework(app: RunApp, calls: ModelToolCall[], scenario: Scenario, observations: Observations, controller: AbortController, answering: BeforeAnswer): Promise<ToolResult[]> {
+  const toolset = app.toolset(session)
+  const answers = await frameworkAnswers(toolset, calls, scenario.answer, observations, controller, answering)
+  const results = await Promise.all(calls.map((call, i) => {
+    const answer = answers[i]
+    return toolset.execute([call], { signal: controller.signal, ...(answer ? { answers: { [call.id]: answer } } : {}) })
+  }))
+  return results.flat()
 }
 
 export async function cleanUp(outcome: RunOutcome): Promise<void> {

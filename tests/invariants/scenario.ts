@@ -9,14 +9,19 @@ export type HostName = 'cordis' | 'koishi'
 /**
  * Who answers, and which of the host's views are read. `asker`: a scripted asker answers the
  * engine's question; `chat` (Koishi): the bot asks in the mock channel and a scripted person
- * answers there (`y` / `s` / `n` / `e {json}`). `console` (Cordis): the WebUI console is
- * loaded, and its approval and log views are read through its HTTP API.
+ * answers there (`y` / `s` / `n` / `e {json}`); `framework`: an agent framework's user, as
+ * @dogu/frameworks asks them (issue 49): each call is put to `toolset.decide` first, and the
+ * person's answer to one it would ask about is handed to `execute` as that call's `answers`.
+ * `console` (Cordis): the WebUI console is loaded, and its approval and log views are read
+ * through its HTTP API.
  */
 export interface HostSpec {
   name: HostName
-  approver: 'asker' | 'chat'
+  approver: Approver
   console: boolean
 }
+
+export type Approver = 'asker' | 'chat' | 'framework'
 
 /** How the scripted approver answers each question it is shown. */
 export type Answer =

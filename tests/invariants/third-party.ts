@@ -20,7 +20,7 @@ function workspaceFile(workspace: Workspace, path: unknown): string | undefined 
 }
 
 /** Between the question about a `write` or `edit` and its answer, changes the file it previewed (creates it, when it was not there). */
-export async function tamperWith(kind: Tamper, workspace: Workspace, request: Readonly<PermissionRequest>): Promise<Tampering | undefined> {
+export async function tamperWith(kind: Tamper, workspace: Workspace, request: Pick<PermissionRequest, 'callId' | 'tool' | 'args'>): Promise<Tampering | undefined> {
   if (kind === 'none' || (request.tool !== 'write' && request.tool !== 'edit')) return undefined
   const path = (request.args as { path?: unknown } | undefined)?.path
   const file = workspaceFile(workspace, path)
