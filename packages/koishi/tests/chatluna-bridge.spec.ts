@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { defineTool, type ToolCall } from '@dogu/core'
 import { type Context, Logger, Schema, type Session } from 'koishi'
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import * as Dogu from '../src'
 import { chatlunaBridge, ChatLunaBridgeConfig } from '../src/chatluna-bridge'
 import { chatlunaContent } from '../src/chatluna-content'
@@ -313,6 +313,8 @@ describe('the ChatLuna bridge', () => {
         + `Check it later with task_status({ "id": "${id}" }) or stop it with task_cancel.`)
       release()
       expect(await app.background.wait(id!, { timeout: 5_000 })).toMatchObject({ status: 'succeeded' })
+      // The task's row is written after it settles: the test ends (and stops the database) once it is.
+      await vi.waitFor(async () => expect(await (app as any).database.get('dogu_task', { id })).toMatchObject([{ status: 'succeeded' }]), { timeout: 5_000 })
     })
 
     it('with invalid arguments comes back as a readable error naming the bad path', async () => {
