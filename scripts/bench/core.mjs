@@ -2,13 +2,13 @@
 // (JSON.parse + a compiled ajv validator + `await handler(args)`), the bare core registry,
 // and the default Cordis plugin as users load it, all measured in alternating rounds.
 import Ajv from 'ajv/dist/2020.js'
-import Schema from 'schemastery'
 import Module from 'node:module'
 import { defineTool, PermissionEngine, ToolRegistry } from '../../packages/core/lib/index.js'
 import { toJsonSchema } from '../../packages/schema/lib/index.js'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { args, handler, payload, session } from './cases/weather-tool.mjs'
 import { compareAll, formatNs, machineLoad, measureSync, pairedDelta, printLoad, printTable, writeResults } from './harness.mjs'
 import { koishiPath } from './cases/koishi-path.mjs'
 import { unconfiguredPairs } from './cases/unconfigured-points.mjs'
@@ -17,14 +17,6 @@ import { scale } from './cases/scale.mjs'
 printLoad('at start')
 const loadAtStart = machineLoad()
 
-const session = { id: 'bench', userId: 'u1' }
-const args = Schema.object({
-  city: Schema.string().required(),
-  unit: Schema.union(['c', 'f']).default('c'),
-  days: Schema.natural().max(14).default(1),
-})
-const handler = async ({ city, unit }) => `${city}: 21°${unit}`
-const payload = '{"city":"Hangzhou","unit":"c","days":3}'
 
 // Floor: what any runtime has to do.
 const validate = new Ajv({ useDefaults: true, strict: false }).compile(toJsonSchema(args))

@@ -7,23 +7,15 @@
 // the zod and unchecked forms are measured beside it. The tool is a read (allowed by default), so
 // the adapter's path is the whole pipeline with the permission engine deciding, twice:
 // needsApproval (`decide`) and the call.
-import Schema from 'schemastery'
 import { z } from 'zod'
 import { defineTool, PermissionEngine, ToolRegistry } from '../../packages/core/lib/index.js'
 import { toJsonSchema } from '../../packages/schema/lib/index.js'
+import { args, handler, payload, session } from './cases/weather-tool.mjs'
 import { compareAll, formatNs, machineLoad, pairedDelta, printLoad, printTable, writeResults } from './harness.mjs'
 
 printLoad('at start')
 const loadAtStart = machineLoad()
 
-const session = { id: 'bench', userId: 'u1' }
-const args = Schema.object({
-  city: Schema.string().required(),
-  unit: Schema.union(['c', 'f']).default('c'),
-  days: Schema.natural().max(14).default(1),
-})
-const handler = async ({ city, unit }) => `${city}: 21°${unit}`
-const payload = '{"city":"Hangzhou","unit":"c","days":3}'
 const parameters = toJsonSchema(args)
 /** The same arguments as a zod schema: what a framework user writes for the framework's own `tool()`. */
 const zodArgs = z.object({ city: z.string(), unit: z.enum(['c', 'f']).default('c'), days: z.number().int().min(0).max(14).default(1) })
