@@ -109,6 +109,8 @@ describe('what the console shows stays with what it belongs to', () => {
     expect(await page.innerText('[data-test=approval-deploy] [data-test=approval-who]')).toBe('Console · session webui')
     await page.click('[data-test=approval-deploy] [data-test=allow-once]')
     await own
+    // The answered card goes first: otherwise the next wait could find it still on the page.
+    await page.waitForSelector('[data-test=approvals-empty]', { timeout: 5_000 })
     const bob = app!.send('call', { tool: 'deploy', args: { env: 'prod' }, sessionId: 'chan-2', userId: 'bob' })
     await page.waitForSelector('[data-test=approval-deploy]')
     expect(await page.innerText('[data-test=approval-deploy] [data-test=approval-who]')).toBe('Console bob · session chan-2')
