@@ -54,7 +54,11 @@ function hold(page: Page, which: 'dogu' | 'auth') {
   const released = new Promise<void>((resolve) => { release = resolve })
   const handler = async (route: Parameters<Parameters<Page['route']>[1]>[0]) => {
     await (which === 'dogu' ? login : page.waitForSelector('.dogu-koishi'))
-    await route.continue()
+    // A held request Playwright ended meanwhile (its page went on to the next load) cannot be
+    // continued: that one race, and nothing else, is not an error here.
+    await route.continue().catch((error: Error) => {
+      if (!/Route is already handled/.test(error.message)) throw error
+    })
     release()
   }
   void page.route(script, handler)
