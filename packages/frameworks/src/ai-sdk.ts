@@ -1,4 +1,4 @@
-import { assertTestedVersion, type TestedRange } from './shared/tested-range'
+import { assertTestedVersion, type TestedRange } from './common/tested-range'
 
 /** The `ai` versions this entry is tested with: importing it with another fails, naming them. */
 export const AI_SDK_TESTED: TestedRange = Object.freeze({ packageName: 'ai', min: '6.0.0', below: '7.0.0' })
@@ -9,5 +9,5 @@ export { type AiSdkApproval, type AiSdkCallContext, type AiSdkTool, aiSdkTools, 
 export type { AiSdkModelOutput, AiSdkToolOutput } from './ai-sdk/model-output'
 export { auditRejections } from './ai-sdk/audit-rejections'
 export { repairToolCall } from './ai-sdk/repair-tool-call'
-export type { FrameworkApprover } from './shared/framework-answer'
-export { FrameworkVersionError } from './shared/tested-range'
+export type { FrameworkApprover } from './common/framework-answer'
+export { FrameworkVersionError } from './common/tested-range'

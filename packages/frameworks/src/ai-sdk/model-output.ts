@@ -1,6 +1,6 @@
 import type { Tool } from 'ai'
 import type { ToolAudio, ToolImage, ToolResult } from '@dogu/core'
-import { type ModelOutcome, outcomeOf } from '../shared/model-outcome'
+import { type ModelOutcome, outcomeOf } from '../common/model-outcome'
 
 /**
  * What a Dogu tool's `execute` returns to the AI SDK (the `output` of its tool-result parts,

@@ -1,6 +1,6 @@
 import type { ToolResult } from '@dogu/core'
 import { ToolMessage } from '@langchain/core/messages'
-import { type ModelOutcome, outcomeOf } from '../shared/model-outcome'
+import { type ModelOutcome, outcomeOf } from '../common/model-outcome'
 
 /** Text, then images, as LangChain's standard content blocks. */
 export type ToolContent = string | ({ type: 'text'; text: string } | { type: 'image'; mimeType: string; data: string })[]

@@ -1,7 +1,7 @@
 import type { Toolset } from '@dogu/core'
 import type { RunContext } from '@openai/agents'
-import type { FrameworkApprover } from '../shared/framework-answer'
-import { SessionToolsets } from '../shared/session-toolsets'
+import type { FrameworkApprover } from '../common/framework-answer'
+import { SessionToolsets } from '../common/session-toolsets'
 
 /** How `agentsTools` and `agentsRejectionFormatter` key a run to Dogu and name who approves. */
 export interface AgentsToolsOptions<TContext = unknown> {

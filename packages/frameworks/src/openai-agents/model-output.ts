@@ -1,6 +1,6 @@
 import type { ToolResult } from '@dogu/core'
 import type { ToolOutputImage, ToolOutputText } from '@openai/agents'
-import { type ModelOutcome, outcomeOf } from '../shared/model-outcome'
+import { type ModelOutcome, outcomeOf } from '../common/model-outcome'
 
 /** What a Dogu tool's `invoke` returns: Dogu's text, followed by its images when it has any. */
 export type AgentsToolOutput = string | (ToolOutputText | ToolOutputImage)[]

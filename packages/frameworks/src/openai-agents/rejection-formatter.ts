@@ -1,7 +1,7 @@
 import { describeResult, type Toolset, type ToolResult } from '@dogu/core'
 import type { ToolErrorFormatter } from '@openai/agents'
 import { AgentsRuns, type AgentsToolsOptions } from './agents-options'
-import { frameworkAnswer } from '../shared/framework-answer'
+import { frameworkAnswer } from '../common/framework-answer'
 import { AGENTS_VIA } from './sdk-approval'
 import { takeAsked } from './asked-calls'
 

@@ -1,6 +1,6 @@
 import type { AskAnswer, Session } from '@dogu/core'
 import type { RunContext } from '@openai/agents'
-import { type FrameworkApprover, frameworkAnswer } from '../shared/framework-answer'
+import { type FrameworkApprover, frameworkAnswer } from '../common/framework-answer'
 
 /** How the framework names itself in the audit record's `ask.via`. */
 export const AGENTS_VIA = 'openai-agents'
