@@ -259,7 +259,7 @@ export class ToolRegistry implements PipelineHost {
       if (tool.visibility && !this.visible(tool, session)) continue
       selected.push(entry)
     }
-    return new Toolset(this, selected, options, this.limits, () => this.searchIndex(), unavailableSources(this._sources))
+    return new Toolset(this, selected, options, this.limits, () => this.searchIndex(), unavailableSources(this._sources), (other) => this.toolset({ ...options, session: other }))
   }
 
   /** Entries in name order, kept by `include` globs (all when none) and dropped by `exclude`. */

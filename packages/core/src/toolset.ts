@@ -103,12 +103,12 @@ export class Toolset {
   private encodedDialect?: Dialect
 
   private readonly missing: readonly UnavailableSource[]
-  /** What made it, for `forSession`. */
-  private readonly made: { host: PipelineHost; entries: ToolEntry[]; options: ToolsetOptions; limits: PipelineLimits; searchIndex?: () => ToolSearchIndex }
+  /** The registry's `toolset()` with this one's options, for `forSession`. */
+  private readonly remake?: (session: Session) => Toolset
 
   /** @internal Created by `ToolRegistry.toolset()`. */
-  constructor(host: PipelineHost, entries: ToolEntry[], options: ToolsetOptions, limits: PipelineLimits, searchIndex?: () => ToolSearchIndex, missing: readonly UnavailableSource[] = []) {
-    this.made = { host, entries, options, limits, searchIndex }
+  constructor(host: PipelineHost, entries: ToolEntry[], options: ToolsetOptions, limits: PipelineLimits, searchIndex?: () => ToolSearchIndex, missing: readonly UnavailableSource[] = [], remake?: (session: Session) => Toolset) {
+    if (remake) this.remake = remake
     this.missing = Object.freeze(missing.map((source) => Object.freeze({ ...source })))
     this.session = Object.freeze({ ...options.session })
     this.dialect = options.dialect ?? 'json'
@@ -145,16 +145,16 @@ export class Toolset {
   }
 
   /**
-   * This toolset for another session: the same tools (less those whose `visibility` hides
-   * them from it) and options, its calls keyed to `session` (its grants, mode, quotas and
-   * audit records). What a framework adapter uses when the framework names the run's thread
-   * or conversation.
+   * This toolset for another session: what the registry's `toolset()` makes with this one's
+   * options for `session` (the tools registered now that it may see), its calls keyed to
+   * `session` (its grants, mode, quotas and audit records), reading calls in the dialect
+   * this one was last asked for. What a framework adapter uses when the framework names the
+   * run's thread or conversation.
    */
   forSession(session: Session): Toolset {
     if (!session || typeof session !== 'object' || typeof session.id !== 'string') throw new DoguError('INVALID_OPTIONS', 'forSession() needs a session { id: string, ... }')
-    const { host, entries, options, limits, searchIndex } = this.made
-    const visible = entries.filter(({ tool }) => !tool.visibility || isVisible(tool, session))
-    const copy = new Toolset(host, visible, { ...options, session }, limits, searchIndex, this.missing)
+    if (!this.remake) throw new DoguError('INVALID_OPTIONS', 'forSession() needs a toolset made by a registry (registry.toolset() or ctx.tools.toolset())')
+    const copy = this.remake(session)
     copy.dialect = this.dialect
     return copy
   }
@@ -341,13 +341,4 @@ export class Toolset {
 function takeAnswer(call: ActiveCall, answers: Readonly<Record<string, AskAnswer>>): void {
   const answer = Object.hasOwn(answers, call.id) ? answers[call.id] : undefined
   if (answer && typeof answer === 'object') call.answer = Object.freeze({ ...answer })
-}
-
-/** A tool's `visibility` for a session; one that throws hides the tool. */
-function isVisible(tool: Tool, session: Session): boolean {
-  try {
-    return !!tool.visibility!(session)
-  } catch {
-    return false
-  }
 }
