@@ -1,6 +1,7 @@
 import { jsonSchema, type JSONSchema7, type ModelMessage, type Tool } from 'ai'
 import { type AskAnswer, type CallDecision, type DefinitionMap, type Dialect, DoguError, type Loosening, type ModelToolCall, type Session, Toolset } from '@dogu/core'
 import { type FrameworkApprover, frameworkAnswer } from '../common/framework-answer'
+import { RecentMap } from '../common/recent-map'
 import { SessionToolsets } from '../common/session-toolsets'
 import { approvalResponseFor } from './approval-response'
 import { type AiSdkToolOutput, modelOutputOf, toolOutputOf } from './model-output'
@@ -123,7 +124,7 @@ function describe(definition: DefinitionMap[Dialect]): string {
 class Adapter implements ToolAdapter {
   readonly raw = new RawArguments()
   private sessions: SessionToolsets
-  private recorded = new Set<string>()
+  private recorded = new RecentMap<string, true>(MAX_RECORDED)
 
   constructor(toolset: Toolset, private options: AiSdkToolsOptions) {
     this.sessions = new SessionToolsets(toolset)
@@ -169,8 +170,7 @@ class Adapter implements ToolAdapter {
   async recordRejection(rejection: Rejection, context: { messages: ModelMessage[]; experimental_context: unknown }): Promise<void> {
     const { approvalId, toolCallId, toolName, input, reason } = rejection
     if (this.recorded.has(approvalId)) return
-    if (this.recorded.size >= MAX_RECORDED) this.recorded.delete(this.recorded.values().next().value!)
-    this.recorded.add(approvalId)
+    this.recorded.set(approvalId, true)
     const toolset = this.toolsetFor({ toolCallId, ...context })
     const approver = await this.approverFor({ approvalId, toolCallId, toolName, input, ...(reason === undefined ? {} : { reason }), session: toolset.session, experimental_context: context.experimental_context })
     const answers = { [toolCallId]: frameworkAnswer(toolset.session, false, 'ai-sdk', approver, reason) }

@@ -1,3 +1,5 @@
+import { RecentMap } from '../common/recent-map'
+
 /** Texts kept per adapter: enough for the calls of the steps in flight. */
 const MAX_KEPT = 1000
 
@@ -9,12 +11,10 @@ const MAX_KEPT = 1000
  * repaired arguments the history shows).
  */
 export class RawArguments {
-  private texts = new Map<string, { text: string; input: string }>()
+  private texts = new RecentMap<string, { text: string; input: string }>(MAX_KEPT)
 
   /** `input`: the JSON text `repairToolCall` gave the SDK instead, which its tool input is parsed from. */
   keep(toolCallId: string, text: string, input: string): void {
-    this.texts.delete(toolCallId)
-    if (this.texts.size >= MAX_KEPT) this.texts.delete(this.texts.keys().next().value!)
     this.texts.set(toolCallId, { text, input: canonical(JSON.parse(input)) })
   }
 

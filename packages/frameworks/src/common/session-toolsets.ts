@@ -1,4 +1,5 @@
 import type { Session, Toolset } from '@dogu/core'
+import { RecentMap } from './recent-map'
 
 /** Toolsets kept per framework session: enough for a server's live conversations. */
 const MAX_SESSIONS = 1000
@@ -11,7 +12,7 @@ const MAX_SESSIONS = 1000
  * the engines, not here).
  */
 export class SessionToolsets {
-  private made = new Map<string, Toolset>()
+  private made = new RecentMap<string, Toolset>(MAX_SESSIONS)
 
   constructor(readonly base: Toolset) {}
 
@@ -22,7 +23,6 @@ export class SessionToolsets {
     if (toolset) return toolset
     const session: Session = { ...this.base.session, id }
     toolset = this.base.forSession(session)
-    if (this.made.size >= MAX_SESSIONS) this.made.delete(this.made.keys().next().value!)
     this.made.set(id, toolset)
     return toolset
   }

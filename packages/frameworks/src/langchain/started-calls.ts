@@ -1,3 +1,4 @@
+import { RecentMap } from '../common/recent-map'
 import type { ApprovalInterrupt } from './graph-approval'
 
 /** Calls remembered: far more than one graph node runs between an interrupt and its resume. */
@@ -20,17 +21,14 @@ export interface StartedCall<T> {
  * that matters.
  */
 export class StartedCalls<T> {
-  private calls = new Map<string, StartedCall<T>>()
+  private calls = new RecentMap<string, StartedCall<T>>(MAX_CALLS)
 
   get(session: string, callId: string): StartedCall<T> | undefined {
     return this.calls.get(keyOf(session, callId))
   }
 
   add(session: string, callId: string, call: StartedCall<T>): void {
-    const key = keyOf(session, callId)
-    this.calls.delete(key)
-    if (this.calls.size >= MAX_CALLS) this.calls.delete(this.calls.keys().next().value!)
-    this.calls.set(key, call)
+    this.calls.set(keyOf(session, callId), call)
   }
 }
 

@@ -1,3 +1,5 @@
+import { RecentMap } from '../common/recent-map'
+
 /** Calls kept: enough for the interruptions of the runs in flight. */
 const MAX_KEPT = 1000
 
@@ -7,15 +9,12 @@ const MAX_KEPT = 1000
  * arguments, and Dogu audits the rejection as the call's answer with them. In memory, this
  * process only; the oldest is dropped past `MAX_KEPT`.
  */
-const asked = new Map<string, unknown>()
+const asked = new RecentMap<string, unknown>(MAX_KEPT)
 
 const keyOf = (sessionId: string, tool: string, callId: string) => JSON.stringify([sessionId, tool, callId])
 
 export function rememberAsked(sessionId: string, tool: string, callId: string, input: unknown): void {
-  const key = keyOf(sessionId, tool, callId)
-  asked.delete(key)
-  if (asked.size >= MAX_KEPT) asked.delete(asked.keys().next().value!)
-  asked.set(key, input)
+  asked.set(keyOf(sessionId, tool, callId), input)
 }
 
 /** The arguments asked about, forgotten as they are taken; `undefined` when this process did not ask. */
