@@ -625,7 +625,11 @@ export class DurableRequests implements RestoredHost {
     try {
       return await store.load()
     } catch (error) {
+      // A database disposed while its table is read fails the read before the host has told
+      // the store it went: wait for that word (a turn of the loop) before calling it a fault.
+      if (store.gone === undefined) await new Promise((resolve) => setImmediate(resolve))
       if (store.gone !== undefined) this.logger.debug('%s as it went (%s): %s', failure, store.gone, messageOf(error))
+      else if (this.store !== store) this.logger.debug('%s as it was replaced: %s', failure, messageOf(error))
       else this.logger.warn('%s: %s', failure, messageOf(error))
       return undefined
     }
