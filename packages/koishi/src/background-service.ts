@@ -127,17 +127,30 @@ export class BackgroundService extends backgroundHost(Service) {
     // brings in the tasks of other instances (and theirs that lapsed, as interrupted).
     const shared = () => this.store instanceof DatabaseTaskStore ? this.store : undefined
     const leaseMs = this.config.leaseMs ?? 30_000
-    // Neither while the app stops: its database driver may already have closed its pool.
-    const active = () => root.lifecycle.isActive
+    // Neither once the bot exits or the app stops: its database driver may already have closed
+    // its pool. On `exit` (`koishi start` on SIGINT) the queries in flight are awaited, so none
+    // is left in the pool as the driver closes it.
+    let exiting = false
+    const active = () => !exiting && root.lifecycle.isActive
+    const inFlight = new Set<Promise<unknown>>()
+    const track = (query: Promise<unknown>) => {
+      inFlight.add(query)
+      void query.finally(() => inFlight.delete(query))
+    }
     ctx.setInterval(() => {
       if (!active()) return
-      shared()?.renew().catch((error) => {
+      const renewing = shared()?.renew().catch((error) => {
         if (active()) koishiLogger(ctx).warn('renewing background task leases failed: %s', error)
       })
+      if (renewing) track(renewing)
     }, Math.max(1, Math.floor(leaseMs / 3)))
     ctx.setInterval(() => {
-      if (shared() && active()) void engine.refresh()
+      if (shared() && active()) track(engine.refresh())
     }, this.config.syncInterval ?? 5_000)
+    ctx.on('exit', async () => {
+      exiting = true
+      await Promise.allSettled([...inFlight])
+    })
     for (const tool of createTaskTools(engine)) ctx.tools.define(tool)
   }
 }
